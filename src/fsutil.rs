@@ -1,0 +1,74 @@
+//! File-system helpers shared by every tool: atomic, write-if-changed output.
+//!
+//! Ninja's `restat = 1` prunes the rebuild below an edge whose outputs kept their
+//! modification time, so every file assetc produces goes through
+//! [`write_if_changed`]: the bytes land in a temporary file in the destination
+//! folder and are renamed over the target only when they differ from what is
+//! already there. A reader never sees a half-written file, and a crash leaves at
+//! most a stray temporary file, never a truncated output.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically unless the file already holds exactly
+/// those bytes. Creates missing parent folders. Returns whether it wrote.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    if let Ok(existing) = fs::read(path)
+        && existing == bytes
+    {
+        return Ok(false);
+    }
+    write_atomic(path, bytes)?;
+    Ok(true)
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".assetc-tmp-")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_data()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Removes `path` if it exists; a missing file is not an error.
+pub fn remove_if_exists(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_only_when_bytes_differ() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/out.bin");
+        assert!(write_if_changed(&path, b"abc").unwrap());
+        assert!(!write_if_changed(&path, b"abc").unwrap());
+        assert!(write_if_changed(&path, b"abcd").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"abcd");
+        let leftovers: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers.len(), 1, "temporary files left: {leftovers:?}");
+    }
+
+    #[test]
+    fn removing_a_missing_file_is_fine() {
+        let dir = tempfile::tempdir().unwrap();
+        remove_if_exists(&dir.path().join("nope")).unwrap();
+    }
+}

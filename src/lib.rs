@@ -1,0 +1,27 @@
+//! assetc: a game-asset compiler that lives inside the build system.
+//!
+//! The crate has two faces:
+//!
+//! * [`format`] is the engine side: zero-copy readers, writers and validators for
+//!   every file assetc produces. It is always compiled and depends on `bytemuck`
+//!   alone, so an engine can use it with `default-features = false`.
+//! * Everything else (behind the default `tool` feature) is the compiler: the
+//!   `assetc.yml` model ([`config`]), the Ninja generator ([`configure`]), the
+//!   per-asset encoders ([`encode`]) and the link steps ([`link`]).
+
+pub mod format;
+
+#[cfg(feature = "tool")]
+pub mod cli;
+#[cfg(feature = "tool")]
+pub mod config;
+#[cfg(feature = "tool")]
+pub mod configure;
+#[cfg(feature = "tool")]
+pub mod encode;
+#[cfg(feature = "tool")]
+pub mod fragment;
+#[cfg(feature = "tool")]
+pub mod fsutil;
+#[cfg(feature = "tool")]
+pub mod link;
