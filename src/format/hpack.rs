@@ -1,1 +1,1020 @@
-//! TODO-SKELETON hpack
+//! `.hpack` v2: every runtime file of a build bundled into one archive.
+//!
+//! The engine opens one file, reads the table of contents (TOC) once and then
+//! reads or maps each entry's bytes in place.
+//!
+//! # Layout (little-endian, no padding inside structures)
+//!
+//! | offset | size | field      | meaning                                   |
+//! |-------:|-----:|------------|-------------------------------------------|
+//! | 0      | 4    | `magic`    | the bytes `HPAK`                          |
+//! | 4      | 4    | `version`  | `2`                                       |
+//! | 8      | 4    | `count`    | number of TOC entries                     |
+//! | 12     | 4    | `flags`    | `0` (no flags are defined)                |
+//! | 16     | 8    | `tocBytes` | size of the TOC that follows the header   |
+//!
+//! The TOC is `count` records back to back, sorted by path (byte order,
+//! strictly ascending), each `19 + pathLen` bytes:
+//!
+//! | size      | field     | meaning                                          |
+//! |----------:|-----------|--------------------------------------------------|
+//! | 8         | `offset`  | where the payload starts, from the file start    |
+//! | 8         | `size`    | payload length in bytes                          |
+//! | 1         | `kind`    | [`PackKind`] byte                                |
+//! | 2         | `pathLen` | length of `path` in bytes                        |
+//! | `pathLen` | `path`    | UTF-8, `/`-separated, relative to the output root|
+//!
+//! Payloads follow in TOC order. The first starts at the first multiple of 16
+//! at or after the end of the TOC, and each next one at the first multiple of
+//! 16 at or after the end of the previous one; the gaps are zero bytes.
+//!
+//! **The file ends right after the last payload, with no padding after it**
+//! (with no entries, right after the header). This is what the reference
+//! packer writes, so our packs match its output byte for byte. The reader also
+//! accepts a file padded with zeros up to the next multiple of 16.
+
+use core::fmt;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::error::{FormatError, FormatResult};
+use super::hman::{ByteReader, abbreviate, check_runtime_path};
+use super::kind::PackKind;
+
+/// The four bytes every pack starts with.
+pub const MAGIC: [u8; 4] = *b"HPAK";
+
+/// The pack version this module reads and writes.
+pub const VERSION: u32 = 2;
+
+/// Size of [`PackHeader`] on disk.
+pub const HEADER_BYTES: usize = 24;
+
+/// Size of a TOC record without its path: offset, size, kind and path length.
+pub const TOC_ENTRY_FIXED_BYTES: usize = 19;
+
+/// Alignment of every payload offset.
+pub const PAYLOAD_ALIGN: u64 = 16;
+
+/// The fixed 24-byte header at the start of a `.hpack` file.
+///
+/// Fields hold host-order values; [`PackHeader::to_bytes`] and
+/// [`PackHeader::from_bytes`] convert to and from the little-endian disk form.
+#[repr(C)]
+#[derive(Pod, Zeroable, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackHeader {
+    /// Must equal [`MAGIC`].
+    pub magic: [u8; 4],
+    /// Must equal [`VERSION`].
+    pub version: u32,
+    /// Number of TOC entries.
+    pub count: u32,
+    /// Written as 0; a reader rejects anything else.
+    pub flags: u32,
+    /// Size in bytes of the TOC that follows the header.
+    pub toc_bytes: u64,
+}
+
+const _: () = assert!(size_of::<PackHeader>() == HEADER_BYTES);
+
+impl PackHeader {
+    /// A current-version header for `count` entries whose TOC takes `toc_bytes`.
+    pub const fn new(count: u32, toc_bytes: u64) -> Self {
+        Self {
+            magic: MAGIC,
+            version: VERSION,
+            count,
+            flags: 0,
+            toc_bytes,
+        }
+    }
+
+    /// The header as it is stored on disk.
+    pub fn to_bytes(&self) -> [u8; HEADER_BYTES] {
+        bytemuck::cast(self.swap_to_or_from_le())
+    }
+
+    /// Decodes a header from its on-disk bytes, without validating it.
+    pub fn from_bytes(bytes: [u8; HEADER_BYTES]) -> Self {
+        bytemuck::cast::<_, Self>(bytes).swap_to_or_from_le()
+    }
+
+    /// Converts every integer field between host order and little-endian (the
+    /// conversion is its own inverse).
+    fn swap_to_or_from_le(self) -> Self {
+        Self {
+            magic: self.magic,
+            version: self.version.to_le(),
+            count: self.count.to_le(),
+            flags: self.flags.to_le(),
+            toc_bytes: self.toc_bytes.to_le(),
+        }
+    }
+}
+
+/// Rounds `value` up to the next multiple of [`PAYLOAD_ALIGN`], or `None` on
+/// overflow.
+pub const fn align_payload(value: u64) -> Option<u64> {
+    match value.checked_add(PAYLOAD_ALIGN - 1) {
+        Some(bumped) => Some(bumped & !(PAYLOAD_ALIGN - 1)),
+        None => None,
+    }
+}
+
+/// One file to put in a pack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackItem<'a> {
+    /// Path relative to the output root, `/`-separated.
+    pub path: &'a str,
+    /// Its type, normally [`PackKind::from_path`] of `path`.
+    pub kind: PackKind,
+    /// The file's bytes.
+    pub data: &'a [u8],
+}
+
+/// Why [`write_pack`] refused its input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackError {
+    /// Two items have the same path.
+    DuplicatePath {
+        /// The repeated path.
+        path: String,
+    },
+    /// A path does not fit the 16-bit length field.
+    PathTooLong {
+        /// The offending path.
+        path: String,
+    },
+    /// A path is empty or not a clean relative runtime path (see
+    /// [`check_runtime_path`]).
+    InvalidPath {
+        /// The offending path.
+        path: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// More items than the 32-bit count field can announce.
+    TooManyEntries {
+        /// How many items there were.
+        count: usize,
+    },
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PackError::DuplicatePath { path } => {
+                write!(f, "{:?} is listed twice in the pack", abbreviate(path))
+            }
+            PackError::PathTooLong { path } => write!(
+                f,
+                "path of {} bytes exceeds the {} a pack entry can hold: {:?}",
+                path.len(),
+                u16::MAX,
+                abbreviate(path)
+            ),
+            PackError::InvalidPath { path, reason } => {
+                write!(f, "invalid runtime path {:?}: {reason}", abbreviate(path))
+            }
+            PackError::TooManyEntries { count } => {
+                write!(f, "{count} files exceed the {} a pack can hold", u32::MAX)
+            }
+        }
+    }
+}
+
+impl std::error::Error for PackError {}
+
+/// Serialises `items` into the bytes of a `.hpack` file.
+///
+/// Items are sorted by path, so any ordering of the same set yields identical
+/// bytes. Fails on a repeated path, an empty or unclean path (see
+/// [`check_runtime_path`]) or a path longer than `u16::MAX` bytes. Each item's
+/// `kind` is written as given.
+pub fn write_pack(items: &[PackItem<'_>]) -> Result<Vec<u8>, PackError> {
+    let sorted = sort_and_check(items)?;
+    let count = u32::try_from(sorted.len()).map_err(|_| PackError::TooManyEntries {
+        count: sorted.len(),
+    })?;
+    let toc_bytes: usize = sorted
+        .iter()
+        .map(|item| TOC_ENTRY_FIXED_BYTES + item.path.len())
+        .sum();
+    let offsets = payload_offsets(HEADER_BYTES + toc_bytes, &sorted);
+    let end = offsets
+        .last()
+        .zip(sorted.last())
+        .map_or(HEADER_BYTES + toc_bytes, |(offset, item)| {
+            offset + item.data.len()
+        });
+
+    let mut out = Vec::with_capacity(end);
+    out.extend_from_slice(&PackHeader::new(count, toc_bytes as u64).to_bytes());
+    for (item, &offset) in sorted.iter().zip(&offsets) {
+        encode_toc_record(item, offset, &mut out);
+    }
+    for (item, &offset) in sorted.iter().zip(&offsets) {
+        out.resize(offset, 0);
+        out.extend_from_slice(item.data);
+    }
+    Ok(out)
+}
+
+/// Sorts by path and rejects repeated, invalid or overlong paths.
+fn sort_and_check<'i, 'a>(items: &'i [PackItem<'a>]) -> Result<Vec<&'i PackItem<'a>>, PackError> {
+    let mut sorted: Vec<&PackItem<'a>> = items.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(b.path));
+    for item in &sorted {
+        check_item_path(item.path)?;
+    }
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].path == pair[1].path) {
+        return Err(PackError::DuplicatePath {
+            path: pair[0].path.to_owned(),
+        });
+    }
+    Ok(sorted)
+}
+
+/// Rejects a path the reader would refuse.
+fn check_item_path(path: &str) -> Result<(), PackError> {
+    if path.len() > usize::from(u16::MAX) {
+        return Err(PackError::PathTooLong {
+            path: path.to_owned(),
+        });
+    }
+    check_runtime_path(path).map_err(|reason| PackError::InvalidPath {
+        path: path.to_owned(),
+        reason,
+    })
+}
+
+/// Where each payload goes when the TOC ends at `toc_end`.
+fn payload_offsets(toc_end: usize, sorted: &[&PackItem<'_>]) -> Vec<usize> {
+    let align = |value: usize| value.next_multiple_of(PAYLOAD_ALIGN as usize);
+    let mut cursor = align(toc_end);
+    sorted
+        .iter()
+        .map(|item| {
+            let offset = cursor;
+            cursor = align(offset + item.data.len());
+            offset
+        })
+        .collect()
+}
+
+/// Appends one TOC record; the path length was checked by [`check_item_path`].
+fn encode_toc_record(item: &PackItem<'_>, offset: usize, out: &mut Vec<u8>) {
+    let path_len = u16::try_from(item.path.len()).unwrap_or(u16::MAX);
+    out.extend_from_slice(&(offset as u64).to_le_bytes());
+    out.extend_from_slice(&(item.data.len() as u64).to_le_bytes());
+    out.push(item.kind as u8);
+    out.extend_from_slice(&path_len.to_le_bytes());
+    out.extend_from_slice(item.path.as_bytes());
+}
+
+/// One TOC entry of a parsed pack, borrowing its path from the file bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackEntry<'a> {
+    /// Path relative to the output root.
+    pub path: &'a str,
+    /// The file's type.
+    pub kind: PackKind,
+    /// Byte offset of the payload from the start of the pack.
+    pub offset: u64,
+    /// Payload length in bytes.
+    pub size: u64,
+}
+
+impl PackEntry<'_> {
+    /// One past the last payload byte. [`parse`] guarantees this does not overflow.
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(self.size)
+    }
+}
+
+/// A validated pack borrowing from the file's bytes.
+#[derive(Debug, Clone)]
+pub struct Pack<'a> {
+    bytes: &'a [u8],
+    header: PackHeader,
+    entries: Vec<PackEntry<'a>>,
+}
+
+impl<'a> Pack<'a> {
+    /// The decoded header.
+    pub fn header(&self) -> PackHeader {
+        self.header
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the pack has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// All entries, sorted by path.
+    pub fn entries(&self) -> &[PackEntry<'a>] {
+        &self.entries
+    }
+
+    /// Iterates over the entries in path order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = PackEntry<'a>> + '_ {
+        self.entries.iter().copied()
+    }
+
+    /// The entry stored under exactly `path`, found by binary search.
+    pub fn find(&self, path: &str) -> Option<PackEntry<'a>> {
+        let index = self
+            .entries
+            .binary_search_by(|entry| entry.path.cmp(path))
+            .ok()?;
+        self.entries.get(index).copied()
+    }
+
+    /// The payload of `entry`, borrowed from the pack bytes.
+    ///
+    /// `entry` should come from this pack; for any range outside the file the
+    /// result is empty rather than a panic.
+    pub fn data(&self, entry: &PackEntry<'_>) -> &'a [u8] {
+        let range = usize::try_from(entry.offset)
+            .ok()
+            .zip(usize::try_from(entry.end()).ok());
+        range
+            .and_then(|(start, end)| self.bytes.get(start..end))
+            .unwrap_or_default()
+    }
+
+    /// Size of the whole file.
+    pub fn file_bytes(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    /// Size of the fixed header (24).
+    pub fn header_bytes(&self) -> u64 {
+        HEADER_BYTES as u64
+    }
+
+    /// Size of the TOC.
+    pub fn toc_bytes(&self) -> u64 {
+        self.header.toc_bytes
+    }
+
+    /// Sum of all payload sizes.
+    pub fn payload_bytes(&self) -> u64 {
+        self.entries.iter().map(|entry| entry.size).sum()
+    }
+
+    /// Alignment padding: every byte that is neither header, TOC nor payload.
+    pub fn padding_bytes(&self) -> u64 {
+        self.file_bytes()
+            .saturating_sub(self.header_bytes())
+            .saturating_sub(self.toc_bytes())
+            .saturating_sub(self.payload_bytes())
+    }
+}
+
+/// Parses and fully validates a `.hpack` file.
+///
+/// Checks the magic, version and flags; that `count` records can fit in
+/// `tocBytes` and `tocBytes` in the file before reserving memory; that the
+/// records fill exactly `tocBytes`, with known kinds and valid paths in
+/// strictly ascending order; that every payload is 16-byte aligned, starts at
+/// or after the first aligned offset past the TOC, lies inside the file
+/// (checked arithmetic) and overlaps no other; that all bytes between
+/// payloads are zero; and that at most alignment padding follows the last one.
+pub fn parse(bytes: &[u8]) -> FormatResult<Pack<'_>> {
+    let mut reader = ByteReader::new(bytes);
+    let header = read_header(&mut reader)?;
+    let mut entries = Vec::with_capacity(header.count as usize);
+    let mut record_offsets = Vec::with_capacity(header.count as usize);
+    for _ in 0..header.count {
+        let at = reader.offset();
+        let entry = read_record(&mut reader)?;
+        if let Some(previous) = entries.last() {
+            check_order(previous, &entry, at)?;
+        }
+        entries.push(entry);
+        record_offsets.push(at);
+    }
+    check_toc_size(&header, reader.offset())?;
+    let payload_start = align_payload(reader.offset()).unwrap_or(u64::MAX);
+    for (entry, &at) in entries.iter().zip(&record_offsets) {
+        check_range(entry, at, payload_start, bytes.len() as u64)?;
+    }
+    check_layout(bytes, reader.offset(), &entries, &record_offsets)?;
+    Ok(Pack {
+        bytes,
+        header,
+        entries,
+    })
+}
+
+/// Reads and checks the header, including that the TOC could fit.
+fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<PackHeader> {
+    let header = PackHeader::from_bytes(reader.array("PackHeader")?);
+    if header.magic != MAGIC {
+        return Err(FormatError::new(
+            0,
+            "PackHeader.magic",
+            format!("expected \"HPAK\", found {:02x?}", header.magic),
+        ));
+    }
+    if header.version != VERSION {
+        return Err(FormatError::new(
+            4,
+            "PackHeader.version",
+            format!(
+                "unsupported version {} (expected {VERSION})",
+                header.version
+            ),
+        ));
+    }
+    if header.flags != 0 {
+        return Err(FormatError::new(
+            12,
+            "PackHeader.flags",
+            format!("must be 0, found {:#x}", header.flags),
+        ));
+    }
+    let left = reader.remaining() as u64;
+    if header.toc_bytes > left {
+        return Err(FormatError::new(
+            16,
+            "PackHeader.tocBytes",
+            format!(
+                "TOC of {} bytes does not fit in the {left} bytes after the header",
+                header.toc_bytes
+            ),
+        ));
+    }
+    let needed = u64::from(header.count) * TOC_ENTRY_FIXED_BYTES as u64;
+    if needed > header.toc_bytes {
+        return Err(FormatError::new(
+            8,
+            "PackHeader.count",
+            format!(
+                "{} entries need at least {needed} TOC bytes but tocBytes is {}",
+                header.count, header.toc_bytes
+            ),
+        ));
+    }
+    Ok(header)
+}
+
+/// Reads one TOC record and checks its fields in isolation.
+fn read_record<'a>(reader: &mut ByteReader<'a>) -> FormatResult<PackEntry<'a>> {
+    let offset = reader.u64("PackEntry.offset")?;
+    let size = reader.u64("PackEntry.size")?;
+    let kind_at = reader.offset();
+    let kind_byte = reader.u8("PackEntry.kind")?;
+    let kind = PackKind::from_u8(kind_byte).ok_or_else(|| {
+        FormatError::new(
+            kind_at,
+            "PackEntry.kind",
+            format!("unknown kind {kind_byte}"),
+        )
+    })?;
+    let path_len = reader.u16("PackEntry.pathLen")?;
+    let path = reader.path(usize::from(path_len), "PackEntry.path")?;
+    Ok(PackEntry {
+        path,
+        kind,
+        offset,
+        size,
+    })
+}
+
+/// Requires `entry` (whose record starts at byte `at`) to sort strictly after
+/// `previous`.
+fn check_order(previous: &PackEntry<'_>, entry: &PackEntry<'_>, at: u64) -> FormatResult<()> {
+    if entry.path > previous.path {
+        return Ok(());
+    }
+    let what = if entry.path == previous.path {
+        format!("{:?} appears twice", abbreviate(entry.path))
+    } else {
+        format!(
+            "entries are not sorted: {:?} follows {:?}",
+            abbreviate(entry.path),
+            abbreviate(previous.path)
+        )
+    };
+    Err(FormatError::new(at + 19, "PackEntry.path", what))
+}
+
+/// Requires the records to end exactly where `tocBytes` says.
+fn check_toc_size(header: &PackHeader, toc_end: u64) -> FormatResult<()> {
+    let actual = toc_end - HEADER_BYTES as u64;
+    if actual != header.toc_bytes {
+        return Err(FormatError::new(
+            16,
+            "PackHeader.tocBytes",
+            format!(
+                "says {} bytes but the {} records take {actual}",
+                header.toc_bytes, header.count
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks one payload range (record at byte `at`) against the file.
+fn check_range(
+    entry: &PackEntry<'_>,
+    at: u64,
+    payload_start: u64,
+    file_len: u64,
+) -> FormatResult<()> {
+    let end = entry.offset.checked_add(entry.size).ok_or_else(|| {
+        FormatError::new(
+            at + 8,
+            "PackEntry.size",
+            format!("offset {} + size {} overflows", entry.offset, entry.size),
+        )
+    })?;
+    if entry.offset % PAYLOAD_ALIGN != 0 {
+        return Err(FormatError::new(
+            at,
+            "PackEntry.offset",
+            format!("{} is not a multiple of {PAYLOAD_ALIGN}", entry.offset),
+        ));
+    }
+    if entry.offset < payload_start {
+        return Err(FormatError::new(
+            at,
+            "PackEntry.offset",
+            format!(
+                "{} lies in the header or TOC (payloads start at {payload_start})",
+                entry.offset
+            ),
+        ));
+    }
+    if end > file_len {
+        return Err(FormatError::new(
+            at + 8,
+            "PackEntry.size",
+            format!(
+                "payload [{}, {end}) of {:?} runs past the end of the file ({file_len} bytes)",
+                entry.offset,
+                abbreviate(entry.path)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Walks the payloads in file order: no two overlap, the gaps between them
+/// are zero, and at most alignment padding follows the last one.
+fn check_layout(
+    bytes: &[u8],
+    toc_end: u64,
+    entries: &[PackEntry<'_>],
+    record_offsets: &[u64],
+) -> FormatResult<()> {
+    let mut by_offset: Vec<usize> = (0..entries.len()).collect();
+    by_offset.sort_by_key(|&i| entries.get(i).map(|e| (e.offset, e.end())));
+    let mut cursor = toc_end;
+    let mut last: Option<&PackEntry<'_>> = None;
+    for (entry, &at) in by_offset
+        .iter()
+        .filter_map(|&i| entries.get(i).zip(record_offsets.get(i)))
+    {
+        if let Some(previous) = last.filter(|_| entry.offset < cursor) {
+            return Err(FormatError::new(
+                at,
+                "PackEntry.offset",
+                format!(
+                    "payload of {:?} at {} overlaps {:?} [{}, {})",
+                    abbreviate(entry.path),
+                    entry.offset,
+                    abbreviate(previous.path),
+                    previous.offset,
+                    previous.end()
+                ),
+            ));
+        }
+        check_zero_gap(bytes, cursor, entry.offset)?;
+        cursor = entry.end();
+        last = Some(entry);
+    }
+    check_tail(bytes, cursor)
+}
+
+/// Requires the bytes in `[start, end)` to be zero alignment padding.
+fn check_zero_gap(bytes: &[u8], start: u64, end: u64) -> FormatResult<()> {
+    let gap = usize::try_from(start)
+        .ok()
+        .zip(usize::try_from(end).ok())
+        .and_then(|(start, end)| bytes.get(start..end))
+        .unwrap_or_default();
+    match gap.iter().position(|&byte| byte != 0) {
+        None => Ok(()),
+        Some(index) => Err(FormatError::new(
+            start + index as u64,
+            "PackPadding",
+            "alignment padding must be zero",
+        )),
+    }
+}
+
+/// Allows only zero padding up to the next multiple of 16 after `data_end`.
+fn check_tail(bytes: &[u8], data_end: u64) -> FormatResult<()> {
+    let file_len = bytes.len() as u64;
+    let allowed_end = align_payload(data_end).unwrap_or(u64::MAX);
+    if file_len > allowed_end {
+        return Err(FormatError::new(
+            data_end,
+            "PackPadding",
+            format!(
+                "{} bytes follow the last payload; at most padding to a multiple of {PAYLOAD_ALIGN} may",
+                file_len - data_end
+            ),
+        ));
+    }
+    check_zero_gap(bytes, data_end, file_len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item<'a>(path: &'a str, data: &'a [u8]) -> PackItem<'a> {
+        PackItem {
+            path,
+            kind: PackKind::from_path(path),
+            data,
+        }
+    }
+
+    const MESH: &[u8] = &[0x11; 40];
+    const TEX: &[u8] = &[0x22; 17];
+    const MAN: &[u8] = &[0x33; 3];
+    const EMPTY: &[u8] = &[];
+
+    fn sample() -> Vec<PackItem<'static>> {
+        vec![
+            item("models/chair.hmesh", MESH),
+            item("models/chair/tex_0.ktx2", TEX),
+            item("assets.hman", MAN),
+            item("notes/empty.txt", EMPTY),
+            item("a/empty", EMPTY),
+            item(
+                "fx/blur/vertex.spv",
+                &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+            ),
+        ]
+    }
+
+    fn write_sample() -> Vec<u8> {
+        write_pack(&sample()).expect("sample is valid")
+    }
+
+    fn patch(bytes: &mut [u8], at: usize, with: &[u8]) {
+        bytes[at..at + with.len()].copy_from_slice(with);
+    }
+
+    /// Bytes of a two-entry pack, laid out by hand.
+    ///
+    /// TOC: (19 + 3) + (19 + 3) = 44 bytes, ending at 68; payloads start at 80.
+    /// "a.x" (3 bytes) at 80, padding 83..96, "b.x" (2 bytes) at 96, file ends at 98.
+    fn golden_two_entries() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(b"HPAK");
+        bytes.extend_from_slice(&[2, 0, 0, 0]); // version
+        bytes.extend_from_slice(&[2, 0, 0, 0]); // count
+        bytes.extend_from_slice(&[0, 0, 0, 0]); // flags
+        bytes.extend_from_slice(&[44, 0, 0, 0, 0, 0, 0, 0]); // tocBytes
+        // record at 24: offset 80, size 3, kind other, "a.x"
+        bytes.extend_from_slice(&[80, 0, 0, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[3, 0, 0, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[0, 3, 0]);
+        bytes.extend_from_slice(b"a.x");
+        // record at 46: offset 96, size 2, kind texture, "b.x"
+        bytes.extend_from_slice(&[96, 0, 0, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[2, 0, 0, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[5, 3, 0]);
+        bytes.extend_from_slice(b"b.x");
+        bytes.extend_from_slice(&[0; 12]); // 68..80
+        bytes.extend_from_slice(&[0xa1, 0xa2, 0xa3]); // 80..83
+        bytes.extend_from_slice(&[0; 13]); // 83..96
+        bytes.extend_from_slice(&[0xb1, 0xb2]); // 96..98
+        bytes
+    }
+
+    fn golden_items() -> [PackItem<'static>; 2] {
+        [
+            PackItem {
+                path: "b.x",
+                kind: PackKind::Texture,
+                data: &[0xb1, 0xb2],
+            },
+            PackItem {
+                path: "a.x",
+                kind: PackKind::Other,
+                data: &[0xa1, 0xa2, 0xa3],
+            },
+        ]
+    }
+
+    #[test]
+    fn header_is_24_little_endian_bytes() {
+        let header = PackHeader::new(0x0102_0304, 0x0a0b_0c0d_0e0f_1011);
+        assert_eq!(
+            header.to_bytes(),
+            [
+                b'H', b'P', b'A', b'K', 2, 0, 0, 0, 4, 3, 2, 1, 0, 0, 0, 0, 0x11, 0x10, 0x0f, 0x0e,
+                0x0d, 0x0c, 0x0b, 0x0a
+            ]
+        );
+        assert_eq!(PackHeader::from_bytes(header.to_bytes()), header);
+    }
+
+    #[test]
+    fn writes_golden_bytes() {
+        let bytes = write_pack(&golden_items()).unwrap();
+        assert_eq!(bytes, golden_two_entries());
+    }
+
+    #[test]
+    fn parses_golden_bytes_and_reports_layout() {
+        let bytes = golden_two_entries();
+        let pack = parse(&bytes).unwrap();
+        assert_eq!(pack.len(), 2);
+        let a = pack.find("a.x").unwrap();
+        assert_eq!((a.offset, a.size, a.kind), (80, 3, PackKind::Other));
+        assert_eq!(pack.data(&a), &[0xa1, 0xa2, 0xa3]);
+        let b = pack.find("b.x").unwrap();
+        assert_eq!((b.offset, b.size, b.kind), (96, 2, PackKind::Texture));
+        assert_eq!(pack.data(&b), &[0xb1, 0xb2]);
+        assert_eq!(pack.find("c.x"), None);
+        assert_eq!(pack.header_bytes(), 24);
+        assert_eq!(pack.toc_bytes(), 44);
+        assert_eq!(pack.payload_bytes(), 5);
+        assert_eq!(pack.padding_bytes(), 12 + 13);
+        assert_eq!(pack.file_bytes(), 98);
+    }
+
+    #[test]
+    fn empty_pack_is_just_a_header() {
+        let bytes = write_pack(&[]).unwrap();
+        assert_eq!(bytes, PackHeader::new(0, 0).to_bytes());
+        let pack = parse(&bytes).unwrap();
+        assert!(pack.is_empty());
+        assert_eq!(pack.padding_bytes(), 0);
+    }
+
+    #[test]
+    fn round_trips() {
+        let items = sample();
+        let bytes = write_pack(&items).unwrap();
+        let pack = parse(&bytes).unwrap();
+        assert_eq!(pack.len(), items.len());
+        for original in &items {
+            let entry = pack.find(original.path).unwrap();
+            assert_eq!(entry.kind, original.kind);
+            assert_eq!(pack.data(&entry), original.data);
+            assert_eq!(entry.offset % 16, 0);
+        }
+        let paths: Vec<&str> = pack.iter().map(|e| e.path).collect();
+        let mut sorted = paths.clone();
+        sorted.sort_unstable();
+        assert_eq!(paths, sorted);
+        let rebuilt: Vec<PackItem<'_>> = pack
+            .iter()
+            .map(|e| PackItem {
+                path: e.path,
+                kind: e.kind,
+                data: pack.data(&e),
+            })
+            .collect();
+        assert_eq!(write_pack(&rebuilt).unwrap(), bytes);
+    }
+
+    #[test]
+    fn is_deterministic_under_reordering() {
+        let reference = write_sample();
+        let mut items = sample();
+        for _ in 0..items.len() {
+            items.rotate_left(1);
+            assert_eq!(write_pack(&items).unwrap(), reference);
+        }
+        items.reverse();
+        assert_eq!(write_pack(&items).unwrap(), reference);
+    }
+
+    #[test]
+    fn does_not_pad_after_the_last_payload() {
+        let bytes = write_pack(&[item("a", &[7; 5])]).unwrap();
+        // 24 header + 20 TOC = 44, payload at 48, file ends at 53.
+        assert_eq!(bytes.len(), 53);
+        // A reader still accepts zero padding up to the next multiple of 16 ...
+        let mut padded = bytes.clone();
+        padded.resize(64, 0);
+        assert_eq!(parse(&padded).unwrap().padding_bytes(), 4 + 11);
+        // ... but nothing more, and nothing non-zero.
+        padded.push(0);
+        assert_eq!(parse(&padded).unwrap_err().field, "PackPadding");
+        let mut dirty = bytes;
+        dirty.push(1);
+        let err = parse(&dirty).unwrap_err();
+        assert_eq!((err.offset, err.field), (53, "PackPadding"));
+    }
+
+    #[test]
+    fn rejects_duplicate_paths() {
+        let err = write_pack(&[item("a/b", &[1]), item("c", &[]), item("a/b", &[2])]).unwrap_err();
+        assert_eq!(err, PackError::DuplicatePath { path: "a/b".into() });
+        assert_eq!(err.to_string(), r#""a/b" is listed twice in the pack"#);
+    }
+
+    #[test]
+    fn rejects_empty_unclean_and_overlong_paths() {
+        for bad in ["", "/a", "a\\b", "../a", "a/./b", "a//b"] {
+            let err = write_pack(&[item(bad, &[])]).unwrap_err();
+            assert!(
+                matches!(err, PackError::InvalidPath { ref path, .. } if path == bad),
+                "{bad:?}: {err}"
+            );
+        }
+        let too_long = "p".repeat(usize::from(u16::MAX) + 1);
+        let err = write_pack(&[item(&too_long, &[])]).unwrap_err();
+        assert_eq!(err, PackError::PathTooLong { path: too_long });
+
+        let longest = "p".repeat(usize::from(u16::MAX));
+        let bytes = write_pack(&[item(&longest, &[9])]).unwrap();
+        let pack = parse(&bytes).unwrap();
+        assert_eq!(pack.find(&longest).map(|e| pack.data(&e)), Some(&[9u8][..]));
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = write_sample();
+        for len in 0..bytes.len() {
+            assert!(
+                parse(&bytes[..len]).is_err(),
+                "prefix of {len} bytes parsed"
+            );
+        }
+        assert!(parse(&bytes).is_ok());
+    }
+
+    #[test]
+    fn rejects_bad_magic_version_and_flags() {
+        let mut bytes = golden_two_entries();
+        bytes[3] = b'C';
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (0, "PackHeader.magic"));
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 4, &1u32.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (4, "PackHeader.version"));
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 12, &1u32.to_le_bytes());
+        assert_eq!(parse(&bytes).unwrap_err().field, "PackHeader.flags");
+    }
+
+    #[test]
+    fn rejects_huge_count_before_allocating() {
+        let short = PackHeader::new(u32::MAX, 0).to_bytes();
+        assert_eq!(parse(&short).unwrap_err().field, "PackHeader.count");
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 8, &u32::MAX.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (8, "PackHeader.count"));
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 16, &u64::MAX.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (16, "PackHeader.tocBytes"));
+    }
+
+    #[test]
+    fn rejects_toc_size_mismatch() {
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 16, &45u64.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (16, "PackHeader.tocBytes"));
+    }
+
+    #[test]
+    fn rejects_offset_plus_size_overflow() {
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 46, &0xffff_ffff_ffff_fff0u64.to_le_bytes());
+        patch(&mut bytes, 54, &0x20u64.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (54, "PackEntry.size"));
+        assert!(err.what.contains("overflows"), "{err}");
+    }
+
+    #[test]
+    fn rejects_payload_past_the_end() {
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 54, &3u64.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (54, "PackEntry.size"));
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 46, &0x1000_0000_0000_0000u64.to_le_bytes());
+        assert_eq!(parse(&bytes).unwrap_err().field, "PackEntry.size");
+    }
+
+    #[test]
+    fn rejects_misaligned_or_early_offsets() {
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 24, &81u64.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (24, "PackEntry.offset"));
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 24, &64u64.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (24, "PackEntry.offset"));
+        assert!(err.what.contains("header or TOC"), "{err}");
+    }
+
+    #[test]
+    fn rejects_overlapping_payloads() {
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 46, &80u64.to_le_bytes());
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!(err.field, "PackEntry.offset");
+        assert!(err.what.contains("overlaps"), "{err}");
+    }
+
+    #[test]
+    fn rejects_nonzero_padding_between_payloads() {
+        let mut bytes = golden_two_entries();
+        bytes[90] = 1;
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (90, "PackPadding"));
+
+        let mut bytes = golden_two_entries();
+        bytes[70] = 1;
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (70, "PackPadding"));
+    }
+
+    #[test]
+    fn rejects_unsorted_and_repeated_paths() {
+        let mut bytes = golden_two_entries();
+        bytes[43] = b'c'; // "a.x" -> "c.x", now after "b.x"
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (65, "PackEntry.path"));
+        assert!(err.what.contains("not sorted"), "{err}");
+
+        let mut bytes = golden_two_entries();
+        bytes[65] = b'a'; // "b.x" -> "a.x"
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (65, "PackEntry.path"));
+        assert!(err.what.contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn rejects_unknown_kind_and_bad_paths() {
+        let mut bytes = golden_two_entries();
+        bytes[40] = 7;
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (40, "PackEntry.kind"));
+
+        let mut bytes = golden_two_entries();
+        bytes[44] = 0xc3; // "a\xc3x": a truncated UTF-8 sequence
+        let err = parse(&bytes).unwrap_err();
+        assert_eq!((err.offset, err.field), (44, "PackEntry.path"));
+
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 43, b"/ax");
+        assert_eq!(parse(&bytes).unwrap_err().field, "PackEntry.path");
+    }
+
+    #[test]
+    fn data_never_panics_on_foreign_entries() {
+        let bytes = golden_two_entries();
+        let pack = parse(&bytes).unwrap();
+        let bogus = PackEntry {
+            path: "x",
+            kind: PackKind::Other,
+            offset: u64::MAX - 1,
+            size: 10,
+        };
+        assert!(pack.data(&bogus).is_empty());
+    }
+
+    #[test]
+    fn survives_arbitrary_corruption() {
+        let bytes = write_sample();
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x01, 0x10, 0x2f, 0x7f, 0x80, 0xff] {
+                let mut corrupt = bytes.clone();
+                corrupt[at] = value;
+                let _ = parse(&corrupt);
+            }
+        }
+    }
+}
