@@ -1,1 +1,38 @@
-//! TODO-SKELETON config
+//! The `assetc.yml` model: finding the file, reading it, and answering "which
+//! settings apply to this source?" for one build.
+//!
+//! * [`Config::discover`] / [`Config::load`] read the file. Syntax errors, type
+//!   errors (`compress: maybe`), duplicate keys and bad globs stop with
+//!   `<file>:<line>:<col>`; unknown keys (typos) become [`ConfigWarning`]s at the
+//!   key's own line and column.
+//! * [`Config::select`] picks a preset and the output folder for a build.
+//! * [`Selection::settings_for`] resolves one source through the layers
+//!   (built-in defaults, `default:` globals, preset globals, `default.rules`,
+//!   preset rules) and [`Selection::is_embed`] tells embedded files apart.
+//! * [`write_starter`] implements `assetc init`.
+//!
+//! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
+//! (resolved settings and their optional layers), `yaml.rs` (parser options and
+//! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
+//! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`.
+
+mod error;
+mod init;
+mod keys;
+mod load;
+mod schema;
+mod select;
+mod settings;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{ConfigError, ConfigWarning};
+pub use init::{STARTER_CONFIG, write_starter};
+pub use load::Config;
+pub use select::Selection;
+pub use settings::{MeshSettings, Settings, TextureSettings};
+
+/// The name of the config file that [`Config::discover`] looks for.
+pub const CONFIG_FILE_NAME: &str = "assetc.yml";

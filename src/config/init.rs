@@ -1,0 +1,99 @@
+//! `assetc init`: the commented starter `assetc.yml` and the function that
+//! writes it without ever replacing an existing file.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::CONFIG_FILE_NAME;
+use super::error::ConfigError;
+
+/// A commented starter `assetc.yml` that sets every key to a sensible value.
+///
+/// It loads without warnings; a test keeps it that way.
+pub const STARTER_CONFIG: &str = r#"# assetc.yml - settings for the assetc asset compiler.
+#
+# Every key is optional: delete whatever you do not need and the built-in
+# default takes its place. Paths are relative to the folder of this file.
+
+# Folder holding the source assets. Every preset reads the same sources.
+input: assets
+
+# Folder the compiled files are written to. A preset may send its build
+# somewhere else, and `-o` on the command line beats both.
+output: runtime
+
+# Also bundle the whole output folder into a single <output>.hpack file.
+pack: false
+
+# Preset used when `--preset` is not given. Remove this line to build with
+# the `default` section alone.
+preset: desktop
+
+# Sources copied byte for byte instead of compiled (globs, see `rules` below).
+embed:
+  - "data/*.json"
+
+# Settings shared by every build.
+default:
+  mesh:
+    # true: bake glTF node transforms into one mesh in world space.
+    # false: keep each part's geometry in its own local space.
+    merge: true
+  texture:
+    # true: encode as UASTC (small, GPU-ready).
+    # false: store raw RGBA8 with lossless Zstd, exact to the pixel.
+    compress: true
+  # Per-path overrides. `match` is a glob over the path inside `input`, with
+  # '/' between folders: `*` may cross folders, `?` is exactly one character.
+  # Every rule that matches is applied in order, so later rules win.
+  rules:
+    - match: "ui/*"
+      texture:
+        compress: false
+
+# Named variants of the build, picked with `--preset <name>`. A preset's
+# settings sit on top of `default`, and its rules win over the default rules.
+presets:
+  desktop:
+    output: runtime/desktop
+  mobile:
+    output: runtime/mobile
+    mesh:
+      merge: true
+    texture:
+      compress: true
+    rules:
+      - match: "decals/*"
+        texture:
+          compress: false
+"#;
+
+/// Writes [`STARTER_CONFIG`] to `dir/assetc.yml` and returns that path.
+///
+/// The file is created with `create_new`, so an existing file is never
+/// replaced ([`ConfigError::AlreadyExists`]), even if one appears concurrently.
+/// If writing the contents fails, the partial file is removed.
+pub fn write_starter(dir: &Path) -> Result<PathBuf, ConfigError> {
+    let path = dir.join(CONFIG_FILE_NAME);
+    let io_error = |source: io::Error| ConfigError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            return Err(ConfigError::AlreadyExists { path });
+        }
+        Err(error) => return Err(io_error(error)),
+    };
+    let written = file
+        .write_all(STARTER_CONFIG.as_bytes())
+        .and_then(|()| file.sync_all());
+    if let Err(error) = written {
+        drop(file);
+        let _ = fs::remove_file(&path);
+        return Err(io_error(error));
+    }
+    Ok(path)
+}

@@ -1,0 +1,264 @@
+//! Finding and loading `assetc.yml` into a [`Config`]: paths made absolute
+//! against the file's folder, globs compiled (a bad one is an error pointing at
+//! its line), unknown keys turned into warnings.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder};
+
+use super::CONFIG_FILE_NAME;
+use super::error::{ConfigError, ConfigWarning};
+use super::keys::{Shape, unknown_keys};
+use super::schema::{FileSchema, PresetSection, RuleSection};
+use super::settings::SettingsLayer;
+use super::yaml::{self, Node, Position, Step};
+
+/// Source folder when `input:` is not given.
+const DEFAULT_INPUT: &str = "assets";
+/// Base output folder when `output:` is not given.
+const DEFAULT_OUTPUT: &str = "runtime";
+
+/// A loaded `assetc.yml`: top-level values resolved, layers ready to select.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Absolute path of the `assetc.yml` that was read.
+    pub file: PathBuf,
+    /// The folder holding it; relative paths in the file start here.
+    pub root: PathBuf,
+    /// Absolute source folder.
+    pub input: PathBuf,
+    /// Absolute base output folder (a preset or `-o` may replace it).
+    pub output: PathBuf,
+    /// Whether to also write `<output>.hpack`.
+    pub pack: bool,
+    /// The preset named by `preset:`, used when the command line names none.
+    pub preset: Option<String>,
+    /// Globs (as written) of sources copied verbatim.
+    pub embed: Vec<String>,
+    /// Non-fatal problems found while loading, in file order.
+    pub warnings: Vec<ConfigWarning>,
+    /// Compiled globs of `embed`, in the same order.
+    pub(crate) embed_globs: Vec<Glob>,
+    /// Globals of `default:` (layer 2).
+    pub(crate) default_globals: SettingsLayer,
+    /// `default.rules` in file order (layer 4).
+    pub(crate) default_rules: Vec<Rule>,
+    /// Presets in file order.
+    pub(crate) presets: Vec<Preset>,
+}
+
+/// One compiled rule: its glob and the settings it applies.
+#[derive(Debug, Clone)]
+pub(crate) struct Rule {
+    /// The compiled `match:` glob.
+    pub(crate) glob: Glob,
+    /// What the rule sets.
+    pub(crate) settings: SettingsLayer,
+}
+
+/// One preset, ready to be selected.
+#[derive(Debug, Clone)]
+pub(crate) struct Preset {
+    /// Its name under `presets:`.
+    pub(crate) name: String,
+    /// Its absolute output folder, if it redirects the output.
+    pub(crate) output: Option<PathBuf>,
+    /// Its globals (layer 3).
+    pub(crate) globals: SettingsLayer,
+    /// Its rules in file order (layer 5).
+    pub(crate) rules: Vec<Rule>,
+}
+
+impl Config {
+    /// Reads and checks the config file at `file`.
+    ///
+    /// Syntax and type errors, duplicate keys and bad globs are errors; unknown
+    /// keys become [`Config::warnings`]. An empty file gives all defaults.
+    pub fn load(file: &Path) -> Result<Config, ConfigError> {
+        let file = absolute(file)?;
+        let text = fs::read_to_string(&file).map_err(|source| ConfigError::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let schema = yaml::read::<FileSchema>(&text, &file)?.unwrap_or_default();
+        let tree = Node::read(&text, &file)?;
+        let document = Document {
+            file: &file,
+            tree: tree.as_ref(),
+        };
+        let warnings = document.unknown_key_warnings();
+        let mut config = document.build(schema)?;
+        config.warnings = warnings;
+        Ok(config)
+    }
+
+    /// Loads the nearest `assetc.yml` in `start_dir` or one of its ancestors.
+    pub fn discover(start_dir: &Path) -> Result<Config, ConfigError> {
+        let start = absolute(start_dir)?;
+        let found = start
+            .ancestors()
+            .map(|dir| dir.join(CONFIG_FILE_NAME))
+            .find(|candidate| candidate.is_file());
+        match found {
+            Some(file) => Config::load(&file),
+            None => Err(ConfigError::NotFound { start }),
+        }
+    }
+
+    /// The names of the presets, in file order.
+    pub fn preset_names(&self) -> Vec<&str> {
+        self.presets.iter().map(|p| p.name.as_str()).collect()
+    }
+}
+
+/// The file being loaded and the position tree of its text.
+struct Document<'a> {
+    /// Absolute path of the file.
+    file: &'a Path,
+    /// Positions of its keys and values; `None` for an empty document.
+    tree: Option<&'a Node>,
+}
+
+impl Document<'_> {
+    /// Warnings for every key the schema does not know.
+    fn unknown_key_warnings(&self) -> Vec<ConfigWarning> {
+        let Some(tree) = self.tree else {
+            return Vec::new();
+        };
+        unknown_keys(&Shape::of::<FileSchema>(), tree)
+            .into_iter()
+            .map(|unknown| ConfigWarning {
+                file: self.file.to_path_buf(),
+                line: unknown.at.line,
+                column: unknown.at.column,
+                message: unknown.message,
+            })
+            .collect()
+    }
+
+    /// Resolves paths and compiles globs; warnings are left empty.
+    fn build(&self, schema: FileSchema) -> Result<Config, ConfigError> {
+        let root = self.file.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let embed = schema.embed.unwrap_or_default();
+        let default = schema.default.unwrap_or_default();
+        let default_rules = self.rules(&default.rules, &[Step::Key("default")])?;
+        let presets = schema.presets.unwrap_or_default().0;
+        Ok(Config {
+            file: self.file.to_path_buf(),
+            input: resolve(&root, schema.input.as_deref(), DEFAULT_INPUT),
+            output: resolve(&root, schema.output.as_deref(), DEFAULT_OUTPUT),
+            pack: schema.pack.unwrap_or(false),
+            preset: schema.preset,
+            embed_globs: self.embed_globs(&embed)?,
+            embed,
+            warnings: Vec::new(),
+            default_globals: default.globals(),
+            default_rules,
+            presets: self.presets(&root, presets)?,
+            root,
+        })
+    }
+
+    /// Compiles the `embed:` globs.
+    fn embed_globs(&self, embed: &[String]) -> Result<Vec<Glob>, ConfigError> {
+        embed
+            .iter()
+            .enumerate()
+            .map(|(index, pattern)| self.glob(pattern, &[Step::Key("embed"), Step::Index(index)]))
+            .collect()
+    }
+
+    /// Compiles every preset, keeping file order.
+    fn presets(
+        &self,
+        root: &Path,
+        presets: Vec<(String, Option<PresetSection>)>,
+    ) -> Result<Vec<Preset>, ConfigError> {
+        presets
+            .into_iter()
+            .map(|(name, section)| {
+                let section = section.unwrap_or_default();
+                let parent = [Step::Key("presets"), Step::Key(&name)];
+                let rules = self.rules(&section.rules, &parent)?;
+                Ok(Preset {
+                    output: section.output.as_deref().map(|p| join(root, p)),
+                    globals: section.globals(),
+                    rules,
+                    name,
+                })
+            })
+            .collect()
+    }
+
+    /// Compiles the rules of one section; `parent` locates the section.
+    fn rules(
+        &self,
+        rules: &Option<Vec<RuleSection>>,
+        parent: &[Step],
+    ) -> Result<Vec<Rule>, ConfigError> {
+        let rules = rules.as_deref().unwrap_or_default();
+        rules
+            .iter()
+            .enumerate()
+            .map(|(index, rule)| {
+                let mut steps = parent.to_vec();
+                steps.extend([Step::Key("rules"), Step::Index(index), Step::Key("match")]);
+                Ok(Rule {
+                    glob: self.glob(&rule.pattern, &steps)?,
+                    settings: rule.settings(),
+                })
+            })
+            .collect()
+    }
+
+    /// Compiles one glob; on failure the error points at the node `steps` names.
+    fn glob(&self, pattern: &str, steps: &[Step]) -> Result<Glob, ConfigError> {
+        compile_glob(pattern).map_err(|error| {
+            let at = self.position(steps);
+            ConfigError::BadGlob {
+                file: self.file.to_path_buf(),
+                line: at.line,
+                column: at.column,
+                glob: pattern.to_owned(),
+                message: error.kind().to_string(),
+            }
+        })
+    }
+
+    /// Where the node at `steps` is, or 0:0 if it cannot be found.
+    fn position(&self, steps: &[Step]) -> Position {
+        self.tree
+            .and_then(|tree| tree.find(steps))
+            .map(|node| node.at)
+            .unwrap_or_default()
+    }
+}
+
+/// Compiles a glob the way `assetc.yml` defines them: over '/'-separated paths,
+/// `*` spans '/', `?` is exactly one character.
+pub(crate) fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern).literal_separator(false).build()
+}
+
+/// `value` (or `fallback`) made absolute against `root`.
+fn resolve(root: &Path, value: Option<&Path>, fallback: &str) -> PathBuf {
+    join(root, value.unwrap_or(Path::new(fallback)))
+}
+
+/// `path` made absolute against `base`, with `.` components removed.
+pub(crate) fn join(base: &Path, path: &Path) -> PathBuf {
+    base.join(path).components().collect()
+}
+
+/// `path` made absolute against the current working directory.
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf, ConfigError> {
+    if path.is_absolute() {
+        return Ok(path.components().collect());
+    }
+    let cwd = std::env::current_dir().map_err(|source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(join(&cwd, path))
+}

@@ -1,0 +1,138 @@
+//! The shape of `assetc.yml` as serde structs, exactly as written in the file.
+//!
+//! These types are the single description of which keys exist: the loader
+//! deserializes into them, and the unknown-key check (`keys.rs`) derives its set
+//! of known keys from them. Nothing here resolves paths or compiles globs; that
+//! happens in `load.rs`. Every section is optional, and an empty section
+//! (`default:` with nothing under it) means the same as a missing one.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+
+use super::settings::{MeshLayer, SettingsLayer, TextureLayer};
+
+/// The whole file.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct FileSchema {
+    /// Source folder, relative to the config file's folder.
+    pub(crate) input: Option<PathBuf>,
+    /// Base output folder, relative to the config file's folder.
+    pub(crate) output: Option<PathBuf>,
+    /// Also bundle the output into `<output>.hpack`.
+    pub(crate) pack: Option<bool>,
+    /// Preset used when the command line names none.
+    pub(crate) preset: Option<String>,
+    /// Globs of sources copied verbatim.
+    pub(crate) embed: Option<Vec<String>>,
+    /// The base layer, applied to every build.
+    pub(crate) default: Option<DefaultSection>,
+    /// Named presets, in file order.
+    pub(crate) presets: Option<OrderedMap<Option<PresetSection>>>,
+}
+
+/// The `default:` section: globals plus rules.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct DefaultSection {
+    /// Mesh globals.
+    pub(crate) mesh: Option<MeshLayer>,
+    /// Texture globals.
+    pub(crate) texture: Option<TextureLayer>,
+    /// Per-path rules, applied in file order.
+    pub(crate) rules: Option<Vec<RuleSection>>,
+}
+
+/// One entry of `presets:`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct PresetSection {
+    /// Output folder for this preset, replacing the top-level `output`.
+    pub(crate) output: Option<PathBuf>,
+    /// Mesh globals of the preset.
+    pub(crate) mesh: Option<MeshLayer>,
+    /// Texture globals of the preset.
+    pub(crate) texture: Option<TextureLayer>,
+    /// Preset rules; they win over `default.rules`.
+    pub(crate) rules: Option<Vec<RuleSection>>,
+}
+
+/// One rule: a glob and the settings it applies to matching sources.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RuleSection {
+    /// Glob over the source-relative path.
+    #[serde(rename = "match")]
+    pub(crate) pattern: String,
+    /// Mesh settings for matching sources.
+    pub(crate) mesh: Option<MeshLayer>,
+    /// Texture settings for matching sources.
+    pub(crate) texture: Option<TextureLayer>,
+}
+
+impl DefaultSection {
+    /// The globals of this section as one settings layer.
+    pub(crate) fn globals(&self) -> SettingsLayer {
+        SettingsLayer {
+            texture: self.texture.clone(),
+            mesh: self.mesh.clone(),
+        }
+    }
+}
+
+impl PresetSection {
+    /// The globals of this preset as one settings layer.
+    pub(crate) fn globals(&self) -> SettingsLayer {
+        SettingsLayer {
+            texture: self.texture.clone(),
+            mesh: self.mesh.clone(),
+        }
+    }
+}
+
+impl RuleSection {
+    /// The settings of this rule as one settings layer.
+    pub(crate) fn settings(&self) -> SettingsLayer {
+        SettingsLayer {
+            texture: self.texture.clone(),
+            mesh: self.mesh.clone(),
+        }
+    }
+}
+
+/// A string-keyed mapping that keeps the order of the file.
+///
+/// Duplicate keys never reach it: the YAML reader rejects them first.
+#[derive(Debug)]
+pub(crate) struct OrderedMap<V>(pub(crate) Vec<(String, V)>);
+
+impl<V> Default for OrderedMap<V> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(OrderedMapVisitor(PhantomData))
+    }
+}
+
+/// Collects mapping entries in the order they arrive.
+struct OrderedMapVisitor<V>(PhantomData<V>);
+
+impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedMapVisitor<V> {
+    type Value = OrderedMap<V>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a mapping of names to sections")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(entry) = access.next_entry::<String, V>()? {
+            entries.push(entry);
+        }
+        Ok(OrderedMap(entries))
+    }
+}

@@ -1,0 +1,449 @@
+//! Tests of the config module through its public API, on real files in
+//! temporary folders.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use super::*;
+
+/// Writes `text` to `dir/rel`, creating folders, and returns the path.
+fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+    let path = dir.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// Loads `text` as an `assetc.yml` in a fresh temporary folder.
+fn load(text: &str) -> (TempDir, Config) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), CONFIG_FILE_NAME, text);
+    let config = Config::load(&file).unwrap_or_else(|e| panic!("load failed: {e}"));
+    (dir, config)
+}
+
+/// Loads `text` and returns the error it must produce.
+fn load_error(text: &str) -> ConfigError {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), CONFIG_FILE_NAME, text);
+    match Config::load(&file) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(error) => error,
+    }
+}
+
+/// The line and column of a parse error, or a panic naming the error.
+fn parse_position(error: &ConfigError) -> (usize, usize) {
+    match error {
+        ConfigError::Parse { line, column, .. } => (*line, *column),
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+/// Shorthand for the settings of `path` under `preset`.
+fn settings(config: &Config, preset: Option<&str>, path: &str) -> Settings {
+    config.select(preset, None).unwrap().settings_for(path)
+}
+
+/// Shorthand for building expected settings.
+fn expect(compress: bool, merge: bool) -> Settings {
+    Settings {
+        texture: TextureSettings { compress },
+        mesh: MeshSettings { merge },
+    }
+}
+
+const LAYERED: &str = r#"
+default:
+  mesh: { merge: false }
+  rules:
+    - match: "a/*"
+      texture: { compress: false }
+    - match: "a/b/*"
+      texture: { compress: true }
+    - match: "ui/*"
+      texture: { compress: true }
+presets:
+  p:
+    mesh: { merge: true }
+    texture: { compress: false }
+    rules:
+      - match: "a/b/c/*"
+        texture: { compress: false }
+      - match: "a/b/c/d/*"
+        mesh: { merge: false }
+"#;
+
+#[test]
+fn built_in_defaults_apply_without_any_layer() {
+    let (_dir, config) = load("");
+    assert_eq!(settings(&config, None, "x.png"), expect(true, true));
+}
+
+#[test]
+fn default_globals_override_built_in_defaults() {
+    let (_dir, config) = load(LAYERED);
+    assert_eq!(settings(&config, None, "x.png"), expect(true, false));
+}
+
+#[test]
+fn preset_globals_override_default_globals() {
+    let (_dir, config) = load(LAYERED);
+    assert_eq!(settings(&config, Some("p"), "x.png"), expect(false, true));
+}
+
+#[test]
+fn default_rules_override_preset_globals() {
+    let (_dir, config) = load(LAYERED);
+    assert_eq!(settings(&config, Some("p"), "ui/x.png"), expect(true, true));
+}
+
+#[test]
+fn every_matching_rule_applies_and_the_later_one_wins() {
+    let (_dir, config) = load(LAYERED);
+    assert_eq!(settings(&config, None, "a/x.png"), expect(false, false));
+    assert_eq!(settings(&config, None, "a/b/x.png"), expect(true, false));
+}
+
+#[test]
+fn preset_rules_beat_default_rules() {
+    let (_dir, config) = load(LAYERED);
+    assert_eq!(settings(&config, None, "a/b/c/x.png"), expect(true, false));
+    assert_eq!(
+        settings(&config, Some("p"), "a/b/c/x.png"),
+        expect(false, true)
+    );
+    assert_eq!(
+        settings(&config, Some("p"), "a/b/c/d/x.png"),
+        expect(false, false)
+    );
+}
+
+#[test]
+fn preset_rules_win_even_when_presets_come_first_in_the_file() {
+    let (_dir, config) = load(
+        "presets:\n  p:\n    rules:\n      - match: \"*\"\n        texture: { compress: true }\n\
+         default:\n  rules:\n    - match: \"*\"\n      texture: { compress: false }\n",
+    );
+    assert_eq!(settings(&config, None, "x.png"), expect(false, true));
+    assert_eq!(settings(&config, Some("p"), "x.png"), expect(true, true));
+}
+
+#[test]
+fn the_config_preset_is_used_when_the_cli_names_none() {
+    let (_dir, config) = load(&format!("preset: p\n{LAYERED}"));
+    let selection = config.select(None, None).unwrap();
+    assert_eq!(selection.preset.as_deref(), Some("p"));
+    assert_eq!(selection.settings_for("x.png"), expect(false, true));
+    let other = config.select(Some("p"), None).unwrap();
+    assert_eq!(other.preset.as_deref(), Some("p"));
+}
+
+#[test]
+fn star_spans_folders() {
+    let (_dir, config) = load(
+        "embed: [\"data/*.json\"]\ndefault:\n  rules:\n    - match: \"*.png\"\n      texture: { compress: false }\n",
+    );
+    let selection = config.select(None, None).unwrap();
+    assert!(!selection.settings_for("deep/down/x.png").texture.compress);
+    assert!(selection.settings_for("deep/down/x.jpg").texture.compress);
+    assert!(selection.is_embed("data/x.json"));
+    assert!(selection.is_embed("data/sub/x.json"));
+    assert!(!selection.is_embed("other/x.json"));
+}
+
+#[test]
+fn question_mark_is_exactly_one_character() {
+    let (_dir, config) =
+        load("default:\n  rules:\n    - match: \"tex?.png\"\n      texture: { compress: false }\n");
+    let selection = config.select(None, None).unwrap();
+    assert!(!selection.settings_for("tex1.png").texture.compress);
+    assert!(selection.settings_for("tex12.png").texture.compress);
+    assert!(selection.settings_for("tex.png").texture.compress);
+}
+
+#[test]
+fn paths_are_relative_to_the_config_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "proj/assetc.yml", "input: src/art\n");
+    let config = Config::load(&file).unwrap();
+    let root = dir.path().join("proj");
+    assert_eq!(config.file, root.join("assetc.yml"));
+    assert_eq!(config.root, root);
+    assert_eq!(config.input, root.join("src/art"));
+    assert_eq!(config.output, root.join("runtime"));
+    assert!(!config.pack);
+    assert_eq!(
+        config.select(None, None).unwrap().output,
+        root.join("runtime")
+    );
+}
+
+#[test]
+fn top_level_values_are_read() {
+    let (dir, config) = load("input: ./in\noutput: out\npack: true\nembed: [\"a/*\"]\n");
+    assert_eq!(config.input, dir.path().join("in"));
+    assert_eq!(config.output, dir.path().join("out"));
+    assert!(config.pack);
+    assert_eq!(config.embed, vec!["a/*".to_owned()]);
+    assert_eq!(config.preset, None);
+}
+
+#[test]
+fn a_preset_may_redirect_the_output() {
+    let (dir, config) = load(
+        "output: out\npresets:\n  desktop:\n    output: out/desktop\n  plain:\n  abs:\n    output: /elsewhere\n",
+    );
+    let output = |preset| config.select(Some(preset), None).unwrap().output;
+    assert_eq!(output("desktop"), dir.path().join("out/desktop"));
+    assert_eq!(output("plain"), dir.path().join("out"));
+    assert_eq!(output("abs"), PathBuf::from("/elsewhere"));
+    assert_eq!(
+        config.select(None, None).unwrap().output,
+        dir.path().join("out")
+    );
+}
+
+#[test]
+fn the_cli_output_overrides_everything_relative_to_the_working_directory() {
+    let (_dir, config) = load("output: out\npresets:\n  d:\n    output: out/d\n");
+    let relative = config
+        .select(Some("d"), Some(Path::new("cli/out")))
+        .unwrap();
+    let cwd = std::env::current_dir().unwrap();
+    assert_eq!(relative.output, cwd.join("cli/out"));
+    let absolute = config.select(None, Some(Path::new("/abs/out"))).unwrap();
+    assert_eq!(absolute.output, PathBuf::from("/abs/out"));
+}
+
+#[test]
+fn presets_keep_file_order() {
+    let (_dir, config) = load("presets:\n  zeta:\n  alpha:\n  mid: {}\n");
+    assert_eq!(config.preset_names(), vec!["zeta", "alpha", "mid"]);
+}
+
+#[test]
+fn an_unknown_preset_lists_the_available_ones() {
+    let (_dir, config) = load("presets:\n  desktop:\n  mobile:\n");
+    let error = config.select(Some("console"), None).unwrap_err();
+    match &error {
+        ConfigError::UnknownPreset { name, available } => {
+            assert_eq!(name, "console");
+            assert_eq!(available, &["desktop", "mobile"]);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(error.to_string().contains("desktop, mobile"), "{error}");
+}
+
+#[test]
+fn an_unknown_config_preset_is_an_error_too() {
+    let (_dir, config) = load("preset: gone\n");
+    let error = config.select(None, None).unwrap_err();
+    assert!(matches!(error, ConfigError::UnknownPreset { ref name, .. } if name == "gone"));
+    assert!(config.select(Some("gone"), None).is_err());
+}
+
+#[test]
+fn discover_finds_the_nearest_config_above() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "assetc.yml", "output: outer\n");
+    let inner = write(dir.path(), "proj/assetc.yml", "output: inner\n");
+    let nested = dir.path().join("proj/a/b/c");
+    fs::create_dir_all(&nested).unwrap();
+    let config = Config::discover(&nested).unwrap();
+    assert_eq!(config.file, inner);
+    assert_eq!(config.output, dir.path().join("proj/inner"));
+    let at_root = Config::discover(dir.path()).unwrap();
+    assert_eq!(at_root.output, dir.path().join("outer"));
+}
+
+#[test]
+fn discover_reports_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = dir.path().join("a/b");
+    fs::create_dir_all(&start).unwrap();
+    match Config::discover(&start) {
+        Err(ConfigError::NotFound { start: reported }) => assert_eq!(reported, start),
+        other => panic!("expected NotFound, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_unknown_key_warns_with_line_and_column() {
+    let (dir, config) = load("input: assets\ndefault:\n  texture:\n    compres: false\n");
+    assert_eq!(config.warnings.len(), 1, "{:?}", config.warnings);
+    let warning = &config.warnings[0];
+    assert_eq!((warning.line, warning.column), (4, 5));
+    assert!(
+        warning
+            .message
+            .contains("unknown key 'default.texture.compres'"),
+        "{}",
+        warning.message
+    );
+    assert!(warning.message.contains("did you mean 'compress'"));
+    let shown = warning.to_string();
+    let prefix = format!("{}:4:5: ", dir.path().join(CONFIG_FILE_NAME).display());
+    assert!(shown.starts_with(&prefix), "{shown}");
+    assert_eq!(settings(&config, None, "x.png"), expect(true, true));
+}
+
+#[test]
+fn unknown_keys_are_found_at_every_depth() {
+    let (_dir, config) = load(
+        "texure: {}\npresets:\n  mobile:\n    outptu: x\n    rules:\n      - match: \"*\"\n        texure: { compress: false }\n        mesh: { merge: true, lods: 2 }\n",
+    );
+    let found: Vec<(usize, usize, &str)> = config
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.column, w.message.as_str()))
+        .collect();
+    let paths = [
+        (1, 1, "'texure'"),
+        (4, 5, "'presets.mobile.outptu'"),
+        (7, 9, "'presets.mobile.rules[0].texure'"),
+        (8, 30, "'presets.mobile.rules[0].mesh.lods'"),
+    ];
+    assert_eq!(found.len(), paths.len(), "{found:?}");
+    for ((line, column, message), (want_line, want_column, want_path)) in found.iter().zip(paths) {
+        assert_eq!((*line, *column), (want_line, want_column), "{message}");
+        assert!(message.contains(want_path), "{message}");
+    }
+}
+
+#[test]
+fn a_type_error_stops_with_its_line() {
+    let error = load_error("default:\n  texture:\n    compress: maybe\n");
+    assert_eq!(parse_position(&error), (3, 15));
+    let error = load_error("pack: false\ndefault:\n  rules: 5\n");
+    assert_eq!(parse_position(&error).0, 3);
+    assert!(error.to_string().contains(":3:"), "{error}");
+}
+
+#[test]
+fn yaml_1_1_booleans_are_not_booleans() {
+    let error = load_error("pack: yes\n");
+    assert_eq!(parse_position(&error), (1, 7));
+}
+
+#[test]
+fn bad_yaml_syntax_stops_with_its_line() {
+    let error = load_error("input: assets\ndefault: [\n  mesh: {\n");
+    assert!(parse_position(&error).0 >= 2, "{error}");
+    let error = load_error("input: assets\noutput: a: b\n");
+    assert_eq!(parse_position(&error).0, 2);
+}
+
+#[test]
+fn a_duplicate_key_is_an_error() {
+    let error = load_error("default:\n  mesh: { merge: true }\n  mesh: { merge: false }\n");
+    assert_eq!(parse_position(&error), (3, 3));
+    let shown = error.to_string();
+    assert!(shown.contains("assetc.yml:3:3: "), "{shown}");
+    assert!(shown.contains("mesh"), "{shown}");
+}
+
+#[test]
+fn empty_files_are_valid_and_give_defaults() {
+    for text in ["", "\n\n", "# nothing here\n", "---\n"] {
+        let (dir, config) = load(text);
+        assert!(config.warnings.is_empty());
+        assert_eq!(config.input, dir.path().join("assets"));
+        assert_eq!(config.output, dir.path().join("runtime"));
+        assert!(config.preset_names().is_empty());
+        assert_eq!(settings(&config, None, "x.png"), Settings::default());
+    }
+}
+
+#[test]
+fn a_bad_glob_is_an_error_with_its_position() {
+    let error = load_error("default:\n  rules:\n    - match: \"ok/*\"\n    - match: \"ui/[*\"\n");
+    match &error {
+        ConfigError::BadGlob {
+            file, line, glob, ..
+        } => {
+            assert!(file.ends_with(CONFIG_FILE_NAME));
+            assert_eq!(*line, 4);
+            assert_eq!(glob, "ui/[*");
+        }
+        other => panic!("expected BadGlob, got {other:?}"),
+    }
+    let embed = load_error("embed:\n  - \"{a,b\"\n");
+    assert!(
+        matches!(embed, ConfigError::BadGlob { line: 2, .. }),
+        "{embed:?}"
+    );
+    let preset = load_error("presets:\n  p:\n    rules:\n      - match: \"[\"\n");
+    assert!(
+        matches!(preset, ConfigError::BadGlob { line: 4, .. }),
+        "{preset:?}"
+    );
+}
+
+#[test]
+fn a_rule_without_match_is_an_error() {
+    let error = load_error("default:\n  rules:\n    - texture: { compress: false }\n");
+    assert!(parse_position(&error).0 >= 3, "{error}");
+}
+
+#[test]
+fn a_missing_file_is_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join(CONFIG_FILE_NAME);
+    assert!(matches!(
+        Config::load(&missing),
+        Err(ConfigError::Io { path, .. }) if path == missing
+    ));
+}
+
+#[test]
+fn the_starter_is_written_once_and_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_starter(dir.path()).unwrap();
+    assert_eq!(path, dir.path().join(CONFIG_FILE_NAME));
+    assert_eq!(fs::read_to_string(&path).unwrap(), STARTER_CONFIG);
+    fs::write(&path, "pack: true\n").unwrap();
+    match write_starter(dir.path()) {
+        Err(ConfigError::AlreadyExists { path: existing }) => assert_eq!(existing, path),
+        other => panic!("expected AlreadyExists, got {other:?}"),
+    }
+    assert_eq!(fs::read_to_string(&path).unwrap(), "pack: true\n");
+}
+
+#[test]
+fn the_starter_loads_without_warnings_and_uses_every_key() {
+    let (dir, config) = load(STARTER_CONFIG);
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    for key in [
+        "input:", "output:", "pack:", "preset:", "embed:", "default:", "presets:",
+    ] {
+        assert!(STARTER_CONFIG.contains(key), "starter lacks {key}");
+    }
+    for key in [
+        "mesh:",
+        "texture:",
+        "rules:",
+        "match:",
+        "merge:",
+        "compress:",
+    ] {
+        assert!(STARTER_CONFIG.contains(key), "starter lacks {key}");
+    }
+    assert_eq!(config.preset_names(), vec!["desktop", "mobile"]);
+    let selection = config.select(None, None).unwrap();
+    assert_eq!(selection.output, dir.path().join("runtime/desktop"));
+    assert!(!selection.settings_for("ui/button.png").texture.compress);
+    assert!(selection.is_embed("data/levels.json"));
+}
+
+#[test]
+fn merge_keys_and_anchors_work() {
+    let (_dir, config) = load(
+        "default:\n  texture: &raw { compress: false }\npresets:\n  p:\n    texture:\n      <<: *raw\n",
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    assert!(!settings(&config, Some("p"), "x.png").texture.compress);
+}
