@@ -1,1 +1,1115 @@
-//! TODO-SKELETON ktx2
+//! KTX 2.0 containers: the header and level index layouts, a writer for the
+//! textures assetc produces, and a validating zero-copy reader.
+//!
+//! The layout follows the KTX 2.0 specification:
+//!
+//! ```text
+//! header (80 B) | level index (24 B per level) | DFD | key/value data | levels
+//! ```
+//!
+//! Levels are indexed largest first (level 0 is the full-size image) but stored
+//! in the file smallest first. Without supercompression each level starts on a
+//! multiple of `lcm(texel block size, 4)`; with supercompression the alignment
+//! is 1. All integers are little-endian.
+//!
+//! The writer describes its pixels with a basic Data Format Descriptor (Khronos
+//! Data Format Specification, "basic descriptor block"), and writes the key/value
+//! pairs `KTXorientation`, `KTXswizzle` (optional) and `KTXwriter`, sorted by key.
+
+use core::mem::{offset_of, size_of};
+use core::ops::Range;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::error::{FormatError, FormatResult};
+
+/// The 12-byte file identifier every KTX 2.0 file starts with (`«KTX 20»\r\n\x1A\n`).
+pub const IDENTIFIER: [u8; 12] = [
+    0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+
+/// `VK_FORMAT_R8G8B8A8_UNORM`: four linear 8-bit channels.
+pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
+
+/// `VK_FORMAT_R8G8B8A8_SRGB`: sRGB-encoded RGB plus linear alpha, 8 bits each.
+pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
+
+/// Supercompression scheme 0: level data is stored as is.
+pub const SUPERCOMPRESSION_NONE: u32 = 0;
+
+/// Supercompression scheme 2: each level is one or more Zstandard frames.
+pub const SUPERCOMPRESSION_ZSTD: u32 = 2;
+
+/// The fixed 80-byte header at the start of every KTX 2.0 file.
+///
+/// Fields are in host byte order once read with [`Ktx2Header::read`]; in the file
+/// they are little-endian.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct Ktx2Header {
+    /// Must equal [`IDENTIFIER`].
+    pub identifier: [u8; 12],
+    /// The Vulkan format of the texels (0 for Basis Universal payloads).
+    pub vk_format: u32,
+    /// Size in bytes of the data type for endian conversion (1 for 8-bit formats).
+    pub type_size: u32,
+    /// Width of level 0 in pixels.
+    pub pixel_width: u32,
+    /// Height of level 0 in pixels (0 for 1D textures).
+    pub pixel_height: u32,
+    /// Depth of level 0 in pixels (0 unless the texture is 3D).
+    pub pixel_depth: u32,
+    /// Number of array layers (0 when the texture is not an array).
+    pub layer_count: u32,
+    /// 1, or 6 for cube maps.
+    pub face_count: u32,
+    /// Number of mip levels; 0 means "one level, generate the rest at load time".
+    pub level_count: u32,
+    /// How levels are supercompressed (see [`SUPERCOMPRESSION_ZSTD`]).
+    pub supercompression_scheme: u32,
+    /// File offset of the Data Format Descriptor.
+    pub dfd_byte_offset: u32,
+    /// Length of the Data Format Descriptor, including its total-size word.
+    pub dfd_byte_length: u32,
+    /// File offset of the key/value data (0 when there is none).
+    pub kvd_byte_offset: u32,
+    /// Length of the key/value data, padding included.
+    pub kvd_byte_length: u32,
+    /// File offset of the supercompression global data (0 when there is none).
+    pub sgd_byte_offset: u64,
+    /// Length of the supercompression global data.
+    pub sgd_byte_length: u64,
+}
+
+const _: () = assert!(size_of::<Ktx2Header>() == 80);
+
+impl Ktx2Header {
+    /// Reads a header from the first 80 bytes of `bytes`, converting to host order.
+    pub fn read(bytes: &[u8]) -> FormatResult<Self> {
+        let raw = bytes.get(..size_of::<Self>()).ok_or_else(|| {
+            FormatError::new(
+                0,
+                "Ktx2Header",
+                format!(
+                    "file is {} bytes, shorter than the {}-byte header",
+                    bytes.len(),
+                    size_of::<Self>()
+                ),
+            )
+        })?;
+        Ok(bytemuck::pod_read_unaligned::<Self>(raw).swap_little_endian())
+    }
+
+    /// The header as its 80 file bytes (little-endian).
+    pub fn to_bytes(&self) -> [u8; 80] {
+        let mut bytes = [0; 80];
+        bytes.copy_from_slice(bytemuck::bytes_of(&self.swap_little_endian()));
+        bytes
+    }
+
+    /// Converts every integer field between little-endian and host order
+    /// (the conversion is its own inverse and a no-op on little-endian hosts).
+    fn swap_little_endian(self) -> Self {
+        Self {
+            identifier: self.identifier,
+            vk_format: u32::from_le(self.vk_format),
+            type_size: u32::from_le(self.type_size),
+            pixel_width: u32::from_le(self.pixel_width),
+            pixel_height: u32::from_le(self.pixel_height),
+            pixel_depth: u32::from_le(self.pixel_depth),
+            layer_count: u32::from_le(self.layer_count),
+            face_count: u32::from_le(self.face_count),
+            level_count: u32::from_le(self.level_count),
+            supercompression_scheme: u32::from_le(self.supercompression_scheme),
+            dfd_byte_offset: u32::from_le(self.dfd_byte_offset),
+            dfd_byte_length: u32::from_le(self.dfd_byte_length),
+            kvd_byte_offset: u32::from_le(self.kvd_byte_offset),
+            kvd_byte_length: u32::from_le(self.kvd_byte_length),
+            sgd_byte_offset: u64::from_le(self.sgd_byte_offset),
+            sgd_byte_length: u64::from_le(self.sgd_byte_length),
+        }
+    }
+
+    /// Number of entries in the level index: `max(1, levelCount)`.
+    pub fn stored_level_count(&self) -> u32 {
+        self.level_count.max(1)
+    }
+}
+
+/// One entry of the level index that follows the header.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct LevelIndexEntry {
+    /// File offset of the level's data.
+    pub byte_offset: u64,
+    /// Length of the level's data as stored (after supercompression).
+    pub byte_length: u64,
+    /// Length of the level's data once inflated.
+    pub uncompressed_byte_length: u64,
+}
+
+const _: () = assert!(size_of::<LevelIndexEntry>() == 24);
+
+impl LevelIndexEntry {
+    /// Reads an entry from 24 little-endian bytes.
+    fn read(raw: &[u8]) -> Self {
+        let entry: Self = bytemuck::pod_read_unaligned(raw);
+        Self {
+            byte_offset: u64::from_le(entry.byte_offset),
+            byte_length: u64::from_le(entry.byte_length),
+            uncompressed_byte_length: u64::from_le(entry.uncompressed_byte_length),
+        }
+    }
+
+    /// Appends the entry's 24 little-endian bytes to `out`.
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.byte_offset.to_le_bytes());
+        out.extend_from_slice(&self.byte_length.to_le_bytes());
+        out.extend_from_slice(&self.uncompressed_byte_length.to_le_bytes());
+    }
+
+    /// File offset just past the level's data, `None` if it overflows.
+    fn end(&self) -> Option<u64> {
+        self.byte_offset.checked_add(self.byte_length)
+    }
+}
+
+/// One mip level handed to [`write_ktx2`].
+#[derive(Debug, Clone, Copy)]
+pub struct Ktx2Level<'a> {
+    /// The level's bytes as stored: already supercompressed when the image's
+    /// scheme is not [`SUPERCOMPRESSION_NONE`].
+    pub data: &'a [u8],
+    /// The level's length before supercompression.
+    pub uncompressed_len: u64,
+}
+
+/// A 2D texture to be written by [`write_ktx2`].
+#[derive(Debug, Clone, Copy)]
+pub struct Ktx2Image<'a> {
+    /// [`VK_FORMAT_R8G8B8A8_SRGB`] or [`VK_FORMAT_R8G8B8A8_UNORM`].
+    pub vk_format: u32,
+    /// Width of level 0 in pixels.
+    pub width: u32,
+    /// Height of level 0 in pixels.
+    pub height: u32,
+    /// The scheme the level data was supercompressed with.
+    pub supercompression: u32,
+    /// The `KTXswizzle` value to record (four characters of `rgba01`), if any.
+    pub swizzle: Option<&'a str>,
+    /// The mip levels, level 0 (largest) first.
+    pub levels: &'a [Ktx2Level<'a>],
+}
+
+// Khronos Data Format Specification values used by the basic descriptor block.
+/// `KHR_DF_VERSIONNUMBER_1_3`, the current descriptor block version.
+const DFD_VERSION: u32 = 2;
+/// Bytes of a basic descriptor block before its samples.
+const DFD_BASIC_HEADER_LEN: u32 = 24;
+/// Bytes of one sample in a basic descriptor block.
+const DFD_SAMPLE_LEN: u32 = 16;
+/// `KHR_DF_MODEL_RGBSDA`.
+const DFD_MODEL_RGBSDA: u32 = 1;
+/// `KHR_DF_PRIMARIES_BT709` (the sRGB primaries).
+const DFD_PRIMARIES_BT709: u32 = 1;
+/// `KHR_DF_FLAG_ALPHA_STRAIGHT`.
+const DFD_FLAGS_ALPHA_STRAIGHT: u32 = 0;
+/// RGBSDA channel ids in sample order.
+const DFD_CHANNELS_RGBA: [u32; 4] = [0, 1, 2, 15];
+/// RGBSDA channel id of alpha.
+const DFD_CHANNEL_ALPHA: u32 = 15;
+/// `KHR_DF_SAMPLE_DATATYPE_LINEAR`, as it sits in the channel byte.
+const DFD_QUALIFIER_LINEAR: u32 = 0x10;
+
+/// `KHR_DF_TRANSFER_*`: how stored values map to linear light.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transfer {
+    /// `KHR_DF_TRANSFER_LINEAR`.
+    Linear = 1,
+    /// `KHR_DF_TRANSFER_SRGB`.
+    Srgb = 2,
+}
+
+/// The texel layouts the writer can describe. New payloads (UASTC) add a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TexelLayout {
+    /// Four 8-bit channels, R first.
+    Rgba8(Transfer),
+}
+
+impl TexelLayout {
+    /// The layout for a Vulkan format, if the writer supports it.
+    fn from_vk_format(vk_format: u32) -> Option<Self> {
+        match vk_format {
+            VK_FORMAT_R8G8B8A8_UNORM => Some(Self::Rgba8(Transfer::Linear)),
+            VK_FORMAT_R8G8B8A8_SRGB => Some(Self::Rgba8(Transfer::Srgb)),
+            _ => None,
+        }
+    }
+
+    /// Bytes per texel block.
+    fn texel_block_size(self) -> u64 {
+        match self {
+            Self::Rgba8(_) => 4,
+        }
+    }
+
+    /// The header's `typeSize`.
+    fn type_size(self) -> u32 {
+        match self {
+            Self::Rgba8(_) => 1,
+        }
+    }
+
+    /// The complete Data Format Descriptor, total-size word included.
+    fn dfd(self) -> Vec<u8> {
+        match self {
+            Self::Rgba8(transfer) => rgba8_dfd(transfer),
+        }
+    }
+}
+
+/// The basic descriptor block of an unpacked little-endian RGBA8 format.
+fn rgba8_dfd(transfer: Transfer) -> Vec<u8> {
+    let sample_count = DFD_CHANNELS_RGBA.len() as u32;
+    let block_len = DFD_BASIC_HEADER_LEN + DFD_SAMPLE_LEN * sample_count;
+    let mut words = vec![
+        4 + block_len, // dfdTotalSize
+        0,             // vendorId = Khronos (0), descriptorType = basic (0)
+        DFD_VERSION | (block_len << 16),
+        DFD_MODEL_RGBSDA
+            | (DFD_PRIMARIES_BT709 << 8)
+            | ((transfer as u32) << 16)
+            | (DFD_FLAGS_ALPHA_STRAIGHT << 24),
+        0, // texelBlockDimension0..3 (stored minus one): 1x1x1x1
+        4, // bytesPlane0 = 4, bytesPlane1..3 = 0
+        0, // bytesPlane4..7 = 0
+    ];
+    for (index, &channel) in DFD_CHANNELS_RGBA.iter().enumerate() {
+        let linear_alpha = channel == DFD_CHANNEL_ALPHA && transfer == Transfer::Srgb;
+        let qualifiers = if linear_alpha {
+            DFD_QUALIFIER_LINEAR
+        } else {
+            0
+        };
+        let bit_offset = 8 * index as u32;
+        let bit_length_minus_one = 7;
+        words.push(bit_offset | (bit_length_minus_one << 16) | ((channel | qualifiers) << 24));
+        words.push(0); // samplePosition0..3
+        words.push(0); // sampleLower
+        words.push(255); // sampleUpper
+    }
+    words.iter().flat_map(|word| word.to_le_bytes()).collect()
+}
+
+/// The key/value data: entries sorted by key, each padded to 4 bytes.
+fn key_value_data(swizzle: Option<&str>) -> Vec<u8> {
+    let writer = concat!("assetc ", env!("CARGO_PKG_VERSION"));
+    let mut entries = vec![("KTXorientation", "rd"), ("KTXwriter", writer)];
+    if let Some(swizzle) = swizzle {
+        entries.push(("KTXswizzle", swizzle));
+    }
+    entries.sort_unstable_by_key(|&(key, _)| key);
+    let mut out = Vec::new();
+    for (key, value) in entries {
+        let length = key.len() + 1 + value.len() + 1;
+        out.extend_from_slice(&(length as u32).to_le_bytes());
+        out.extend_from_slice(key.as_bytes());
+        out.push(0);
+        out.extend_from_slice(value.as_bytes());
+        out.push(0);
+        pad_to(&mut out, 4);
+    }
+    out
+}
+
+/// Appends zero bytes until `out.len()` is a multiple of `alignment`.
+fn pad_to(out: &mut Vec<u8>, alignment: u64) {
+    while out.len() as u64 % alignment != 0 {
+        out.push(0);
+    }
+}
+
+/// Writes a complete KTX 2.0 file for a 2D texture with a mip chain.
+///
+/// # Panics
+///
+/// If `image.levels` is empty or `image.vk_format` is not one of the formats
+/// listed on [`Ktx2Image::vk_format`]; both are programming errors.
+pub fn write_ktx2(image: &Ktx2Image) -> Vec<u8> {
+    let layout = TexelLayout::from_vk_format(image.vk_format)
+        .unwrap_or_else(|| panic!("write_ktx2: unsupported vkFormat {}", image.vk_format));
+    assert!(!image.levels.is_empty(), "write_ktx2: no levels");
+
+    let level_count = image.levels.len();
+    let dfd = layout.dfd();
+    let kvd = key_value_data(image.swizzle);
+    let dfd_offset = size_of::<Ktx2Header>() + level_count * size_of::<LevelIndexEntry>();
+    let kvd_offset = dfd_offset + dfd.len();
+    let alignment = if image.supercompression == SUPERCOMPRESSION_NONE {
+        lcm(layout.texel_block_size(), 4)
+    } else {
+        1
+    };
+
+    // Lay the levels out smallest first, after the key/value data.
+    let mut body = Vec::new();
+    let mut index = vec![LevelIndexEntry::zeroed(); level_count];
+    let body_start = (kvd_offset + kvd.len()) as u64;
+    for (entry, level) in index.iter_mut().zip(image.levels).rev() {
+        let mut offset = body_start + body.len() as u64;
+        while offset % alignment != 0 {
+            body.push(0);
+            offset += 1;
+        }
+        *entry = LevelIndexEntry {
+            byte_offset: offset,
+            byte_length: level.data.len() as u64,
+            uncompressed_byte_length: level.uncompressed_len,
+        };
+        body.extend_from_slice(level.data);
+    }
+
+    let header = Ktx2Header {
+        identifier: IDENTIFIER,
+        vk_format: image.vk_format,
+        type_size: layout.type_size(),
+        pixel_width: image.width,
+        pixel_height: image.height,
+        pixel_depth: 0,
+        layer_count: 0,
+        face_count: 1,
+        level_count: level_count as u32,
+        supercompression_scheme: image.supercompression,
+        dfd_byte_offset: dfd_offset as u32,
+        dfd_byte_length: dfd.len() as u32,
+        kvd_byte_offset: kvd_offset as u32,
+        kvd_byte_length: kvd.len() as u32,
+        sgd_byte_offset: 0,
+        sgd_byte_length: 0,
+    };
+    let mut out = Vec::with_capacity(body_start as usize + body.len());
+    out.extend_from_slice(&header.to_bytes());
+    for entry in &index {
+        entry.write(&mut out);
+    }
+    out.extend_from_slice(&dfd);
+    out.extend_from_slice(&kvd);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Least common multiple of two non-zero numbers.
+fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
+/// A validated KTX 2.0 file, borrowing the file's bytes.
+#[derive(Debug, Clone)]
+pub struct Ktx2View<'a> {
+    bytes: &'a [u8],
+    header: Ktx2Header,
+    levels: Vec<LevelIndexEntry>,
+}
+
+impl<'a> Ktx2View<'a> {
+    /// The header, in host byte order.
+    pub fn header(&self) -> &Ktx2Header {
+        &self.header
+    }
+
+    /// The level index, level 0 (largest) first.
+    pub fn levels(&self) -> &[LevelIndexEntry] {
+        &self.levels
+    }
+
+    /// The stored (possibly supercompressed) bytes of level `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.levels().len()`.
+    pub fn level_data(&self, index: usize) -> &'a [u8] {
+        let entry = &self.levels[index];
+        // Bounds were checked by `parse`.
+        &self.bytes[entry.byte_offset as usize..(entry.byte_offset + entry.byte_length) as usize]
+    }
+
+    /// The whole Data Format Descriptor, its total-size word included.
+    pub fn dfd(&self) -> &'a [u8] {
+        let start = self.header.dfd_byte_offset as usize;
+        &self.bytes[start..start + self.header.dfd_byte_length as usize]
+    }
+
+    /// The key/value pairs in file order. Values are raw bytes and include the
+    /// terminating NUL of string values.
+    pub fn key_values(&self) -> KeyValues<'a> {
+        let start = self.header.kvd_byte_offset as usize;
+        let data = &self.bytes[start..start + self.header.kvd_byte_length as usize];
+        KeyValues {
+            data,
+            position: 0,
+            base: start as u64,
+        }
+    }
+
+    /// The value stored under `key`, if present.
+    pub fn key_value(&self, key: &str) -> Option<&'a [u8]> {
+        self.key_values()
+            .find(|&(found, _)| found == key)
+            .map(|(_, value)| value)
+    }
+}
+
+/// Iterator over the key/value pairs of a validated file (see [`Ktx2View::key_values`]).
+#[derive(Debug, Clone)]
+pub struct KeyValues<'a> {
+    data: &'a [u8],
+    position: usize,
+    base: u64,
+}
+
+impl<'a> Iterator for KeyValues<'a> {
+    type Item = (&'a str, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let entry = next_key_value(self.data, self.position, self.base).ok()??;
+        self.position = entry.next;
+        Some((entry.key, entry.value))
+    }
+}
+
+/// One decoded key/value entry and where the next one starts.
+struct KeyValueEntry<'a> {
+    key: &'a str,
+    value: &'a [u8],
+    next: usize,
+}
+
+/// Decodes the key/value entry at `position` of `data` (the key/value section,
+/// which starts at file offset `base`). `Ok(None)` at the end of the section.
+fn next_key_value(
+    data: &[u8],
+    position: usize,
+    base: u64,
+) -> FormatResult<Option<KeyValueEntry<'_>>> {
+    const FIELD: &str = "keyAndValueByteLength";
+    if position == data.len() {
+        return Ok(None);
+    }
+    let at = |offset: usize| base + offset as u64;
+    let length_bytes = data
+        .get(position..position + 4)
+        .ok_or_else(|| FormatError::new(at(position), FIELD, "runs past the key/value data"))?;
+    let length = u32::from_le_bytes([
+        length_bytes[0],
+        length_bytes[1],
+        length_bytes[2],
+        length_bytes[3],
+    ]) as usize;
+    let start = position + 4;
+    if length < 2 {
+        return Err(FormatError::new(
+            at(position),
+            FIELD,
+            format!("is {length}, below the minimum of 2"),
+        ));
+    }
+    let pair = start
+        .checked_add(length)
+        .and_then(|end| data.get(start..end))
+        .ok_or_else(|| {
+            FormatError::new(
+                at(position),
+                FIELD,
+                format!("{length} bytes run past the key/value data"),
+            )
+        })?;
+    let nul = pair
+        .iter()
+        .position(|&byte| byte == 0)
+        .ok_or_else(|| FormatError::new(at(start), "keyAndValue", "key has no NUL terminator"))?;
+    let key = core::str::from_utf8(&pair[..nul])
+        .ok()
+        .filter(|key| !key.is_empty())
+        .ok_or_else(|| FormatError::new(at(start), "keyAndValue", "key is empty or not UTF-8"))?;
+    let next = (start + length).next_multiple_of(4);
+    let padding = data.get(start + length..next).ok_or_else(|| {
+        FormatError::new(
+            at(start + length),
+            "valuePadding",
+            "runs past the key/value data",
+        )
+    })?;
+    if padding.iter().any(|&byte| byte != 0) {
+        return Err(FormatError::new(
+            at(start + length),
+            "valuePadding",
+            "is not zero",
+        ));
+    }
+    Ok(Some(KeyValueEntry {
+        key,
+        value: &pair[nul + 1..],
+        next,
+    }))
+}
+
+/// Checks every key/value entry: well formed, keys sorted and unique.
+fn validate_key_values(data: &[u8], base: u64) -> FormatResult<()> {
+    let mut position = 0;
+    let mut previous: Option<&str> = None;
+    while let Some(entry) = next_key_value(data, position, base)? {
+        if previous.is_some_and(|previous| previous >= entry.key) {
+            return Err(FormatError::new(
+                base + position as u64,
+                "keyAndValue",
+                format!("key {:?} is out of order or repeated", entry.key),
+            ));
+        }
+        previous = Some(entry.key);
+        position = entry.next;
+    }
+    Ok(())
+}
+
+/// The byte range `offset..offset + length`, checked to lie inside a file of
+/// `file_len` bytes.
+fn region(
+    offset: u64,
+    length: u64,
+    file_len: usize,
+    field_offset: usize,
+    field: &'static str,
+) -> FormatResult<Range<usize>> {
+    let end = offset
+        .checked_add(length)
+        .filter(|&end| end <= file_len as u64);
+    match end {
+        Some(end) => Ok(offset as usize..end as usize),
+        None => Err(FormatError::new(
+            field_offset as u64,
+            field,
+            format!(
+                "{length} bytes at offset {offset} run past the end of the {file_len}-byte file"
+            ),
+        )),
+    }
+}
+
+/// Reads a little-endian u32 at `offset`, which the caller has bounds-checked.
+fn u32_at(bytes: &[u8], offset: usize) -> u32 {
+    let mut word = [0; 4];
+    word.copy_from_slice(&bytes[offset..offset + 4]);
+    u32::from_le_bytes(word)
+}
+
+/// Parses and validates a KTX 2.0 file. Never panics; every fault is reported as
+/// a [`FormatError`] naming the offending field.
+pub fn parse(bytes: &[u8]) -> FormatResult<Ktx2View<'_>> {
+    let header = Ktx2Header::read(bytes)?;
+    validate_header(&header)?;
+    let index_end = level_index_end(&header, bytes.len())?;
+    let dfd = validate_dfd(&header, bytes, index_end)?;
+    let kvd = validate_kvd(&header, bytes, dfd.end)?;
+    let sgd = validate_sgd(&header, bytes, kvd.end.max(dfd.end))?;
+    let metadata_end = sgd.end.max(kvd.end).max(dfd.end);
+    let levels = read_level_index(&header, bytes);
+    validate_levels(&header, &levels, bytes, metadata_end)?;
+    Ok(Ktx2View {
+        bytes,
+        header,
+        levels,
+    })
+}
+
+/// Checks the identifier, the dimensions and the level count against the size.
+fn validate_header(header: &Ktx2Header) -> FormatResult<()> {
+    let field =
+        |offset: usize, name, what: String| Err(FormatError::new(offset as u64, name, what));
+    if header.identifier != IDENTIFIER {
+        return field(
+            0,
+            "Ktx2Header.identifier",
+            "is not the KTX 2.0 identifier".into(),
+        );
+    }
+    if header.pixel_width == 0 {
+        return field(
+            offset_of!(Ktx2Header, pixel_width),
+            "Ktx2Header.pixelWidth",
+            "is 0".into(),
+        );
+    }
+    if header.face_count != 1 && header.face_count != 6 {
+        return field(
+            offset_of!(Ktx2Header, face_count),
+            "Ktx2Header.faceCount",
+            format!("is {}, not 1 or 6", header.face_count),
+        );
+    }
+    let largest = header
+        .pixel_width
+        .max(header.pixel_height)
+        .max(header.pixel_depth);
+    let full_chain = u32::BITS - largest.leading_zeros();
+    if header.level_count > full_chain {
+        return field(
+            offset_of!(Ktx2Header, level_count),
+            "Ktx2Header.levelCount",
+            format!(
+                "is {}, more than the {full_chain} levels of a full chain for {largest} pixels",
+                header.level_count
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// End of the level index, checked to lie inside the file.
+fn level_index_end(header: &Ktx2Header, file_len: usize) -> FormatResult<usize> {
+    let length = header.stored_level_count() as u64 * size_of::<LevelIndexEntry>() as u64;
+    let index = region(
+        size_of::<Ktx2Header>() as u64,
+        length,
+        file_len,
+        offset_of!(Ktx2Header, level_count),
+        "Ktx2Header.levelCount",
+    )?;
+    Ok(index.end)
+}
+
+/// Checks the DFD's placement, total size and descriptor block sizes.
+fn validate_dfd(header: &Ktx2Header, bytes: &[u8], index_end: usize) -> FormatResult<Range<usize>> {
+    const FIELD: &str = "Ktx2Header.dfdByteOffset";
+    let field_offset = offset_of!(Ktx2Header, dfd_byte_offset);
+    let dfd = region(
+        header.dfd_byte_offset.into(),
+        header.dfd_byte_length.into(),
+        bytes.len(),
+        field_offset,
+        FIELD,
+    )?;
+    if dfd.start < index_end || dfd.start % 4 != 0 {
+        return Err(FormatError::new(
+            field_offset as u64,
+            FIELD,
+            format!(
+                "is {}: must be 4-aligned and after the level index (ends at {index_end})",
+                dfd.start
+            ),
+        ));
+    }
+    if dfd.len() < 4 {
+        return Err(FormatError::new(
+            offset_of!(Ktx2Header, dfd_byte_length) as u64,
+            "Ktx2Header.dfdByteLength",
+            format!("is {}, too short for dfdTotalSize", dfd.len()),
+        ));
+    }
+    let total = u32_at(bytes, dfd.start);
+    if total as usize != dfd.len() {
+        return Err(FormatError::new(
+            dfd.start as u64,
+            "dfdTotalSize",
+            format!("is {total} but dfdByteLength is {}", dfd.len()),
+        ));
+    }
+    validate_dfd_blocks(bytes, dfd.start + 4..dfd.end)?;
+    Ok(dfd)
+}
+
+/// Checks that the descriptor blocks tile the DFD exactly.
+fn validate_dfd_blocks(bytes: &[u8], blocks: Range<usize>) -> FormatResult<()> {
+    const BLOCK_HEADER_LEN: usize = 8;
+    let mut position = blocks.start;
+    if blocks.is_empty() {
+        return Err(FormatError::new(
+            position as u64,
+            "dfdBlock",
+            "the DFD holds no descriptor block",
+        ));
+    }
+    while position < blocks.end {
+        if blocks.end - position < BLOCK_HEADER_LEN {
+            return Err(FormatError::new(
+                position as u64,
+                "dfdBlock",
+                "block header runs past the DFD",
+            ));
+        }
+        let block_size = (u32_at(bytes, position + 4) >> 16) as usize;
+        if block_size < BLOCK_HEADER_LEN
+            || block_size % 4 != 0
+            || block_size > blocks.end - position
+        {
+            return Err(FormatError::new(
+                position as u64 + 4,
+                "dfdBlock.descriptorBlockSize",
+                format!(
+                    "is {block_size}: must be a multiple of 4, at least 8 and fit in the {} bytes left",
+                    blocks.end - position
+                ),
+            ));
+        }
+        position += block_size;
+    }
+    Ok(())
+}
+
+/// Checks the key/value data's placement and entries.
+fn validate_kvd(header: &Ktx2Header, bytes: &[u8], dfd_end: usize) -> FormatResult<Range<usize>> {
+    const FIELD: &str = "Ktx2Header.kvdByteOffset";
+    let field_offset = offset_of!(Ktx2Header, kvd_byte_offset) as u64;
+    if header.kvd_byte_length == 0 {
+        if header.kvd_byte_offset != 0 {
+            return Err(FormatError::new(
+                field_offset,
+                FIELD,
+                "must be 0 when kvdByteLength is 0",
+            ));
+        }
+        return Ok(0..0);
+    }
+    let kvd = region(
+        header.kvd_byte_offset.into(),
+        header.kvd_byte_length.into(),
+        bytes.len(),
+        field_offset as usize,
+        FIELD,
+    )?;
+    if kvd.start != dfd_end {
+        return Err(FormatError::new(
+            field_offset,
+            FIELD,
+            format!(
+                "is {}, but the key/value data must follow the DFD (which ends at {dfd_end})",
+                kvd.start
+            ),
+        ));
+    }
+    validate_key_values(&bytes[kvd.clone()], kvd.start as u64)?;
+    Ok(kvd)
+}
+
+/// Checks the supercompression global data's placement.
+fn validate_sgd(header: &Ktx2Header, bytes: &[u8], after: usize) -> FormatResult<Range<usize>> {
+    const FIELD: &str = "Ktx2Header.sgdByteOffset";
+    let field_offset = offset_of!(Ktx2Header, sgd_byte_offset) as u64;
+    if header.sgd_byte_length == 0 {
+        if header.sgd_byte_offset != 0 {
+            return Err(FormatError::new(
+                field_offset,
+                FIELD,
+                "must be 0 when sgdByteLength is 0",
+            ));
+        }
+        return Ok(0..0);
+    }
+    let sgd = region(
+        header.sgd_byte_offset,
+        header.sgd_byte_length,
+        bytes.len(),
+        field_offset as usize,
+        FIELD,
+    )?;
+    if sgd.start < after || sgd.start % 8 != 0 {
+        return Err(FormatError::new(
+            field_offset,
+            FIELD,
+            format!(
+                "is {}: must be 8-aligned and after the key/value data (ends at {after})",
+                sgd.start
+            ),
+        ));
+    }
+    Ok(sgd)
+}
+
+/// Reads the level index, whose extent `level_index_end` has checked.
+fn read_level_index(header: &Ktx2Header, bytes: &[u8]) -> Vec<LevelIndexEntry> {
+    let start = size_of::<Ktx2Header>();
+    let length = header.stored_level_count() as usize * size_of::<LevelIndexEntry>();
+    bytes[start..start + length]
+        .chunks_exact(size_of::<LevelIndexEntry>())
+        .map(LevelIndexEntry::read)
+        .collect()
+}
+
+/// The file offset of the level index entry `level`'s field at `field_offset`.
+fn level_field_offset(level: usize, field_offset: usize) -> u64 {
+    (size_of::<Ktx2Header>() + level * size_of::<LevelIndexEntry>() + field_offset) as u64
+}
+
+/// Checks each level's bounds, lengths and alignment, and that the levels are
+/// stored smallest first after the metadata without overlapping.
+fn validate_levels(
+    header: &Ktx2Header,
+    levels: &[LevelIndexEntry],
+    bytes: &[u8],
+    metadata_end: usize,
+) -> FormatResult<()> {
+    let alignment = level_alignment(header, bytes);
+    let images_per_level = u64::from(header.face_count) * u64::from(header.layer_count.max(1));
+    let mut next_start = metadata_end as u64;
+    for (level, entry) in levels.iter().enumerate().rev() {
+        let at = |field_offset| level_field_offset(level, field_offset);
+        let offset_field = at(offset_of!(LevelIndexEntry, byte_offset));
+        let fail = |offset, field, what: String| Err(FormatError::new(offset, field, what));
+        let end = entry.end().filter(|&end| end <= bytes.len() as u64);
+        let Some(end) = end else {
+            return fail(
+                offset_field,
+                "LevelIndexEntry.byteOffset",
+                format!(
+                    "level {level}: {} bytes at offset {} run past the end of the {}-byte file",
+                    entry.byte_length,
+                    entry.byte_offset,
+                    bytes.len()
+                ),
+            );
+        };
+        if entry.byte_length == 0 {
+            return fail(
+                at(offset_of!(LevelIndexEntry, byte_length)),
+                "LevelIndexEntry.byteLength",
+                format!("level {level} is empty"),
+            );
+        }
+        if entry.byte_offset < next_start {
+            return fail(
+                offset_field,
+                "LevelIndexEntry.byteOffset",
+                format!(
+                    "level {level} starts at {}, before {next_start}: levels must follow the \
+                     metadata, smallest first, without overlapping",
+                    entry.byte_offset
+                ),
+            );
+        }
+        if entry.byte_offset % alignment != 0 {
+            return fail(
+                offset_field,
+                "LevelIndexEntry.byteOffset",
+                format!(
+                    "level {level} starts at {}, not a multiple of {alignment}",
+                    entry.byte_offset
+                ),
+            );
+        }
+        let uncompressed_field = at(offset_of!(LevelIndexEntry, uncompressed_byte_length));
+        if header.supercompression_scheme == SUPERCOMPRESSION_NONE
+            && entry.uncompressed_byte_length != entry.byte_length
+        {
+            return fail(
+                uncompressed_field,
+                "LevelIndexEntry.uncompressedByteLength",
+                format!(
+                    "level {level}: is {} but byteLength is {} without supercompression",
+                    entry.uncompressed_byte_length, entry.byte_length
+                ),
+            );
+        }
+        if entry.uncompressed_byte_length % images_per_level != 0 {
+            return fail(
+                uncompressed_field,
+                "LevelIndexEntry.uncompressedByteLength",
+                format!(
+                    "level {level}: {} is not a multiple of faces x layers ({images_per_level})",
+                    entry.uncompressed_byte_length
+                ),
+            );
+        }
+        next_start = end;
+    }
+    Ok(())
+}
+
+/// The alignment levels must start on: 1 with supercompression, otherwise
+/// `lcm(texel block size, 4)`, the block size read from the DFD's `bytesPlane0`.
+fn level_alignment(header: &Ktx2Header, bytes: &[u8]) -> u64 {
+    if header.supercompression_scheme != SUPERCOMPRESSION_NONE {
+        return 1;
+    }
+    // bytesPlane0 is byte 16 of the first descriptor block, after dfdTotalSize.
+    let bytes_plane0 = bytes
+        .get(header.dfd_byte_offset as usize + 4 + 16)
+        .copied()
+        .unwrap_or(0);
+    lcm(u64::from(bytes_plane0.max(1)), 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 4x2 texture with three levels of made-up bytes, uncompressed.
+    fn small_file(supercompression: u32, swizzle: Option<&str>) -> Vec<u8> {
+        let level0 = [7u8; 32];
+        let level1 = [8u8; 8];
+        let level2 = [9u8; 4];
+        let levels = [
+            Ktx2Level {
+                data: &level0,
+                uncompressed_len: 32,
+            },
+            Ktx2Level {
+                data: &level1,
+                uncompressed_len: 8,
+            },
+            Ktx2Level {
+                data: &level2[..if supercompression == 0 { 4 } else { 3 }],
+                uncompressed_len: 4,
+            },
+        ];
+        write_ktx2(&Ktx2Image {
+            vk_format: VK_FORMAT_R8G8B8A8_SRGB,
+            width: 4,
+            height: 2,
+            supercompression,
+            swizzle,
+            levels: &levels,
+        })
+    }
+
+    #[test]
+    fn round_trip_through_the_reader() {
+        let file = small_file(SUPERCOMPRESSION_NONE, Some("rg01"));
+        let view = parse(&file).unwrap();
+        let header = view.header();
+        assert_eq!(header.vk_format, VK_FORMAT_R8G8B8A8_SRGB);
+        assert_eq!((header.pixel_width, header.pixel_height), (4, 2));
+        assert_eq!(header.level_count, 3);
+        assert_eq!(header.type_size, 1);
+        assert_eq!(view.level_data(0), &[7u8; 32]);
+        assert_eq!(view.level_data(1), &[8u8; 8]);
+        assert_eq!(view.level_data(2), &[9u8; 4]);
+        assert_eq!(view.key_value("KTXswizzle"), Some(&b"rg01\0"[..]));
+        assert_eq!(view.key_value("KTXorientation"), Some(&b"rd\0"[..]));
+        let keys: Vec<_> = view.key_values().map(|(key, _)| key).collect();
+        assert_eq!(keys, ["KTXorientation", "KTXswizzle", "KTXwriter"]);
+        assert_eq!(view.dfd().len(), 92);
+    }
+
+    #[test]
+    fn levels_are_stored_smallest_first_and_aligned() {
+        let file = small_file(SUPERCOMPRESSION_NONE, None);
+        let view = parse(&file).unwrap();
+        let levels = view.levels();
+        assert!(levels[2].byte_offset < levels[1].byte_offset);
+        assert!(levels[1].byte_offset < levels[0].byte_offset);
+        assert!(levels.iter().all(|level| level.byte_offset % 4 == 0));
+        assert_eq!(levels[0].byte_offset + 32, file.len() as u64);
+    }
+
+    #[test]
+    fn supercompressed_levels_are_packed_without_padding() {
+        let file = small_file(SUPERCOMPRESSION_ZSTD, None);
+        let view = parse(&file).unwrap();
+        let levels = view.levels();
+        assert_eq!(levels[2].byte_length, 3);
+        assert_eq!(levels[2].byte_offset + 3, levels[1].byte_offset);
+        assert_eq!(levels[2].uncompressed_byte_length, 4);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let file = small_file(SUPERCOMPRESSION_ZSTD, Some("r001"));
+        for length in 0..file.len() {
+            assert!(parse(&file[..length]).is_err(), "length {length}");
+        }
+    }
+
+    #[test]
+    fn every_single_byte_corruption_is_handled_without_panic() {
+        let file = small_file(SUPERCOMPRESSION_NONE, Some("rg01"));
+        for position in 0..file.len() {
+            for value in [0x00, 0x01, 0x7F, 0x80, 0xFF] {
+                let mut corrupt = file.clone();
+                corrupt[position] = value;
+                let _ = parse(&corrupt);
+            }
+        }
+    }
+
+    /// Overwrites the u64 at `offset` with `value`.
+    fn poke_u64(file: &mut [u8], offset: u64, value: u64) {
+        let offset = offset as usize;
+        file[offset..offset + 8].copy_from_slice(&value.to_le_bytes());
+    }
+
+    #[test]
+    fn a_level_outside_the_file_is_rejected() {
+        let mut file = small_file(SUPERCOMPRESSION_NONE, None);
+        let field = level_field_offset(0, 0);
+        let near_the_end = file.len() as u64 - 4;
+        poke_u64(&mut file, field, near_the_end);
+        let error = parse(&file).unwrap_err();
+        assert_eq!(error.offset, field);
+        assert_eq!(error.field, "LevelIndexEntry.byteOffset");
+
+        poke_u64(&mut file, field, u64::MAX - 2);
+        assert!(parse(&file).is_err());
+    }
+
+    #[test]
+    fn levels_in_the_wrong_order_are_rejected() {
+        let file = small_file(SUPERCOMPRESSION_NONE, None);
+        let view = parse(&file).unwrap();
+        let (level1, level2) = (view.levels()[1], view.levels()[2]);
+        let mut swapped = file.clone();
+        poke_u64(&mut swapped, level_field_offset(1, 0), level2.byte_offset);
+        poke_u64(&mut swapped, level_field_offset(2, 0), level1.byte_offset);
+        assert!(parse(&swapped).is_err());
+    }
+
+    #[test]
+    fn a_misaligned_uncompressed_level_is_rejected() {
+        let mut file = small_file(SUPERCOMPRESSION_NONE, None);
+        let level0 = parse(&file).unwrap().levels()[0];
+        poke_u64(&mut file, level_field_offset(0, 0), level0.byte_offset + 2);
+        poke_u64(&mut file, level_field_offset(0, 8), 30);
+        poke_u64(&mut file, level_field_offset(0, 16), 30);
+        let error = parse(&file).unwrap_err();
+        assert!(error.what.contains("multiple of 4"), "{error}");
+    }
+
+    #[test]
+    fn header_faults_are_rejected() {
+        let file = small_file(SUPERCOMPRESSION_NONE, None);
+        let with = |offset: usize, value: u32| {
+            let mut copy = file.clone();
+            copy[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+            parse(&copy).map(|_| ()).unwrap_err()
+        };
+        let level_count = offset_of!(Ktx2Header, level_count);
+        // 4x2 allows at most 3 levels.
+        assert_eq!(with(level_count, 4).field, "Ktx2Header.levelCount");
+        assert_eq!(with(level_count, u32::MAX).field, "Ktx2Header.levelCount");
+        assert_eq!(with(0, 0).field, "Ktx2Header.identifier");
+        let dfd_length = offset_of!(Ktx2Header, dfd_byte_length);
+        assert_eq!(with(dfd_length, 88).field, "dfdTotalSize");
+        let kvd_length = offset_of!(Ktx2Header, kvd_byte_length);
+        assert!(with(kvd_length, 4).field.starts_with("keyAndValue"));
+    }
+
+    #[test]
+    fn unsorted_keys_are_rejected() {
+        let mut kvd = key_value_data(Some("rg01"));
+        assert!(validate_key_values(&kvd, 0).is_ok());
+        // "KTXorientation" becomes "KTXz...", now after "KTXswizzle".
+        kvd[7] = b'z';
+        assert!(validate_key_values(&kvd, 0).is_err());
+    }
+
+    #[test]
+    fn lcm_of_block_sizes() {
+        assert_eq!(lcm(4, 4), 4);
+        assert_eq!(lcm(1, 4), 4);
+        assert_eq!(lcm(6, 4), 12);
+        assert_eq!(lcm(16, 4), 16);
+    }
+}

@@ -1,0 +1,431 @@
+//! Mip chain generation with an exact area (box) filter.
+//!
+//! Every level is computed directly from level 0, never from the level above,
+//! so rounding errors do not accumulate. Level `i` is `max(1, size >> i)` on
+//! each axis; a destination pixel covers a box of `source / destination` source
+//! pixels per axis, which is fractional for non-power-of-two sizes. Each source
+//! pixel is weighted by the exact area it shares with that box: along one axis
+//! the weights are integers in units of `1 / destination` source pixels, so the
+//! filter is exact and separable.
+//!
+//! How channels are averaged depends on the [`TextureMode`]:
+//!
+//! * `Color`: RGB is decoded from sRGB to linear light (exact 256-entry table),
+//!   weighted by alpha so fully transparent texels lend no colour, averaged and
+//!   re-encoded to sRGB with correct rounding. A box that is entirely
+//!   transparent takes the unweighted average colour instead. Alpha is averaged
+//!   linearly.
+//! * `Normal`: R and G are decoded from `[0, 255]` to `[-1, 1]` and Z is
+//!   reconstructed as `sqrt(1 - x² - y²)` (the runtime sees `rg01` and rebuilds
+//!   Z the same way, so a source's B channel is not trusted). The vectors are
+//!   averaged, renormalised to unit length and re-encoded to R, G and B; alpha
+//!   is 255.
+//! * `Gray`: all four channels are averaged linearly.
+//!
+//! The arithmetic is `f64` in a fixed order on one thread, so the output is
+//! deterministic.
+
+use super::image::Rgba8Image;
+use super::texture::TextureMode;
+
+/// Number of levels in a full mip chain down to 1x1: `floor(log2(max(w, h))) + 1`.
+pub fn mip_level_count(width: u32, height: u32) -> usize {
+    (u32::BITS - width.max(height).max(1).leading_zeros()) as usize
+}
+
+/// Builds the full mip chain of `level0`, level 0 (an unchanged copy) first.
+pub fn mip_chain(level0: &Rgba8Image, mode: TextureMode) -> Vec<Rgba8Image> {
+    let count = mip_level_count(level0.width, level0.height);
+    let mut chain = Vec::with_capacity(count);
+    chain.push(level0.clone());
+    match mode {
+        TextureMode::Color => {
+            let kernel = ColorKernel::new();
+            chain.extend((1..count).map(|level| downsample(level0, level, &kernel)));
+        }
+        TextureMode::Normal => {
+            chain.extend((1..count).map(|level| downsample(level0, level, &NormalKernel)));
+        }
+        TextureMode::Gray => {
+            chain.extend((1..count).map(|level| downsample(level0, level, &GrayKernel)));
+        }
+    }
+    chain
+}
+
+/// How one mode turns texels into `N` averageable values and back.
+trait Kernel<const N: usize> {
+    /// The values to average for one RGBA8 texel.
+    fn load(&self, texel: [u8; 4]) -> [f64; N];
+    /// The RGBA8 texel for weighted sums of `load` values, where the weights
+    /// add up to `total`.
+    fn store(&self, sums: &[f64; N], total: f64) -> [u8; 4];
+}
+
+/// Converts a value in `[0, 1]` to the nearest 8-bit value.
+fn unit_to_u8(value: f64) -> u8 {
+    (value * 255.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// The sRGB electro-optical transfer function: encoded `[0, 1]` to linear.
+fn srgb_to_linear(encoded: f64) -> f64 {
+    if encoded <= 0.04045 {
+        encoded / 12.92
+    } else {
+        ((encoded + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// `Color` mode: alpha-weighted averaging in linear light.
+struct ColorKernel {
+    /// Linear value of each 8-bit sRGB code.
+    decode: [f64; 256],
+    /// `thresholds[k]` is the linear value of sRGB code `k + 0.5`: a linear value
+    /// encodes to the number of thresholds at or below it, which rounds to the
+    /// nearest code exactly.
+    thresholds: [f64; 255],
+}
+
+impl ColorKernel {
+    fn new() -> Self {
+        Self {
+            decode: core::array::from_fn(|code| srgb_to_linear(code as f64 / 255.0)),
+            thresholds: core::array::from_fn(|code| srgb_to_linear((code as f64 + 0.5) / 255.0)),
+        }
+    }
+
+    /// The nearest 8-bit sRGB code for a linear value.
+    fn encode(&self, linear: f64) -> u8 {
+        self.thresholds
+            .partition_point(|&threshold| threshold <= linear) as u8
+    }
+}
+
+/// Values: alpha-weighted linear RGB, alpha, then unweighted linear RGB.
+impl Kernel<7> for ColorKernel {
+    fn load(&self, [r, g, b, a]: [u8; 4]) -> [f64; 7] {
+        let [r, g, b] = [r, g, b].map(|code| self.decode[usize::from(code)]);
+        let alpha = f64::from(a) / 255.0;
+        [alpha * r, alpha * g, alpha * b, alpha, r, g, b]
+    }
+
+    fn store(&self, sums: &[f64; 7], total: f64) -> [u8; 4] {
+        let alpha_sum = sums[3];
+        let colour = if alpha_sum > 0.0 {
+            [sums[0], sums[1], sums[2]].map(|sum| sum / alpha_sum)
+        } else {
+            [sums[4], sums[5], sums[6]].map(|sum| sum / total)
+        };
+        let [r, g, b] = colour.map(|linear| self.encode(linear));
+        [r, g, b, unit_to_u8(alpha_sum / total)]
+    }
+}
+
+/// `Normal` mode: averaged unit vectors, renormalised.
+struct NormalKernel;
+
+impl NormalKernel {
+    /// Maps an 8-bit code to `[-1, 1]`.
+    fn decode(code: u8) -> f64 {
+        f64::from(code) / 255.0 * 2.0 - 1.0
+    }
+
+    /// Maps `[-1, 1]` to the nearest 8-bit code.
+    fn encode(component: f64) -> u8 {
+        unit_to_u8((component + 1.0) / 2.0)
+    }
+}
+
+impl Kernel<3> for NormalKernel {
+    fn load(&self, [r, g, _, _]: [u8; 4]) -> [f64; 3] {
+        let (x, y) = (Self::decode(r), Self::decode(g));
+        let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+        [x, y, z]
+    }
+
+    fn store(&self, sums: &[f64; 3], _total: f64) -> [u8; 4] {
+        let length = sums.iter().map(|c| c * c).sum::<f64>().sqrt();
+        // Opposite normals can cancel out; fall back to "straight up".
+        let [x, y, z] = if length > 1e-12 {
+            sums.map(|c| c / length)
+        } else {
+            [0.0, 0.0, 1.0]
+        };
+        [Self::encode(x), Self::encode(y), Self::encode(z), 255]
+    }
+}
+
+/// `Gray` mode: every channel averaged as stored.
+struct GrayKernel;
+
+impl Kernel<4> for GrayKernel {
+    fn load(&self, texel: [u8; 4]) -> [f64; 4] {
+        texel.map(|channel| f64::from(channel) / 255.0)
+    }
+
+    fn store(&self, sums: &[f64; 4], total: f64) -> [u8; 4] {
+        sums.map(|sum| unit_to_u8(sum / total))
+    }
+}
+
+/// The source pixels one destination pixel covers along one axis.
+struct Taps {
+    /// Index of the first covered source pixel.
+    first: usize,
+    /// Overlap of each covered source pixel, in units of `1 / destination`
+    /// source pixels; they add up to the source size.
+    weights: Vec<f64>,
+}
+
+/// Area-filter taps for resampling `source` pixels to `destination` pixels.
+///
+/// Destination pixel `d` spans `[d * source, (d + 1) * source)` and source
+/// pixel `s` spans `[s * destination, (s + 1) * destination)`, both in units
+/// of `1 / destination` source pixels, so every overlap is an exact integer.
+fn axis_taps(source: u32, destination: u32) -> Vec<Taps> {
+    let (source, destination) = (u64::from(source), u64::from(destination));
+    (0..destination)
+        .map(|d| {
+            let (start, end) = (d * source, (d + 1) * source);
+            let first = start / destination;
+            let last = (end - 1) / destination;
+            let weights = (first..=last)
+                .map(|s| {
+                    let overlap = end.min((s + 1) * destination) - start.max(s * destination);
+                    overlap as f64
+                })
+                .collect();
+            Taps {
+                first: first as usize,
+                weights,
+            }
+        })
+        .collect()
+}
+
+/// Computes mip level `level` of `source` with the area filter.
+fn downsample<const N: usize, K: Kernel<N>>(
+    source: &Rgba8Image,
+    level: usize,
+    kernel: &K,
+) -> Rgba8Image {
+    let width = (source.width >> level).max(1);
+    let height = (source.height >> level).max(1);
+    let columns = axis_taps(source.width, width);
+    let rows = axis_taps(source.height, height);
+    let total = f64::from(source.width) * f64::from(source.height);
+
+    let mut loaded = vec![[0.0; N]; source.width as usize];
+    let mut filtered_row = vec![[0.0; N]; width as usize];
+    let mut sums = vec![[0.0; N]; width as usize];
+    let mut pixels = Vec::with_capacity(width as usize * height as usize * 4);
+    for row_taps in &rows {
+        sums.fill([0.0; N]);
+        for (offset, &row_weight) in row_taps.weights.iter().enumerate() {
+            load_row(source, row_taps.first + offset, kernel, &mut loaded);
+            filter_row(&loaded, &columns, &mut filtered_row);
+            for (sum, value) in sums.iter_mut().zip(&filtered_row) {
+                for (sum, value) in sum.iter_mut().zip(value) {
+                    *sum += row_weight * value;
+                }
+            }
+        }
+        pixels.extend(sums.iter().flat_map(|sum| kernel.store(sum, total)));
+    }
+    Rgba8Image {
+        width,
+        height,
+        pixels,
+    }
+}
+
+/// Loads source row `y` through the kernel into `out`.
+fn load_row<const N: usize, K: Kernel<N>>(
+    source: &Rgba8Image,
+    y: usize,
+    kernel: &K,
+    out: &mut [[f64; N]],
+) {
+    let row_len = source.width as usize * 4;
+    let row = &source.pixels[y * row_len..(y + 1) * row_len];
+    for (value, texel) in out.iter_mut().zip(row.chunks_exact(4)) {
+        *value = kernel.load([texel[0], texel[1], texel[2], texel[3]]);
+    }
+}
+
+/// Applies the horizontal taps to one loaded row.
+fn filter_row<const N: usize>(loaded: &[[f64; N]], columns: &[Taps], out: &mut [[f64; N]]) {
+    for (value, taps) in out.iter_mut().zip(columns) {
+        *value = [0.0; N];
+        let covered = &loaded[taps.first..taps.first + taps.weights.len()];
+        for (source, &weight) in covered.iter().zip(&taps.weights) {
+            for (channel, source) in value.iter_mut().zip(source) {
+                *channel += weight * source;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(width: u32, height: u32, pixels: &[[u8; 4]]) -> Rgba8Image {
+        Rgba8Image {
+            width,
+            height,
+            pixels: pixels.concat(),
+        }
+    }
+
+    fn texels(image: &Rgba8Image) -> Vec<[u8; 4]> {
+        image
+            .pixels
+            .chunks_exact(4)
+            .map(|t| [t[0], t[1], t[2], t[3]])
+            .collect()
+    }
+
+    fn sizes(width: u32, height: u32) -> Vec<(u32, u32)> {
+        let source = image(width, height, &vec![[9; 4]; (width * height) as usize]);
+        mip_chain(&source, TextureMode::Gray)
+            .iter()
+            .map(|level| {
+                assert_eq!(
+                    level.pixels.len(),
+                    (level.width * level.height * 4) as usize
+                );
+                (level.width, level.height)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chain_dimensions_for_non_power_of_two_sizes() {
+        assert_eq!(sizes(5, 3), [(5, 3), (2, 1), (1, 1)]);
+        assert_eq!(sizes(1, 7), [(1, 7), (1, 3), (1, 1)]);
+        let widths: Vec<u32> = sizes(300, 1).iter().map(|&(w, _)| w).collect();
+        assert_eq!(widths, [300, 150, 75, 37, 18, 9, 4, 2, 1]);
+        assert_eq!(sizes(1, 1), [(1, 1)]);
+        assert_eq!(mip_level_count(16384, 3), 15);
+    }
+
+    #[test]
+    fn level_zero_is_unchanged_and_flat_images_stay_flat() {
+        let source = image(5, 3, &[[10, 200, 30, 77]; 15]);
+        for mode in [TextureMode::Color, TextureMode::Gray] {
+            let chain = mip_chain(&source, mode);
+            assert_eq!(chain[0], source);
+            for level in &chain {
+                assert!(texels(level).iter().all(|&t| t == [10, 200, 30, 77]));
+            }
+        }
+    }
+
+    #[test]
+    fn taps_cover_fractional_pixels_exactly() {
+        let taps = axis_taps(5, 2);
+        assert_eq!(
+            (taps[0].first, taps[0].weights.clone()),
+            (0, vec![2.0, 2.0, 1.0])
+        );
+        assert_eq!(
+            (taps[1].first, taps[1].weights.clone()),
+            (2, vec![1.0, 2.0, 2.0])
+        );
+        let gray: Vec<[u8; 4]> = [0, 10, 20, 30, 40].map(|v| [v, v, v, 255]).to_vec();
+        let level1 = &mip_chain(&image(5, 1, &gray), TextureMode::Gray)[1];
+        // (0*2 + 10*2 + 20) / 5 = 8 and (20 + 30*2 + 40*2) / 5 = 32.
+        assert_eq!(texels(level1), [[8, 8, 8, 255], [32, 32, 32, 255]]);
+    }
+
+    #[test]
+    fn colour_is_averaged_in_linear_light() {
+        let black = [0, 0, 0, 255];
+        let white = [255, 255, 255, 255];
+        let level1 = &mip_chain(
+            &image(2, 2, &[black, white, white, black]),
+            TextureMode::Color,
+        )[1];
+        // Linear 0.5 is sRGB 0.7354, code 187.5 -> 188 (a naive average gives 128).
+        assert_eq!(texels(level1), [[188, 188, 188, 255]]);
+        let gray = &mip_chain(
+            &image(2, 2, &[black, white, white, black]),
+            TextureMode::Gray,
+        )[1];
+        assert_eq!(texels(gray), [[128, 128, 128, 255]]);
+    }
+
+    #[test]
+    fn transparent_texels_lend_no_colour() {
+        let red = [255, 0, 0, 255];
+        let clear_green = [0, 255, 0, 0];
+        let level1 = &mip_chain(&image(2, 1, &[red, clear_green]), TextureMode::Color)[1];
+        assert_eq!(texels(level1), [[255, 0, 0, 128]]);
+
+        // A quarter-opaque blue next to opaque red: colour weighted 1:4.
+        let faint_blue = [0, 0, 255, 51];
+        let level1 = &mip_chain(&image(2, 1, &[red, faint_blue]), TextureMode::Color)[1];
+        let kernel = ColorKernel::new();
+        let expected_red = kernel.encode(255.0 / 306.0);
+        let expected_blue = kernel.encode(51.0 / 306.0);
+        assert_eq!(texels(level1), [[expected_red, 0, expected_blue, 153]]);
+
+        // Entirely transparent: the unweighted average colour.
+        let clear_white = [255, 255, 255, 0];
+        let clear_black = [0, 0, 0, 0];
+        let level1 = &mip_chain(
+            &image(2, 1, &[clear_white, clear_black]),
+            TextureMode::Color,
+        )[1];
+        assert_eq!(texels(level1), [[188, 188, 188, 0]]);
+    }
+
+    #[test]
+    fn srgb_codes_survive_a_decode_encode_round_trip() {
+        let kernel = ColorKernel::new();
+        for code in 0..=255u8 {
+            assert_eq!(kernel.encode(kernel.decode[usize::from(code)]), code);
+        }
+        assert_eq!(kernel.encode(-1.0), 0);
+        assert_eq!(kernel.encode(2.0), 255);
+    }
+
+    fn decoded_length(texel: [u8; 4]) -> f64 {
+        let [x, y, z] = [texel[0], texel[1], texel[2]].map(NormalKernel::decode);
+        (x * x + y * y + z * z).sqrt()
+    }
+
+    #[test]
+    fn normals_are_renormalised() {
+        // +X next to +Z: the average (0.5, 0, 0.5) renormalises to (0.707, 0, 0.707).
+        let plus_x = [255, 128, 128, 255];
+        let plus_z = [128, 128, 255, 255];
+        let level1 = &mip_chain(&image(2, 1, &[plus_x, plus_z]), TextureMode::Normal)[1];
+        let texel = texels(level1)[0];
+        assert!((217..=218).contains(&texel[0]), "{texel:?}");
+        assert!((127..=128).contains(&texel[1]), "{texel:?}");
+        assert!((217..=218).contains(&texel[2]), "{texel:?}");
+        assert_eq!(texel[3], 255);
+        assert!((decoded_length(texel) - 1.0).abs() < 0.01);
+
+        // A bumpy 4x4 map: every mip texel decodes to a unit vector.
+        let bumpy: Vec<[u8; 4]> = (0..16u8)
+            .map(|i| [40 + i * 11, 200 - i * 9, 0, 7])
+            .collect();
+        for level in &mip_chain(&image(4, 4, &bumpy), TextureMode::Normal)[1..] {
+            for texel in texels(level) {
+                assert!((decoded_length(texel) - 1.0).abs() < 0.01, "{texel:?}");
+                assert_eq!(texel[3], 255);
+            }
+        }
+    }
+
+    #[test]
+    fn cancelling_normals_fall_back_to_straight_up() {
+        assert_eq!(
+            NormalKernel.store(&[0.0, 0.0, 0.0], 2.0),
+            [128, 128, 255, 255]
+        );
+    }
+}

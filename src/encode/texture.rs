@@ -1,0 +1,355 @@
+//! The texture encoder: a PNG or JPEG in, a KTX 2.0 file out.
+//!
+//! The raw path decodes the source to RGBA8, builds the full mip chain (see
+//! [`super::mips`]), compresses every level with Zstandard on the calling thread
+//! and writes a KTX 2.0 file with supercompression scheme 2. Level 0 is
+//! pixel-exact with the source. Colour textures are `VK_FORMAT_R8G8B8A8_SRGB`;
+//! normal maps and grayscale textures are `VK_FORMAT_R8G8B8A8_UNORM` with a
+//! `KTXswizzle` of `rg01` and `r001`.
+
+use super::image::{ImageError, decode_image};
+use super::mips::mip_chain;
+use crate::format::ktx2::{
+    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM,
+    write_ktx2,
+};
+
+/// What a texture's texels mean, which decides its format, swizzle and filtering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextureMode {
+    /// sRGB colour with linear alpha; mips are filtered in linear light.
+    Color,
+    /// A tangent-space normal map in R and G; mips are renormalised.
+    Normal,
+    /// Linear data read from R (masks, roughness, height).
+    Gray,
+}
+
+impl TextureMode {
+    /// Whether the texels are sRGB-encoded.
+    pub fn is_srgb(self) -> bool {
+        self == Self::Color
+    }
+
+    /// The `KTXswizzle` the mode implies, if any.
+    pub fn swizzle(self) -> Option<&'static str> {
+        match self {
+            Self::Color => None,
+            Self::Normal => Some("rg01"),
+            Self::Gray => Some("r001"),
+        }
+    }
+
+    /// The Vulkan format of the raw (uncompressed) output.
+    pub fn vk_format(self) -> u32 {
+        if self.is_srgb() {
+            VK_FORMAT_R8G8B8A8_SRGB
+        } else {
+            VK_FORMAT_R8G8B8A8_UNORM
+        }
+    }
+}
+
+/// How to encode one texture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureOptions {
+    /// The meaning of the texels.
+    pub mode: TextureMode,
+    /// Encode to UASTC (not supported yet) instead of raw RGBA8.
+    pub compress: bool,
+    /// The Zstandard level for each mip level.
+    pub zstd_level: i32,
+}
+
+/// Why a texture could not be encoded. Messages never name the file; the caller
+/// adds the path.
+#[derive(thiserror::Error, Debug)]
+pub enum TextureError {
+    /// The source image could not be decoded.
+    #[error(transparent)]
+    Image(#[from] ImageError),
+    /// UASTC output was requested.
+    #[error(
+        "UASTC encoding is not supported yet; set `texture.compress: false` to write raw RGBA8 + Zstd"
+    )]
+    NotSupportedYet,
+    /// Zstandard refused to compress a level.
+    #[error("Zstandard compression of mip level {level} failed")]
+    Compress {
+        /// The mip level being compressed.
+        level: usize,
+        /// The error from the compressor.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Encodes a PNG or JPEG file into a complete KTX 2.0 file.
+pub fn encode_texture(source: &[u8], options: &TextureOptions) -> Result<Vec<u8>, TextureError> {
+    if options.compress {
+        return Err(TextureError::NotSupportedYet);
+    }
+    let image = decode_image(source)?;
+    let chain = mip_chain(&image, options.mode);
+    let compressed = chain
+        .iter()
+        .enumerate()
+        .map(|(level, mip)| {
+            zstd::bulk::compress(&mip.pixels, options.zstd_level)
+                .map_err(|source| TextureError::Compress { level, source })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let levels: Vec<Ktx2Level> = chain
+        .iter()
+        .zip(&compressed)
+        .map(|(mip, data)| Ktx2Level {
+            data,
+            uncompressed_len: mip.pixels.len() as u64,
+        })
+        .collect();
+    Ok(write_ktx2(&Ktx2Image {
+        vk_format: options.mode.vk_format(),
+        width: image.width,
+        height: image.height,
+        supercompression: SUPERCOMPRESSION_ZSTD,
+        swizzle: options.mode.swizzle(),
+        levels: &levels,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::image::test_images::{PngCase, gray_ramp_png, png_cases, small_png};
+    use crate::format::ktx2;
+
+    /// The DFD we write for `VK_FORMAT_R8G8B8A8_SRGB`: total size 92; basic
+    /// block of 88 bytes, version 2; RGBSDA, BT.709, sRGB transfer, straight
+    /// alpha; 1x1x1x1 texel blocks; bytesPlane0 = 4; samples R, G, B, A of 8
+    /// bits at offsets 0, 8, 16, 24 with range 0..=255, alpha qualified LINEAR.
+    const SRGB_DFD: &str = "5c000000 00000000 02005800 01010200 00000000 04000000 00000000 \
+         00000700 00000000 00000000 ff000000 08000701 00000000 00000000 ff000000 \
+         10000702 00000000 00000000 ff000000 1800071f 00000000 00000000 ff000000";
+
+    /// The same for `VK_FORMAT_R8G8B8A8_UNORM`: linear transfer, no qualifier.
+    const UNORM_DFD: &str = "5c000000 00000000 02005800 01010100 00000000 04000000 00000000 \
+         00000700 00000000 00000000 ff000000 08000701 00000000 00000000 ff000000 \
+         10000702 00000000 00000000 ff000000 1800070f 00000000 00000000 ff000000";
+
+    fn hex(text: &str) -> Vec<u8> {
+        let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
+        digits
+            .chunks(2)
+            .map(|pair| u8::from_str_radix(core::str::from_utf8(pair).unwrap(), 16).unwrap())
+            .collect()
+    }
+
+    fn options(mode: TextureMode) -> TextureOptions {
+        TextureOptions {
+            mode,
+            compress: false,
+            zstd_level: 3,
+        }
+    }
+
+    /// Level `index` of a file, inflated.
+    fn inflated_level(reader: &::ktx2::Reader<&[u8]>, index: usize) -> Vec<u8> {
+        let level = reader.levels().nth(index).unwrap();
+        let capacity = level.uncompressed_byte_length as usize;
+        zstd::bulk::decompress(level.data, capacity).unwrap()
+    }
+
+    fn encode_case(case: &PngCase, mode: TextureMode) -> Vec<u8> {
+        encode_texture(&case.file, &options(mode)).unwrap_or_else(|e| panic!("{}: {e}", case.name))
+    }
+
+    #[test]
+    fn level_zero_is_pixel_exact_for_every_png_layout() {
+        for case in png_cases() {
+            for mode in [TextureMode::Color, TextureMode::Normal] {
+                let file = encode_case(&case, mode);
+                let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+                let header = reader.header();
+                assert_eq!(
+                    (header.pixel_width, header.pixel_height),
+                    (case.width, case.height)
+                );
+                assert!(inflated_level(&reader, 0) == case.expected, "{}", case.name);
+            }
+        }
+    }
+
+    fn seven_by_five(mode: TextureMode) -> Vec<u8> {
+        let case = png_cases().into_iter().find(|c| c.name == "rgba8").unwrap();
+        assert_eq!((case.width, case.height), (7, 5));
+        encode_case(&case, mode)
+    }
+
+    fn key_values(reader: &::ktx2::Reader<&[u8]>) -> Vec<(String, Vec<u8>)> {
+        reader
+            .key_value_data()
+            .map(|(key, value)| (key.to_owned(), value.to_vec()))
+            .collect()
+    }
+
+    fn dfd_bytes(reader: &::ktx2::Reader<&[u8]>) -> Vec<u8> {
+        let index = reader.header().index;
+        let start = index.dfd_byte_offset as usize;
+        reader.data()[start..start + index.dfd_byte_length as usize].to_vec()
+    }
+
+    #[test]
+    fn colour_texture_structure() {
+        let file = seven_by_five(TextureMode::Color);
+        let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+        let header = reader.header();
+        assert_eq!(header.format, Some(::ktx2::Format::R8G8B8A8_SRGB));
+        assert_eq!(header.type_size, 1);
+        assert_eq!((header.pixel_width, header.pixel_height), (7, 5));
+        assert_eq!(
+            (header.pixel_depth, header.layer_count, header.face_count),
+            (0, 0, 1)
+        );
+        assert_eq!(header.level_count, 3);
+        assert_eq!(
+            header.supercompression_scheme,
+            Some(::ktx2::SupercompressionScheme::Zstandard)
+        );
+        let lengths: Vec<u64> = reader
+            .levels()
+            .map(|l| l.uncompressed_byte_length)
+            .collect();
+        assert_eq!(lengths, [7 * 5 * 4, 3 * 2 * 4, 4]);
+        for (index, &length) in lengths.iter().enumerate() {
+            assert_eq!(inflated_level(&reader, index).len() as u64, length);
+        }
+        assert_eq!(dfd_bytes(&reader), hex(SRGB_DFD));
+        assert_eq!(
+            reader.transfer_function(),
+            Some(::ktx2::TransferFunction::SRGB)
+        );
+        let writer = format!("assetc {}\0", env!("CARGO_PKG_VERSION")).into_bytes();
+        assert_eq!(
+            key_values(&reader),
+            [
+                ("KTXorientation".to_owned(), b"rd\0".to_vec()),
+                ("KTXwriter".to_owned(), writer),
+            ]
+        );
+    }
+
+    #[test]
+    fn normal_and_gray_textures_are_unorm_with_swizzles() {
+        for (mode, swizzle) in [(TextureMode::Normal, "rg01"), (TextureMode::Gray, "r001")] {
+            let file = seven_by_five(mode);
+            let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+            assert_eq!(reader.header().format, Some(::ktx2::Format::R8G8B8A8_UNORM));
+            assert_eq!(dfd_bytes(&reader), hex(UNORM_DFD));
+            let keys = key_values(&reader);
+            let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(names, ["KTXorientation", "KTXswizzle", "KTXwriter"]);
+            assert_eq!(keys[1].1, format!("{swizzle}\0").into_bytes());
+        }
+    }
+
+    #[test]
+    fn dfds_match_the_ktx2_crate_generator() {
+        for (format, golden) in [
+            (::ktx2::Format::R8G8B8A8_SRGB, SRGB_DFD),
+            (::ktx2::Format::R8G8B8A8_UNORM, UNORM_DFD),
+        ] {
+            let (basic, type_size) = ::ktx2::dfd::Basic::from_format(format).unwrap();
+            assert_eq!(type_size, 1);
+            let block = ::ktx2::dfd::Block::Basic(basic).to_vec();
+            assert_eq!(block, hex(golden)[4..], "{format:?}");
+        }
+    }
+
+    #[test]
+    fn our_reader_accepts_what_we_write() {
+        let file = seven_by_five(TextureMode::Normal);
+        let view = ktx2::parse(&file).unwrap();
+        assert_eq!(view.header().vk_format, ktx2::VK_FORMAT_R8G8B8A8_UNORM);
+        assert_eq!(
+            view.header().supercompression_scheme,
+            ktx2::SUPERCOMPRESSION_ZSTD
+        );
+        assert_eq!(view.levels().len(), 3);
+        assert_eq!(view.key_value("KTXswizzle"), Some(&b"rg01\0"[..]));
+        let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+        for (index, level) in reader.levels().enumerate() {
+            assert_eq!(view.level_data(index), level.data);
+        }
+    }
+
+    #[test]
+    fn mip_levels_hold_the_filtered_chain() {
+        let case = png_cases().into_iter().find(|c| c.name == "rgb16").unwrap();
+        let file = encode_case(&case, TextureMode::Color);
+        let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+        let image = decode_image(&case.file).unwrap();
+        let chain = mip_chain(&image, TextureMode::Color);
+        for (index, mip) in chain.iter().enumerate() {
+            assert_eq!(inflated_level(&reader, index), mip.pixels);
+        }
+    }
+
+    #[test]
+    fn the_widest_texture_gets_fifteen_levels() {
+        let file = encode_texture(&gray_ramp_png(16384, 1), &options(TextureMode::Gray)).unwrap();
+        let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+        assert_eq!(reader.header().level_count, 15);
+        let ramp: Vec<u8> = (0..16384u32)
+            .flat_map(|i| [i as u8, i as u8, i as u8, 255])
+            .collect();
+        assert!(inflated_level(&reader, 0) == ramp);
+        assert_eq!(inflated_level(&reader, 14).len(), 4);
+    }
+
+    #[test]
+    fn encoding_is_deterministic() {
+        assert_eq!(
+            seven_by_five(TextureMode::Color),
+            seven_by_five(TextureMode::Color)
+        );
+    }
+
+    #[test]
+    fn uastc_is_refused_clearly() {
+        let request = TextureOptions {
+            compress: true,
+            ..options(TextureMode::Color)
+        };
+        let error = encode_texture(&small_png(), &request).unwrap_err();
+        assert!(matches!(error, TextureError::NotSupportedYet));
+        let message = error.to_string();
+        assert!(message.contains("UASTC"), "{message}");
+        assert!(message.contains("texture.compress: false"), "{message}");
+    }
+
+    #[test]
+    fn bad_sources_are_image_errors() {
+        let png = small_png();
+        for source in [&b""[..], b"not an image", &png[..png.len() / 2]] {
+            let error = encode_texture(source, &options(TextureMode::Gray)).unwrap_err();
+            assert!(matches!(error, TextureError::Image(_)), "{error}");
+        }
+    }
+
+    #[test]
+    fn modes_map_to_formats_and_swizzles() {
+        assert!(TextureMode::Color.is_srgb());
+        assert!(!TextureMode::Normal.is_srgb());
+        assert_eq!(TextureMode::Color.swizzle(), None);
+        assert_eq!(
+            TextureMode::Gray.vk_format(),
+            ktx2::VK_FORMAT_R8G8B8A8_UNORM
+        );
+        use clap::ValueEnum;
+        let names: Vec<String> = TextureMode::value_variants()
+            .iter()
+            .map(|mode| mode.to_possible_value().unwrap().get_name().to_owned())
+            .collect();
+        assert_eq!(names, ["color", "normal", "gray"]);
+    }
+}
