@@ -1,1 +1,33 @@
-//! TODO-SKELETON cli
+//! What the three binaries share: error and warning reporting.
+//!
+//! Errors print as `<program>: error: <file>: <what>`, followed by one
+//! `  caused by: …` line per underlying cause, on standard error.
+
+use std::error::Error;
+use std::process::ExitCode;
+
+/// Prints `err` and its cause chain to standard error.
+pub fn report_error(program: &str, err: &dyn Error) {
+    eprintln!("{program}: error: {err}");
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        eprintln!("  caused by: {c}");
+        cause = c.source();
+    }
+}
+
+/// Prints a warning to standard error.
+pub fn warn(program: &str, message: &dyn std::fmt::Display) {
+    eprintln!("{program}: warning: {message}");
+}
+
+/// Turns a result into an exit code, reporting the error if there is one.
+pub fn finish<E: Error>(program: &str, result: Result<(), E>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            report_error(program, &e);
+            ExitCode::FAILURE
+        }
+    }
+}

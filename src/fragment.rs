@@ -1,1 +1,184 @@
-//! TODO-SKELETON fragment
+//! Manifest fragments: what one encode edge contributes to the link steps.
+//!
+//! Every encode edge writes a fragment next to its depfile in the build folder.
+//! It records the source, the manifest entries the edge registers and every file
+//! it produced, all as runtime paths (relative to the output folder). The link
+//! steps read fragments instead of walking the output folder, so a stale file
+//! left by a deleted asset never reaches the manifest or the pack.
+//!
+//! The format is line-based UTF-8 text, one record per line, the path last so it
+//! may contain spaces:
+//!
+//! ```text
+//! assetc-fragment 1
+//! source textures/rock.n.png
+//! entry texture linear textures/rock.n.ktx2
+//! file textures/rock.n.ktx2
+//! ```
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::format::kind::{AssetKind, ColorSpace};
+
+/// The first line of every fragment.
+const HEADER: &str = "assetc-fragment 1";
+
+/// One manifest registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FragmentEntry {
+    /// The asset kind, which also fixes how the id is derived from the path.
+    pub kind: AssetKind,
+    /// The colour space baked into the file (linear for non-textures).
+    pub colorspace: ColorSpace,
+    /// Runtime path, `/`-separated, relative to the output folder.
+    pub path: String,
+}
+
+/// Everything one encode edge contributes to the link.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Fragment {
+    /// Source path relative to the input folder, for messages.
+    pub source: String,
+    /// Manifest entries.
+    pub entries: Vec<FragmentEntry>,
+    /// Every file produced, as runtime paths.
+    pub files: Vec<String>,
+}
+
+/// A fragment that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FragmentError {
+    /// The file could not be read.
+    #[error("{}: cannot read fragment", path.display())]
+    Io {
+        /// The fragment file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is malformed.
+    #[error("{}:{line}: {what}", path.display())]
+    Syntax {
+        /// The fragment file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl Fragment {
+    /// Renders the fragment text.
+    pub fn render(&self) -> String {
+        let mut text = format!("{HEADER}\nsource {}\n", self.source);
+        for e in &self.entries {
+            let _ = writeln!(
+                text,
+                "entry {} {} {}",
+                e.kind.name(),
+                e.colorspace.name(),
+                e.path
+            );
+        }
+        for f in &self.files {
+            let _ = writeln!(text, "file {f}");
+        }
+        text
+    }
+
+    /// Reads and parses a fragment file.
+    pub fn read(path: &Path) -> Result<Self, FragmentError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FragmentError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|(line, what)| FragmentError::Syntax {
+            path: path.to_owned(),
+            line,
+            what,
+        })
+    }
+
+    /// Parses fragment text; errors carry the 1-based line number.
+    pub fn parse(text: &str) -> Result<Self, (usize, String)> {
+        let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+        match lines.next() {
+            Some((_, HEADER)) => {}
+            _ => return Err((1, format!("expected header `{HEADER}`"))),
+        }
+        let mut fragment = Fragment::default();
+        for (number, line) in lines {
+            fragment.parse_line(line).map_err(|what| (number, what))?;
+        }
+        Ok(fragment)
+    }
+
+    fn parse_line(&mut self, line: &str) -> Result<(), String> {
+        let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match tag {
+            "source" => self.source = rest.to_string(),
+            "file" => self.files.push(non_empty(rest)?.to_string()),
+            "entry" => self.entries.push(parse_entry(rest)?),
+            _ => return Err(format!("unknown record `{tag}`")),
+        }
+        Ok(())
+    }
+}
+
+fn parse_entry(rest: &str) -> Result<FragmentEntry, String> {
+    let mut parts = rest.splitn(3, ' ');
+    let (kind, space, path) = match (parts.next(), parts.next(), parts.next()) {
+        (Some(k), Some(c), Some(p)) => (k, c, p),
+        _ => return Err("an entry needs a kind, a colour space and a path".into()),
+    };
+    Ok(FragmentEntry {
+        kind: AssetKind::from_name(kind).ok_or_else(|| format!("unknown kind `{kind}`"))?,
+        colorspace: ColorSpace::from_name(space)
+            .ok_or_else(|| format!("unknown colour space `{space}`"))?,
+        path: non_empty(path)?.to_string(),
+    })
+}
+
+fn non_empty(path: &str) -> Result<&str, String> {
+    if path.is_empty() {
+        Err("empty path".into())
+    } else {
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Fragment {
+        Fragment {
+            source: "ui/my logo.png".into(),
+            entries: vec![FragmentEntry {
+                kind: AssetKind::Texture,
+                colorspace: ColorSpace::Srgb,
+                path: "ui/my logo.ktx2".into(),
+            }],
+            files: vec!["ui/my logo.ktx2".into()],
+        }
+    }
+
+    #[test]
+    fn round_trips_paths_with_spaces() {
+        let f = sample();
+        assert_eq!(Fragment::parse(&f.render()).unwrap(), f);
+    }
+
+    #[test]
+    fn reports_the_bad_line() {
+        let text = "assetc-fragment 1\nsource a.png\nentry texture purple a.ktx2\n";
+        let (line, what) = Fragment::parse(text).unwrap_err();
+        assert_eq!(line, 3);
+        assert!(what.contains("purple"), "{what}");
+        assert_eq!(Fragment::parse("nope\n").unwrap_err().0, 1);
+        assert!(Fragment::parse("assetc-fragment 1\nfile \n").is_err());
+    }
+}

@@ -9,7 +9,46 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A file that could not be read or written, named.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// Reading failed.
+    #[error("{}: cannot read", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// Writing failed.
+    #[error("{}: cannot write", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Reads a whole file, naming it on failure.
+pub fn read(path: &Path) -> Result<Vec<u8>, FileError> {
+    fs::read(path).map_err(|source| FileError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// [`write_if_changed`], naming the file on failure. Returns whether it wrote.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<bool, FileError> {
+    write_if_changed(path, bytes).map_err(|source| FileError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
 
 /// Writes `bytes` to `path` atomically unless the file already holds exactly
 /// those bytes. Creates missing parent folders. Returns whether it wrote.

@@ -18,6 +18,8 @@ pub mod config;
 #[cfg(feature = "tool")]
 pub mod configure;
 #[cfg(feature = "tool")]
+pub mod depfile;
+#[cfg(feature = "tool")]
 pub mod encode;
 #[cfg(feature = "tool")]
 pub mod fragment;

@@ -1,1 +1,7 @@
-fn main() {}
+//! `assetc`: configure a project's asset build (writes build.ninja).
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    assetc::configure::command::Cli::parse().run()
+}

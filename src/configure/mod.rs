@@ -1,1 +1,173 @@
-//! TODO-SKELETON configure
+//! `assetc configure`: from `assetc.yml` and the input folder to `build.ninja`.
+//!
+//! Configure reads the config, walks the input folder, classifies every source,
+//! resolves its settings and writes one Ninja edge per source plus the link
+//! edges. It is also the command behind Ninja's regeneration edge, so it must be
+//! cheap and lazy: every file it writes is written only when its bytes change,
+//! which lets `restat` keep a no-op build a no-op.
+
+pub mod classify;
+pub mod command;
+pub mod graph;
+pub mod ninja;
+pub mod scan;
+pub mod stale;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Config, ConfigError, ConfigWarning};
+use crate::depfile;
+use crate::fsutil::{FileError, write_output};
+
+/// Name of the generated Ninja file, written next to `assetc.yml`.
+pub const NINJA_FILE: &str = "build.ninja";
+
+/// Where the three assetc programs live; they become inputs of the graph.
+#[derive(Debug, Clone)]
+pub struct ToolPaths {
+    /// The `assetc` program (runs configure).
+    pub assetc: PathBuf,
+    /// The `assetc-encode` program.
+    pub encode: PathBuf,
+    /// The `assetc-link` program.
+    pub link: PathBuf,
+}
+
+impl ToolPaths {
+    /// The programs installed beside the running executable.
+    pub fn beside_current_exe() -> std::io::Result<Self> {
+        let exe = std::env::current_exe()?;
+        let dir = exe.parent().unwrap_or(Path::new("."));
+        let suffix = std::env::consts::EXE_SUFFIX;
+        Ok(Self {
+            assetc: dir.join(format!("assetc{suffix}")),
+            encode: dir.join(format!("assetc-encode{suffix}")),
+            link: dir.join(format!("assetc-link{suffix}")),
+        })
+    }
+}
+
+/// What the user asked configure for.
+#[derive(Debug, Clone)]
+pub struct ConfigureOptions {
+    /// Folder where the search for `assetc.yml` starts.
+    pub start_dir: PathBuf,
+    /// `--preset`.
+    pub preset: Option<String>,
+    /// `-o/--output`, relative to the working directory.
+    pub output: Option<PathBuf>,
+    /// `--build-dir`, relative to the working directory.
+    pub build_dir: Option<PathBuf>,
+    /// `--pack`, OR-ed with the config's `pack:`.
+    pub pack: bool,
+    /// The programs the graph runs.
+    pub tools: ToolPaths,
+}
+
+/// What configure did.
+#[derive(Debug)]
+pub struct ConfigureReport {
+    /// The Ninja file.
+    pub ninja_file: PathBuf,
+    /// Whether its bytes changed.
+    pub written: bool,
+    /// The preset in effect.
+    pub preset: Option<String>,
+    /// Number of encode jobs.
+    pub jobs: usize,
+    /// Files in the input folder that match no pattern.
+    pub ignored: usize,
+    /// Outputs of sources that no longer exist, now deleted.
+    pub removed: Vec<PathBuf>,
+    /// Config warnings (unknown keys).
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Why configure stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigureError {
+    /// The config could not be loaded or resolved.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The input folder is missing.
+    #[error("{}: input folder does not exist", path.display())]
+    NoInput {
+        /// The input folder.
+        path: PathBuf,
+    },
+    /// The walk failed.
+    #[error("{}: {what}", path.display())]
+    Walk {
+        /// Where.
+        path: PathBuf,
+        /// What happened.
+        what: String,
+        /// The cause, when there is one.
+        #[source]
+        source: Option<std::io::Error>,
+    },
+    /// A name Ninja or a depfile cannot express.
+    #[error("{}: {what}", path.display())]
+    BadName {
+        /// The offending path.
+        path: PathBuf,
+        /// Why it cannot be used.
+        what: String,
+    },
+    /// Two sources would write the same output.
+    #[error(
+        "{}: output '{output}' is also produced by '{other}' (ids are case-insensitive); rename one of them",
+        source_path.display()
+    )]
+    OutputClash {
+        /// The second source.
+        source_path: PathBuf,
+        /// The first source.
+        other: String,
+        /// The clashing output.
+        output: String,
+    },
+    /// A file could not be read or written.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+/// Runs configure: writes `build.ninja`, the fragment list and the
+/// regeneration depfile, and deletes outputs of sources that disappeared.
+pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError> {
+    let config = Config::discover(&options.start_dir)?;
+    let selection = config.select(options.preset.as_deref(), options.output.as_deref())?;
+    let build_dir = match &options.build_dir {
+        Some(dir) => absolute(dir),
+        None => config
+            .root
+            .join(".assetc")
+            .join(selection.preset.as_deref().unwrap_or("default")),
+    };
+    let skip = [selection.output.as_path(), build_dir.as_path()];
+    let scanned = scan::scan(&config.input, &skip, |rel| selection.is_embed(rel))?;
+    let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned)?;
+
+    let ninja_file = config.root.join(NINJA_FILE);
+    let written = write_output(&ninja_file, plan.render().as_bytes())?;
+    write_output(&plan.fragment_list_path(), plan.fragment_list().as_bytes())?;
+    let prune_within = [selection.output.as_path(), build_dir.as_path()];
+    let removed =
+        stale::remove_stale(&config.root, &build_dir, &prune_within, &plan.all_outputs())?;
+    let regeneration = depfile::render(NINJA_FILE, &plan.regeneration_inputs());
+    write_output(&build_dir.join("configure.d"), regeneration.as_bytes())?;
+    Ok(ConfigureReport {
+        ninja_file,
+        written,
+        preset: selection.preset.clone(),
+        jobs: plan.jobs.len(),
+        ignored: scanned.ignored,
+        removed,
+        warnings: config.warnings,
+    })
+}
+
+/// Makes `path` absolute against the working directory.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}

@@ -1,6 +1,13 @@
-//! The per-asset encoders run by `assetc-encode`: each turns one source file
-//! into the files the engine loads.
+//! The per-asset encoders behind `assetc-encode`, one module per asset kind.
+//!
+//! [`job`] holds what every encoder shares: the command-line contract with the
+//! Ninja edge (input, outputs, fragment, depfile), atomic output, and clean-up
+//! on failure. [`command`] maps subcommands to encoders. Each kind module turns
+//! source bytes into output bytes and knows nothing about Ninja.
 
+pub mod command;
+pub mod embed;
 pub mod image;
+pub mod job;
 pub mod mips;
 pub mod texture;

@@ -1,0 +1,199 @@
+//! Which sources assetc compiles, as what, and where their outputs go.
+//!
+//! Classification looks only at names: a file's suffixes, or a folder's suffix
+//! for folder assets. The table below is the single place that maps a source to
+//! its asset kind and runtime output paths; configure uses it to write the Ninja
+//! edges and the encoders receive the outputs on their command line.
+//!
+//! | source                           | kind          | outputs               |
+//! |----------------------------------|---------------|-----------------------|
+//! | matches an `embed:` glob         | embed         | same path             |
+//! | `*.n.png`, `*.n.jpg`             | normal map    | `*.n.ktx2`            |
+//! | `*.ao.png`, `*.h.png`, `*.r.png` | grayscale     | `*.ao.ktx2` …         |
+//! | `*.png`, `*.jpg`, `*.jpeg`       | colour        | `*.ktx2`              |
+//! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
+//! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
+//! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
+//! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`             |
+//! | `*.mat`                          | material      | `*.hmat`              |
+//! | `*.ttf`, `*.otf`                 | font          | `*.hfont`             |
+//! | `*.shader/` folder               | shader        | (its fragment)        |
+//!
+//! Suffixes compare case-insensitively; output names keep the source's case.
+
+use crate::encode::texture::TextureMode;
+
+/// What a source compiles as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A single image in the given mode.
+    Texture(TextureMode),
+    /// A `.cube` 3D colour lookup table.
+    Lut,
+    /// A `*.env/` folder of six faces.
+    Cubemap,
+    /// A `*.array/` folder of equally sized layers.
+    TextureArray,
+    /// A glTF, GLB or OBJ model.
+    Mesh,
+    /// A standalone material description.
+    Material,
+    /// A TrueType or OpenType font.
+    Font,
+    /// A `*.shader/` folder of shader sources.
+    Shader,
+    /// A file copied verbatim.
+    Embed,
+}
+
+impl SourceKind {
+    /// The `assetc-encode` subcommand (and Ninja rule) for this kind.
+    pub fn encoder(self) -> &'static str {
+        match self {
+            SourceKind::Texture(_) => "texture",
+            SourceKind::Lut => "lut",
+            SourceKind::Cubemap => "cubemap",
+            SourceKind::TextureArray => "array",
+            SourceKind::Mesh => "mesh",
+            SourceKind::Material => "material",
+            SourceKind::Font => "font",
+            SourceKind::Shader => "shader",
+            SourceKind::Embed => "embed",
+        }
+    }
+}
+
+/// Folder suffixes that make a whole folder one asset.
+const FOLDER_ASSETS: &[(&str, SourceKind)] = &[
+    (".env", SourceKind::Cubemap),
+    (".array", SourceKind::TextureArray),
+    (".shader", SourceKind::Shader),
+];
+
+/// Image suffixes that select a texture mode, checked before plain images.
+const TEXTURE_MODE_SUFFIXES: &[(&str, TextureMode)] = &[
+    (".n", TextureMode::Normal),
+    (".ao", TextureMode::Gray),
+    (".h", TextureMode::Gray),
+    (".r", TextureMode::Gray),
+];
+
+const IMAGE_EXTENSIONS: &[&str] = &[".png", ".jpg", ".jpeg"];
+
+/// File suffixes of the non-image kinds.
+const FILE_KINDS: &[(&str, SourceKind)] = &[
+    (".lut.cube", SourceKind::Lut),
+    (".gltf", SourceKind::Mesh),
+    (".glb", SourceKind::Mesh),
+    (".obj", SourceKind::Mesh),
+    (".mat", SourceKind::Material),
+    (".ttf", SourceKind::Font),
+    (".otf", SourceKind::Font),
+];
+
+/// Classifies a folder by name; `None` means "walk into it".
+pub fn classify_folder(rel: &str) -> Option<SourceKind> {
+    FOLDER_ASSETS
+        .iter()
+        .find(|(suffix, _)| ends_with_ignore_case(rel, suffix))
+        .map(|(_, kind)| *kind)
+}
+
+/// Classifies a file by name; `None` means assetc does not compile it.
+pub fn classify_file(rel: &str, embedded: bool) -> Option<SourceKind> {
+    if embedded {
+        return Some(SourceKind::Embed);
+    }
+    if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS) {
+        let mode = TEXTURE_MODE_SUFFIXES
+            .iter()
+            .find(|(suffix, _)| ends_with_ignore_case(stem, suffix))
+            .map_or(TextureMode::Color, |(_, mode)| *mode);
+        return Some(SourceKind::Texture(mode));
+    }
+    FILE_KINDS
+        .iter()
+        .find(|(suffix, _)| ends_with_ignore_case(rel, suffix))
+        .map(|(_, kind)| *kind)
+}
+
+/// The runtime output paths (relative to the output folder) of a source.
+pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
+    match kind {
+        SourceKind::Texture(_) => vec![replace_extension(rel, IMAGE_EXTENSIONS, ".ktx2")],
+        SourceKind::Lut => vec![replace_extension(rel, &[".cube"], ".ktx2")],
+        SourceKind::Cubemap => vec![format!("{rel}.ktx2")],
+        SourceKind::TextureArray => vec![replace_extension(rel, &[".array"], ".arr.ktx2")],
+        SourceKind::Mesh => vec![replace_extension(rel, &[".gltf", ".glb", ".obj"], ".hmesh")],
+        SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
+        SourceKind::Font => vec![replace_extension(rel, &[".ttf", ".otf"], ".hfont")],
+        SourceKind::Shader => Vec::new(),
+        SourceKind::Embed => vec![rel.to_string()],
+    }
+}
+
+fn replace_extension(rel: &str, extensions: &[&str], new: &str) -> String {
+    let stem = strip_suffix_any(rel, extensions).unwrap_or(rel);
+    format!("{stem}{new}")
+}
+
+fn strip_suffix_any<'a>(name: &'a str, suffixes: &[&str]) -> Option<&'a str> {
+    suffixes
+        .iter()
+        .find(|s| ends_with_ignore_case(name, s))
+        .map(|s| &name[..name.len() - s.len()])
+}
+
+fn ends_with_ignore_case(name: &str, suffix: &str) -> bool {
+    name.len() >= suffix.len()
+        && name.is_char_boundary(name.len() - suffix.len())
+        && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_suffixes_pick_the_mode() {
+        let mode = |name| match classify_file(name, false) {
+            Some(SourceKind::Texture(m)) => Some(m),
+            _ => None,
+        };
+        assert_eq!(mode("a/rock.png"), Some(TextureMode::Color));
+        assert_eq!(mode("a/rock.n.png"), Some(TextureMode::Normal));
+        assert_eq!(mode("a/rock.N.PNG"), Some(TextureMode::Normal));
+        assert_eq!(mode("rock.ao.jpg"), Some(TextureMode::Gray));
+        assert_eq!(mode("rock.h.png"), Some(TextureMode::Gray));
+        assert_eq!(mode("rock.r.jpeg"), Some(TextureMode::Gray));
+        assert_eq!(mode("rockn.png"), Some(TextureMode::Color));
+        assert_eq!(mode("notes.txt"), None);
+    }
+
+    #[test]
+    fn every_reference_pattern_is_classified() {
+        assert_eq!(classify_file("g.lut.cube", false), Some(SourceKind::Lut));
+        assert_eq!(classify_file("m/chair.glb", false), Some(SourceKind::Mesh));
+        assert_eq!(classify_file("m/chair.gltf", false), Some(SourceKind::Mesh));
+        assert_eq!(classify_file("m/chair.OBJ", false), Some(SourceKind::Mesh));
+        assert_eq!(classify_file("wood.mat", false), Some(SourceKind::Material));
+        assert_eq!(classify_file("f/a.ttf", false), Some(SourceKind::Font));
+        assert_eq!(classify_file("x.png", true), Some(SourceKind::Embed));
+        assert_eq!(classify_folder("sky.env"), Some(SourceKind::Cubemap));
+        assert_eq!(classify_folder("t.array"), Some(SourceKind::TextureArray));
+        assert_eq!(classify_folder("s/pbr.shader"), Some(SourceKind::Shader));
+        assert_eq!(classify_folder("textures"), None);
+    }
+
+    #[test]
+    fn outputs_follow_the_reference_names() {
+        let t = SourceKind::Texture(TextureMode::Color);
+        assert_eq!(outputs(t, "ui/Logo.PNG"), ["ui/Logo.ktx2"]);
+        assert_eq!(outputs(t, "rock.n.png"), ["rock.n.ktx2"]);
+        assert_eq!(outputs(SourceKind::Lut, "g.lut.cube"), ["g.lut.ktx2"]);
+        assert_eq!(outputs(SourceKind::Cubemap, "sky.env"), ["sky.env.ktx2"]);
+        assert_eq!(outputs(SourceKind::TextureArray, "t.array"), ["t.arr.ktx2"]);
+        assert_eq!(outputs(SourceKind::Mesh, "m/chair.glb"), ["m/chair.hmesh"]);
+        assert_eq!(outputs(SourceKind::Embed, "d/x.json"), ["d/x.json"]);
+    }
+}

@@ -1,0 +1,139 @@
+//! The `assetc` command line: `configure` (the default), `init` and
+//! `--list-presets`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use super::{ConfigureOptions, ConfigureReport, ToolPaths, run};
+use crate::cli::{finish, report_error, warn};
+use crate::config::{Config, write_starter};
+
+const PROGRAM: &str = "assetc";
+
+/// `assetc`: turn a project's source assets into a Ninja build of GPU-ready files.
+#[derive(Debug, Parser)]
+#[command(
+    name = "assetc",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// The subcommand; without one, assetc configures.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options for the implicit `configure`.
+    #[command(flatten)]
+    pub configure: ConfigureArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scan the input folder and write build.ninja (then run `ninja`).
+    Configure(ConfigureArgs),
+    /// Write a commented starter assetc.yml here (never overwrites).
+    Init,
+}
+
+/// Options of `assetc configure`.
+#[derive(Debug, Args)]
+pub struct ConfigureArgs {
+    /// Use this preset from assetc.yml instead of its `preset:` key.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Output folder, overriding the config and preset.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Folder for fragments, depfiles and Ninja's logs (default .assetc/<preset>).
+    #[arg(long)]
+    pub build_dir: Option<PathBuf>,
+    /// Also bundle the output into <output>.hpack (OR-ed with `pack:`).
+    #[arg(long)]
+    pub pack: bool,
+    /// Print the presets defined in assetc.yml and exit.
+    #[arg(long)]
+    pub list_presets: bool,
+}
+
+impl Cli {
+    /// Runs the requested command.
+    pub fn run(self) -> ExitCode {
+        match self.command {
+            Some(Command::Configure(args)) => configure(&args),
+            Some(Command::Init) => init(),
+            None => configure(&self.configure),
+        }
+    }
+}
+
+fn configure(args: &ConfigureArgs) -> ExitCode {
+    let start_dir = PathBuf::from(".");
+    if args.list_presets {
+        return list_presets(&start_dir);
+    }
+    let tools = match ToolPaths::beside_current_exe() {
+        Ok(t) => t,
+        Err(e) => {
+            report_error(PROGRAM, &e);
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = ConfigureOptions {
+        start_dir,
+        preset: args.preset.clone(),
+        output: args.output.clone(),
+        build_dir: args.build_dir.clone(),
+        pack: args.pack,
+        tools,
+    };
+    finish(PROGRAM, run(&options).map(|report| print_report(&report)))
+}
+
+fn print_report(report: &ConfigureReport) {
+    for w in &report.warnings {
+        warn(PROGRAM, w);
+    }
+    for path in &report.removed {
+        println!("assetc: removed stale output {}", path.display());
+    }
+    let preset = report.preset.as_deref().unwrap_or("default");
+    let state = if report.written {
+        "written"
+    } else {
+        "unchanged"
+    };
+    println!(
+        "assetc: {} assets ({} other files ignored), preset '{preset}': {} {state}",
+        report.jobs,
+        report.ignored,
+        report.ninja_file.display()
+    );
+}
+
+fn list_presets(start_dir: &std::path::Path) -> ExitCode {
+    finish(
+        PROGRAM,
+        Config::discover(start_dir).map(|config| {
+            for name in config.preset_names() {
+                let marker = if config.preset.as_deref() == Some(name) {
+                    "  (default)"
+                } else {
+                    ""
+                };
+                println!("{name}{marker}");
+            }
+        }),
+    )
+}
+
+fn init() -> ExitCode {
+    finish(
+        PROGRAM,
+        write_starter(std::path::Path::new(".")).map(|path| {
+            println!("assetc: wrote {}", path.display());
+        }),
+    )
+}

@@ -1,0 +1,380 @@
+//! The build plan: one job per source, and its rendering as `build.ninja`.
+//!
+//! All paths in the plan are relative to the project root (the folder holding
+//! `assetc.yml` and `build.ninja`, where Ninja runs), or absolute when they lie
+//! outside it. Jobs carry their resolved settings as command-line flags, so a
+//! changed rule changes exactly the command lines it resolves differently.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use clap::ValueEnum;
+
+use super::classify::{self, SourceKind};
+use super::ninja::{self, Build, Writer};
+use super::scan::Scan;
+use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
+use crate::config::{Config, Selection, Settings};
+
+/// The rule template, filled in by [`Plan::render`].
+const TEMPLATE: &str = include_str!("../../build.ninja.in");
+
+/// Name of the manifest file inside the output folder.
+pub const MANIFEST_FILE: &str = "assets.hman";
+
+/// One encode edge.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Source path relative to the input folder.
+    pub source: String,
+    /// What it compiles as.
+    pub kind: SourceKind,
+    /// Runtime paths it produces, relative to the output folder.
+    pub outputs: Vec<String>,
+    /// Resolved settings as `assetc-encode` flags.
+    pub flags: Vec<String>,
+}
+
+/// Everything configure writes, with root-relative paths.
+#[derive(Debug)]
+pub struct Plan {
+    /// The jobs, sorted by source path.
+    pub jobs: Vec<Job>,
+    root: PathBuf,
+    input: String,
+    output: String,
+    build: String,
+    config_file: String,
+    folders: Vec<String>,
+    pack: Option<String>,
+    preset: Option<String>,
+    regenerate: Vec<String>,
+    tools: [String; 3],
+}
+
+impl Plan {
+    /// Builds the plan from a scan and the resolved config.
+    pub fn new(
+        config: &Config,
+        selection: &Selection,
+        build_dir: &Path,
+        options: &ConfigureOptions,
+        scanned: &Scan,
+    ) -> Result<Self, ConfigureError> {
+        let root = &config.root;
+        let output = root_relative(root, &selection.output)?;
+        let build = root_relative(root, build_dir)?;
+        let pack = (config.pack || options.pack).then(|| format!("{output}.hpack"));
+        let jobs = scanned
+            .sources
+            .iter()
+            .map(|s| Job {
+                source: s.rel.clone(),
+                kind: s.kind,
+                outputs: classify::outputs(s.kind, &s.rel),
+                flags: settings_flags(s.kind, &selection.settings_for(&s.rel)),
+            })
+            .collect::<Vec<_>>();
+        check_sources(&config.input, &jobs)?;
+        let folders = scanned
+            .folders
+            .iter()
+            .map(|f| root_relative(root, f))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            input: root_relative(root, &config.input)?,
+            config_file: root_relative(root, &config.file)?,
+            regenerate: regenerate_command(root, options, &selection.preset)?,
+            tools: tool_strings(&options.tools)?,
+            preset: selection.preset.clone(),
+            root: root.clone(),
+            jobs,
+            output,
+            build,
+            folders,
+            pack,
+        })
+    }
+
+    /// The root-relative path of the file listing every fragment.
+    fn fragment_list_rel(&self) -> String {
+        join(&self.build, "fragments.list")
+    }
+
+    /// The file listing every fragment.
+    pub fn fragment_list_path(&self) -> PathBuf {
+        self.root.join(self.fragment_list_rel())
+    }
+
+    /// The fragment list: one root-relative fragment path per line.
+    pub fn fragment_list(&self) -> String {
+        self.jobs.iter().map(|j| self.fragment(j) + "\n").collect()
+    }
+
+    /// Every file the graph produces, root-relative, for stale-output removal.
+    pub fn all_outputs(&self) -> Vec<String> {
+        let mut all = vec![self.manifest()];
+        all.extend(self.pack.clone());
+        for job in &self.jobs {
+            all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
+            all.push(self.fragment(job));
+        }
+        all
+    }
+
+    /// What the regeneration edge depends on besides `assetc.yml`: every folder
+    /// walked, so adding or removing a source re-runs configure.
+    pub fn regeneration_inputs(&self) -> Vec<String> {
+        self.folders.clone()
+    }
+
+    /// Renders the complete `build.ninja`.
+    pub fn render(&self) -> String {
+        let mut w = Writer::new(self.prelude());
+        w.comment("Regenerate this file when the config or the set of sources changes.");
+        w.build(&Build {
+            outputs: vec![NINJA_FILE],
+            rule: "configure",
+            implicit: vec![&self.config_file, &self.tools[0]],
+            ..Build::default()
+        });
+        w.blank();
+        let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
+        let outs: Vec<Vec<String>> = self.jobs.iter().map(|j| self.job_outputs(j)).collect();
+        for ((job, frag), job_outs) in self.jobs.iter().zip(&frags).zip(&outs) {
+            self.write_job(&mut w, job, frag, job_outs);
+        }
+        w.blank();
+        self.write_link(&mut w, &frags, &outs);
+        w.finish()
+    }
+
+    fn prelude(&self) -> String {
+        let mut invalidate = vec!["--invalidate".to_string(), self.manifest()];
+        if let Some(pack) = &self.pack {
+            invalidate.extend(["--invalidate".to_string(), pack.clone()]);
+        }
+        let preset = self.preset.as_deref().unwrap_or("default");
+        [
+            ("@BUILDDIR@", ninja::escape_value(&self.build)),
+            ("@ENCODE@", value_words(&[&self.tools[1]])),
+            ("@LINK@", value_words(&[&self.tools[2]])),
+            ("@OUTROOT@", value_words(&[&self.output])),
+            ("@INVALIDATE@", value_words(&invalidate)),
+            ("@CONFIGURE@", value_words(&self.regenerate)),
+            ("@PRESET@", ninja::escape_value(preset)),
+        ]
+        .iter()
+        .fold(TEMPLATE.to_string(), |text, (key, value)| {
+            text.replace(key, value)
+        })
+    }
+
+    fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
+        let source = join(&self.input, &job.source);
+        let dep = join(&self.build, &format!("dep/{}.d", job.source));
+        let mut args = job.flags.clone();
+        args.extend(["--source".into(), job.source.clone()]);
+        args.extend(["--fragment".into(), frag.to_string()]);
+        args.extend(["--depfile".into(), dep.clone()]);
+        for out in outs {
+            args.extend(["-o".into(), out.clone()]);
+        }
+        args.push(source.clone());
+        let mut outputs: Vec<&str> = outs.iter().map(String::as_str).collect();
+        outputs.push(frag);
+        w.build(&Build {
+            outputs,
+            rule: job.kind.encoder(),
+            inputs: vec![&source],
+            implicit: vec![&self.tools[1]],
+            vars: vec![("args", ninja::shell_join(&args)), ("dep", dep)],
+        });
+    }
+
+    fn write_link(&self, w: &mut Writer, frags: &[String], outs: &[Vec<String>]) {
+        let list = self.fragment_list_rel();
+        let manifest = self.manifest();
+        let mut implicit: Vec<&str> = frags.iter().map(String::as_str).collect();
+        implicit.push(&self.tools[2]);
+        w.build(&Build {
+            outputs: vec![&manifest],
+            rule: "link_manifest",
+            inputs: vec![&list],
+            implicit,
+            ..Build::default()
+        });
+        let mut check_args = Vec::new();
+        let mut defaults = vec![manifest.as_str()];
+        if let Some(pack) = &self.pack {
+            let mut implicit = vec![manifest.as_str()];
+            implicit.extend(outs.iter().flatten().map(String::as_str));
+            implicit.extend(frags.iter().map(String::as_str));
+            implicit.push(&self.tools[2]);
+            w.build(&Build {
+                outputs: vec![pack],
+                rule: "link_pack",
+                inputs: vec![&list],
+                implicit,
+                ..Build::default()
+            });
+            check_args = vec!["--pack".to_string(), pack.clone()];
+            defaults.push(pack);
+        }
+        w.comment("`ninja check` validates the output folder; it is not built by default.");
+        w.build(&Build {
+            outputs: vec!["check"],
+            rule: "link_check",
+            implicit: defaults.clone(),
+            vars: vec![("check_args", ninja::shell_join(&check_args))],
+            ..Build::default()
+        });
+        w.default_targets(&defaults);
+    }
+
+    fn manifest(&self) -> String {
+        join(&self.output, MANIFEST_FILE)
+    }
+
+    fn fragment(&self, job: &Job) -> String {
+        join(&self.build, &format!("frag/{}.frag", job.source))
+    }
+
+    fn job_outputs(&self, job: &Job) -> Vec<String> {
+        job.outputs.iter().map(|o| join(&self.output, o)).collect()
+    }
+}
+
+/// Settings as the flags of the kind's encoder.
+fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
+    let compress = || vec!["--compress".into(), settings.texture.compress.to_string()];
+    match kind {
+        SourceKind::Texture(mode) => {
+            let name = mode.to_possible_value().map(|v| v.get_name().to_string());
+            let mut flags = vec!["--mode".into(), name.unwrap_or_default()];
+            flags.extend(compress());
+            flags
+        }
+        SourceKind::Lut | SourceKind::Cubemap | SourceKind::TextureArray => compress(),
+        SourceKind::Mesh => vec!["--merge".into(), settings.mesh.merge.to_string()],
+        SourceKind::Material | SourceKind::Font | SourceKind::Shader | SourceKind::Embed => {
+            Vec::new()
+        }
+    }
+}
+
+/// Refuses names Ninja cannot express and outputs two sources would share.
+fn check_sources(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
+    let mut owners: HashMap<String, &str> = HashMap::new();
+    for job in jobs {
+        let source_path = || input.join(&job.source);
+        if let Some(what) = ninja::check_expressible(&job.source) {
+            return Err(inexpressible(&source_path(), what));
+        }
+        for out in &job.outputs {
+            if let Some(other) = owners.insert(out.to_lowercase(), &job.source) {
+                return Err(ConfigureError::OutputClash {
+                    source_path: source_path(),
+                    other: other.to_string(),
+                    output: out.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The command Ninja runs to regenerate: this configure, as the user gave it.
+fn regenerate_command(
+    root: &Path,
+    options: &ConfigureOptions,
+    preset: &Option<String>,
+) -> Result<Vec<String>, ConfigureError> {
+    let mut words = vec![path_string(&options.tools.assetc)?, "configure".to_string()];
+    if options.preset.is_some()
+        && let Some(p) = preset
+    {
+        words.extend(["--preset".into(), p.clone()]);
+    }
+    if let Some(out) = &options.output {
+        words.extend(["-o".into(), root_relative(root, &super::absolute(out))?]);
+    }
+    if let Some(dir) = &options.build_dir {
+        words.extend([
+            "--build-dir".into(),
+            root_relative(root, &super::absolute(dir))?,
+        ]);
+    }
+    if options.pack {
+        words.push("--pack".into());
+    }
+    Ok(words)
+}
+
+fn tool_strings(tools: &ToolPaths) -> Result<[String; 3], ConfigureError> {
+    Ok([
+        path_string(&tools.assetc)?,
+        path_string(&tools.encode)?,
+        path_string(&tools.link)?,
+    ])
+}
+
+/// Shell-quotes words and escapes them for a Ninja variable value.
+fn value_words<S: AsRef<str>>(words: &[S]) -> String {
+    ninja::escape_value(&ninja::shell_join(words))
+}
+
+/// `path` relative to `root` with `/` separators, or absolute when outside it.
+pub fn root_relative(root: &Path, path: &Path) -> Result<String, ConfigureError> {
+    match path.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => Ok(".".into()),
+        Ok(rel) => {
+            let parts = rel
+                .components()
+                .map(|c| component_str(c, path))
+                .collect::<Result<Vec<_>, _>>()?;
+            expressible(path, parts.join("/"))
+        }
+        Err(_) => path_string(path),
+    }
+}
+
+fn component_str<'a>(c: Component<'a>, whole: &Path) -> Result<&'a str, ConfigureError> {
+    c.as_os_str().to_str().ok_or_else(|| not_utf8(whole))
+}
+
+fn path_string(path: &Path) -> Result<String, ConfigureError> {
+    let text = path.to_str().ok_or_else(|| not_utf8(path))?;
+    expressible(path, text.to_string())
+}
+
+/// Passes `text` through when Ninja can express it, else names the problem.
+fn expressible(path: &Path, text: String) -> Result<String, ConfigureError> {
+    match ninja::check_expressible(&text) {
+        Some(what) => Err(inexpressible(path, what)),
+        None => Ok(text),
+    }
+}
+
+fn inexpressible(path: &Path, what: &str) -> ConfigureError {
+    ConfigureError::BadName {
+        path: path.to_owned(),
+        what: format!("contains {what}, which Ninja cannot express in a path"),
+    }
+}
+
+fn not_utf8(path: &Path) -> ConfigureError {
+    ConfigureError::BadName {
+        path: path.to_owned(),
+        what: "is not valid UTF-8".into(),
+    }
+}
+
+/// Joins a root-relative folder and a relative path.
+fn join(base: &str, rel: &str) -> String {
+    if base == "." {
+        rel.to_string()
+    } else {
+        format!("{base}/{rel}")
+    }
+}

@@ -1,0 +1,113 @@
+//! Walking the input folder and classifying what is found.
+//!
+//! The walk is sorted by name so every run sees sources in the same order. It
+//! skips hidden entries (names starting with `.`) and editor backups (ending in
+//! `~`), does not descend into folder assets (`*.env/`, `*.array/`,
+//! `*.shader/`), and steps around the output and build folders when they sit
+//! inside the input. Every folder it walks is remembered: the regeneration edge
+//! depends on them, so adding or deleting a source re-runs configure.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::{DirEntry, WalkDir};
+
+use super::ConfigureError;
+use super::classify::{self, SourceKind};
+
+/// One source asset found by the walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// Path relative to the input folder, `/`-separated.
+    pub rel: String,
+    /// What it compiles as.
+    pub kind: SourceKind,
+}
+
+/// Everything the walk found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Compilable sources, sorted by path.
+    pub sources: Vec<Source>,
+    /// Every folder walked (absolute), the input folder first.
+    pub folders: Vec<PathBuf>,
+    /// How many files matched no pattern.
+    pub ignored: usize,
+}
+
+/// Walks `input`, skipping the folders in `skip`.
+pub fn scan(
+    input: &Path,
+    skip: &[&Path],
+    is_embed: impl Fn(&str) -> bool,
+) -> Result<Scan, ConfigureError> {
+    if !input.is_dir() {
+        return Err(ConfigureError::NoInput {
+            path: input.to_owned(),
+        });
+    }
+    let mut result = Scan::default();
+    let mut walk = WalkDir::new(input)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = walk.next() {
+        let entry = entry.map_err(|e| walk_error(input, e))?;
+        if entry.depth() > 0 && (is_ignored_name(&entry) || skip.contains(&entry.path())) {
+            if entry.file_type().is_dir() {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        let rel = relative_name(input, entry.path())?;
+        if entry.file_type().is_dir() {
+            match classify::classify_folder(&rel).filter(|_| entry.depth() > 0) {
+                Some(kind) => {
+                    walk.skip_current_dir();
+                    result.sources.push(Source { rel, kind });
+                }
+                None => result.folders.push(entry.path().to_owned()),
+            }
+        } else {
+            match classify::classify_file(&rel, is_embed(&rel)) {
+                Some(kind) => result.sources.push(Source { rel, kind }),
+                None => result.ignored += 1,
+            }
+        }
+    }
+    Ok(result)
+}
+
+fn is_ignored_name(entry: &DirEntry) -> bool {
+    let name = entry.file_name().to_string_lossy();
+    name.starts_with('.') || name.ends_with('~')
+}
+
+/// The `/`-separated path of `path` below `input`, which must be valid UTF-8.
+fn relative_name(input: &Path, path: &Path) -> Result<String, ConfigureError> {
+    let rel = path.strip_prefix(input).unwrap_or(path);
+    let mut parts = Vec::new();
+    for part in rel.components() {
+        let text = part
+            .as_os_str()
+            .to_str()
+            .ok_or_else(|| ConfigureError::BadName {
+                path: path.to_owned(),
+                what: "is not valid UTF-8".into(),
+            })?;
+        parts.push(text);
+    }
+    Ok(parts.join("/"))
+}
+
+fn walk_error(input: &Path, error: walkdir::Error) -> ConfigureError {
+    let path = error.path().unwrap_or(input).to_owned();
+    let what = match error.loop_ancestor() {
+        Some(ancestor) => format!("symbolic link loop back to {}", ancestor.display()),
+        None => "cannot be read".into(),
+    };
+    ConfigureError::Walk {
+        path,
+        what,
+        source: error.into_io_error(),
+    }
+}

@@ -1,0 +1,20 @@
+//! `assetc-encode embed`: files matched by an `embed:` glob, copied verbatim.
+//!
+//! An embedded file is registered in the manifest as kind `embed`, keyed by its
+//! runtime path with the extension (`data/level1.json`).
+
+use super::job::{EncodeError, Encoded, JobArgs, OutputFile, read_source};
+use crate::format::kind::{AssetKind, ColorSpace};
+
+/// Copies the source unchanged.
+pub fn encode(args: &JobArgs) -> Result<Encoded, EncodeError> {
+    let bytes = read_source(&args.input)?;
+    Ok(Encoded {
+        files: vec![OutputFile {
+            bytes,
+            kind: AssetKind::Embed,
+            colorspace: ColorSpace::Linear,
+        }],
+        extra_inputs: Vec::new(),
+    })
+}

@@ -1,0 +1,196 @@
+//! The contract between a Ninja edge and an encoder.
+//!
+//! Every `assetc-encode <kind>` invocation receives its source, its outputs in
+//! the order Ninja lists them, the output root (to turn output paths into
+//! runtime paths), and where to write its manifest fragment and depfile. The
+//! encoder computes all output bytes in memory first; only then does [`run`]
+//! write them, each atomically and only if changed, followed by the fragment
+//! and the depfile.
+//!
+//! When anything fails, [`run`] deletes the edge's outputs, fragment and
+//! depfile, plus the link outputs named by `--invalidate` (the manifest and the
+//! pack): a failed build leaves neither half-written files nor a manifest that
+//! still claims the failed asset is fine.
+
+use std::path::{Path, PathBuf};
+
+use crate::format::kind::{AssetKind, ColorSpace};
+use crate::fragment::{Fragment, FragmentEntry};
+use crate::{depfile, fsutil};
+
+/// Arguments shared by every encoder.
+#[derive(Debug, clap::Args)]
+pub struct JobArgs {
+    /// The source file or folder.
+    pub input: PathBuf,
+    /// Output files, in the order the Ninja edge lists them.
+    #[arg(short = 'o', long = "output")]
+    pub outputs: Vec<PathBuf>,
+    /// The output root; runtime paths are output paths relative to it.
+    #[arg(long)]
+    pub root: PathBuf,
+    /// The source path relative to the input folder (for the fragment).
+    #[arg(long)]
+    pub source: String,
+    /// Where to write the manifest fragment.
+    #[arg(long)]
+    pub fragment: PathBuf,
+    /// Where to write the depfile.
+    #[arg(long)]
+    pub depfile: PathBuf,
+    /// Files to delete if this job fails (the link outputs).
+    #[arg(long = "invalidate")]
+    pub invalidate: Vec<PathBuf>,
+}
+
+/// One file an encoder produced, with its manifest registration.
+#[derive(Debug)]
+pub struct OutputFile {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// The manifest kind it is registered under.
+    pub kind: AssetKind,
+    /// The colour space baked into it.
+    pub colorspace: ColorSpace,
+}
+
+/// What an encoder produced: one file per `-o` output, in order, and every
+/// file it read besides the source.
+#[derive(Debug, Default)]
+pub struct Encoded {
+    /// Output files, parallel to [`JobArgs::outputs`].
+    pub files: Vec<OutputFile>,
+    /// Extra inputs for the depfile.
+    pub extra_inputs: Vec<PathBuf>,
+}
+
+/// Why an encode job failed. The path is always the file at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    /// A file could not be read or written.
+    #[error(transparent)]
+    File(#[from] fsutil::FileError),
+    /// The source is invalid or cannot be encoded.
+    #[error("{}: {what}", path.display())]
+    Invalid {
+        /// The source.
+        path: PathBuf,
+        /// What went wrong.
+        what: String,
+        /// The underlying error, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// The asset kind has no encoder yet.
+    #[error("{}: {kind} encoding is not supported yet", path.display())]
+    NotSupported {
+        /// The source.
+        path: PathBuf,
+        /// The kind, for the message.
+        kind: &'static str,
+    },
+}
+
+/// Reads a whole source file.
+pub fn read_source(path: &Path) -> Result<Vec<u8>, EncodeError> {
+    Ok(fsutil::read(path)?)
+}
+
+/// Runs `encode` and writes its results, cleaning up on any failure.
+pub fn run(
+    args: &JobArgs,
+    encode: impl FnOnce(&JobArgs) -> Result<Encoded, EncodeError>,
+) -> Result<(), EncodeError> {
+    let result = encode(args).and_then(|encoded| write_results(args, &encoded));
+    if result.is_err() {
+        clean_up(args);
+    }
+    result
+}
+
+fn write_results(args: &JobArgs, encoded: &Encoded) -> Result<(), EncodeError> {
+    if encoded.files.len() != args.outputs.len() {
+        return Err(EncodeError::Invalid {
+            path: args.input.clone(),
+            what: format!(
+                "the encoder made {} files but the build expects {}; re-run `assetc configure`",
+                encoded.files.len(),
+                args.outputs.len()
+            ),
+            source: None,
+        });
+    }
+    let mut fragment = Fragment {
+        source: args.source.clone(),
+        ..Fragment::default()
+    };
+    for (path, file) in args.outputs.iter().zip(&encoded.files) {
+        write(path, &file.bytes)?;
+        let runtime = runtime_path(&args.root, path)?;
+        fragment.entries.push(FragmentEntry {
+            kind: file.kind,
+            colorspace: file.colorspace,
+            path: runtime.clone(),
+        });
+        fragment.files.push(runtime);
+    }
+    write(&args.fragment, fragment.render().as_bytes())?;
+    write_depfile(args, &encoded.extra_inputs)
+}
+
+fn write_depfile(args: &JobArgs, extra: &[PathBuf]) -> Result<(), EncodeError> {
+    let target = args.outputs.first().unwrap_or(&args.fragment);
+    let inputs: Vec<String> = std::iter::once(&args.input)
+        .chain(extra)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let text = depfile::render(&target.to_string_lossy(), &inputs);
+    write(&args.depfile, text.as_bytes())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), EncodeError> {
+    Ok(fsutil::write_output(path, bytes).map(drop)?)
+}
+
+/// The `/`-separated path of `output` below `root`.
+fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
+    let rel = if root == Path::new(".") {
+        Some(output)
+    } else {
+        output.strip_prefix(root).ok()
+    };
+    let parts: Option<Vec<&str>> = rel.and_then(|r| r.iter().map(|c| c.to_str()).collect());
+    match parts {
+        Some(parts) if !parts.is_empty() => Ok(parts.join("/")),
+        _ => Err(EncodeError::Invalid {
+            path: output.to_owned(),
+            what: format!(
+                "output is not a UTF-8 path inside the output root {}",
+                root.display()
+            ),
+            source: None,
+        }),
+    }
+}
+
+/// Best-effort removal of everything this job (and the link) would own.
+fn clean_up(args: &JobArgs) {
+    let owned = args.outputs.iter().chain(&args.invalidate);
+    for path in owned.chain([&args.fragment, &args.depfile]) {
+        let _ = fsutil::remove_if_exists(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_paths_are_relative_to_the_root() {
+        let p = |root: &str, out: &str| runtime_path(Path::new(root), Path::new(out));
+        assert_eq!(p("runtime", "runtime/ui/a.ktx2").unwrap(), "ui/a.ktx2");
+        assert_eq!(p(".", "ui/a.ktx2").unwrap(), "ui/a.ktx2");
+        assert!(p("runtime", "elsewhere/a.ktx2").is_err());
+        assert!(p("runtime", "runtime").is_err());
+    }
+}

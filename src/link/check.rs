@@ -1,0 +1,193 @@
+//! `assetc-link check`: is this output folder (and its pack) consistent?
+//!
+//! It reads only the output folder, never the build folder, so it works as a CI
+//! gate on any tree. The rules:
+//! * `assets.hman` is a valid manifest;
+//! * every entry's file exists and its id follows its kind's rule;
+//! * every texture and LUT is a structurally valid KTX2 file;
+//! * every other file in the folder is listed (else it is an orphan that no
+//!   job produced);
+//! * with `--pack`: the pack is valid, holds exactly the listed files plus the
+//!   manifest, byte for byte as in the folder, each tagged with its kind.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+use walkdir::WalkDir;
+
+use crate::configure::graph::MANIFEST_FILE;
+use crate::format::kind::{AssetKind, PackKind};
+use crate::format::{hman, hpack, ktx2};
+
+/// One inconsistency, reported as `path: what`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Problem {
+    /// The file at fault.
+    pub path: String,
+    /// What is wrong with it.
+    pub what: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.what)
+    }
+}
+
+/// Totals of a successful check.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Manifest entries.
+    pub entries: usize,
+    /// Pack entries, when a pack was checked.
+    pub pack_entries: Option<usize>,
+}
+
+/// Checks `root` (and `pack`, if given). Returns every problem found.
+pub fn check(root: &Path, pack: Option<&Path>) -> Result<Summary, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let manifest_path = root.join(MANIFEST_FILE);
+    let manifest_bytes = read_or_report(&manifest_path, &mut problems);
+    let listed = manifest_bytes
+        .as_deref()
+        .map(|b| check_manifest(root, &manifest_path, b, &mut problems))
+        .unwrap_or_default();
+    report_orphans(root, &listed, &mut problems);
+    let pack_entries = pack.and_then(|p| check_pack(root, p, &listed, &mut problems));
+    if problems.is_empty() {
+        Ok(Summary {
+            entries: listed.len(),
+            pack_entries,
+        })
+    } else {
+        problems.sort();
+        Err(problems)
+    }
+}
+
+fn problem(problems: &mut Vec<Problem>, path: impl Into<String>, what: impl Into<String>) {
+    problems.push(Problem {
+        path: path.into(),
+        what: what.into(),
+    });
+}
+
+fn read_or_report(path: &Path, problems: &mut Vec<Problem>) -> Option<Vec<u8>> {
+    std::fs::read(path)
+        .map_err(|e| {
+            problem(
+                problems,
+                path.display().to_string(),
+                format!("cannot read: {e}"),
+            )
+        })
+        .ok()
+}
+
+/// Validates the manifest and its entries; returns the listed runtime paths.
+fn check_manifest(
+    root: &Path,
+    path: &Path,
+    bytes: &[u8],
+    problems: &mut Vec<Problem>,
+) -> BTreeSet<String> {
+    let manifest = match hman::parse(bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            problem(problems, path.display().to_string(), e.to_string());
+            return BTreeSet::new();
+        }
+    };
+    let mut listed = BTreeSet::new();
+    for entry in manifest.iter() {
+        let expected = entry.kind.id_for_path(entry.path);
+        if entry.hash != expected {
+            problem(
+                problems,
+                entry.path,
+                format!(
+                    "manifest id {:#018x} does not follow the {} rule (expected {expected:#018x})",
+                    entry.hash,
+                    entry.kind.name()
+                ),
+            );
+        }
+        check_entry_file(root, entry.path, entry.kind, problems);
+        listed.insert(entry.path.to_string());
+    }
+    listed
+}
+
+fn check_entry_file(root: &Path, path: &str, kind: AssetKind, problems: &mut Vec<Problem>) {
+    let Ok(bytes) = std::fs::read(root.join(path)) else {
+        problem(problems, path, "listed in the manifest but missing");
+        return;
+    };
+    if matches!(kind, AssetKind::Texture | AssetKind::Lut)
+        && let Err(e) = ktx2::parse(&bytes)
+    {
+        problem(problems, path, format!("invalid KTX2: {e}"));
+    }
+}
+
+/// Reports files below `root` that the manifest does not list.
+fn report_orphans(root: &Path, listed: &BTreeSet<String>, problems: &mut Vec<Problem>) {
+    for entry in WalkDir::new(root).sort_by_file_name().into_iter().flatten() {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = runtime_name(root, entry.path());
+        if rel != MANIFEST_FILE && !listed.contains(&rel) {
+            problem(problems, rel, "orphan: no job produced this file");
+        }
+    }
+}
+
+fn runtime_name(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
+    parts.join("/")
+}
+
+/// Validates the pack against the folder; returns its entry count.
+fn check_pack(
+    root: &Path,
+    pack_path: &Path,
+    listed: &BTreeSet<String>,
+    problems: &mut Vec<Problem>,
+) -> Option<usize> {
+    let name = pack_path.display().to_string();
+    let bytes = read_or_report(pack_path, problems)?;
+    let pack = match hpack::parse(&bytes) {
+        Ok(p) => p,
+        Err(e) => {
+            problem(problems, name, e.to_string());
+            return None;
+        }
+    };
+    for entry in pack.iter() {
+        let where_ = format!("{name}: {}", entry.path);
+        if entry.kind != PackKind::from_path(entry.path) {
+            problem(
+                problems,
+                where_.clone(),
+                "pack kind does not match the extension",
+            );
+        }
+        match std::fs::read(root.join(entry.path)) {
+            Ok(disk) if disk == pack.data(&entry) => {}
+            Ok(_) => problem(
+                problems,
+                where_,
+                "differs from the file in the output folder",
+            ),
+            Err(_) => problem(problems, where_, "in the pack but not in the output folder"),
+        }
+    }
+    let expected = listed.iter().map(String::as_str).chain([MANIFEST_FILE]);
+    for path in expected.filter(|p| pack.find(p).is_none()) {
+        problem(problems, format!("{name}: {path}"), "missing from the pack");
+    }
+    Some(pack.len())
+}

@@ -1,0 +1,215 @@
+//! Shared harness for the integration tests: temporary projects, generated
+//! source images, and runs of the real `assetc` binaries and the real `ninja`.
+
+#![allow(dead_code)] // each test binary uses a different subset of the harness
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+/// The `assetc` binary under test.
+pub const ASSETC: &str = env!("CARGO_BIN_EXE_assetc");
+/// The `assetc-link` binary under test.
+pub const LINK: &str = env!("CARGO_BIN_EXE_assetc-link");
+
+/// A project in a temporary folder.
+pub struct Project {
+    dir: tempfile::TempDir,
+}
+
+/// The result of one command.
+pub struct Run {
+    /// Exit status was zero.
+    pub ok: bool,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Self {
+        Self {
+            ok: output.status.success(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Panics with both streams unless the command succeeded.
+    pub fn expect_ok(self, what: &str) -> Self {
+        assert!(self.ok, "{what} failed:\n{}\n{}", self.stdout, self.stderr);
+        self
+    }
+
+    /// The descriptions of the edges Ninja ran (`[1/3] TEXTURE a.png`).
+    pub fn edges(&self) -> Vec<String> {
+        self.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix('[').and_then(|r| r.split_once("] ")))
+            .map(|(_, desc)| desc.to_string())
+            .collect()
+    }
+}
+
+impl Project {
+    /// An empty project with the given config.
+    pub fn new(config: &str) -> Self {
+        let project = Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        project.write("assetc.yml", config.as_bytes());
+        fs::create_dir_all(project.path("assets")).unwrap();
+        project
+    }
+
+    /// A copy of the repository's demo project.
+    pub fn demo() -> Self {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let project = Self::new(&fs::read_to_string(repo.join("assetc.yml")).unwrap());
+        copy_tree(&repo.join("assets"), &project.path("assets"));
+        project
+    }
+
+    /// The project folder.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A path inside the project.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Writes a file (creating folders).
+    pub fn write(&self, rel: &str, bytes: &[u8]) {
+        let path = self.path(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+
+    /// Writes a generated RGBA PNG whose pixels depend on `seed`.
+    pub fn png(&self, rel: &str, width: u32, height: u32, seed: u8) {
+        self.write(rel, &rgba_png(width, height, seed));
+    }
+
+    /// Moves a file's modification time forward, as an editor save would.
+    pub fn touch(&self, rel: &str) {
+        let file = fs::File::options()
+            .write(true)
+            .open(self.path(rel))
+            .unwrap();
+        let later = SystemTime::now() + Duration::from_secs(2);
+        file.set_modified(later).unwrap();
+    }
+
+    /// Runs `assetc <args>` in the project folder.
+    pub fn assetc(&self, args: &[&str]) -> Run {
+        self.run(ASSETC, args)
+    }
+
+    /// Runs `assetc-link <args>` in the project folder.
+    pub fn link(&self, args: &[&str]) -> Run {
+        self.run(LINK, args)
+    }
+
+    /// Runs `ninja <args>` in the project folder.
+    pub fn ninja(&self, args: &[&str]) -> Run {
+        self.run(&ninja_program(), args)
+    }
+
+    /// `assetc configure` followed by `ninja`, both expected to succeed.
+    pub fn build(&self, configure_args: &[&str]) -> Run {
+        let mut args = vec!["configure"];
+        args.extend_from_slice(configure_args);
+        self.assetc(&args).expect_ok("assetc configure");
+        self.ninja(&[]).expect_ok("ninja")
+    }
+
+    /// Asserts that `ninja -n` has nothing to do.
+    pub fn assert_no_op(&self) {
+        let run = self.ninja(&["-n", "-d", "explain"]).expect_ok("ninja -n");
+        assert!(
+            run.stdout.contains("no work to do"),
+            "expected a no-op build:\n{}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+
+    /// Every file below `rel`, by relative path, with its bytes.
+    pub fn tree(&self, rel: &str) -> BTreeMap<String, Vec<u8>> {
+        let base = self.path(rel);
+        walkdir::WalkDir::new(&base)
+            .sort_by_file_name()
+            .into_iter()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let name = e.path().strip_prefix(&base).unwrap();
+                (
+                    name.to_string_lossy().replace('\\', "/"),
+                    fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    fn run(&self, program: &str, args: &[&str]) -> Run {
+        let output = Command::new(program)
+            .args(args)
+            .current_dir(self.root())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+        Run::from(output)
+    }
+}
+
+/// The Ninja to test with: `$NINJA` or `ninja` on the PATH.
+pub fn ninja_program() -> String {
+    std::env::var("NINJA").unwrap_or_else(|_| "ninja".into())
+}
+
+/// Encodes an RGBA8 PNG with a deterministic pattern.
+pub fn rgba_png(width: u32, height: u32, seed: u8) -> Vec<u8> {
+    let pixels = pattern(width, height, seed);
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&pixels).unwrap();
+    writer.finish().unwrap();
+    out
+}
+
+/// The RGBA pixels [`rgba_png`] encodes.
+pub fn pattern(width: u32, height: u32, seed: u8) -> Vec<u8> {
+    let mut pixels = Vec::with_capacity((width * height * 4) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let (x, y) = (x as u8, y as u8);
+            pixels.extend_from_slice(&[
+                x.wrapping_mul(7) ^ seed,
+                y.wrapping_mul(13).wrapping_add(seed),
+                x ^ y,
+                255 - seed,
+            ]);
+        }
+    }
+    pixels
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

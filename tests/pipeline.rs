@@ -1,0 +1,295 @@
+//! The Ninja pipeline end to end: real `assetc` binaries, real `ninja`.
+
+mod common;
+
+use common::{Project, pattern};
+
+const CONFIG: &str = r#"
+input: assets
+output: runtime
+pack: true
+embed: ["data/*"]
+default:
+  texture: { compress: false }
+"#;
+
+/// A small project: three textures of different modes and an embedded file.
+fn small_project() -> Project {
+    let p = Project::new(CONFIG);
+    p.png("assets/ui/button.png", 8, 4, 1);
+    p.png("assets/world/rock.n.png", 4, 4, 2);
+    p.png("assets/world/rock.ao.png", 5, 3, 3);
+    p.write("assets/data/level1.json", b"{\"enemies\": 3}\n");
+    p
+}
+
+fn texture_edges(edges: &[String]) -> Vec<String> {
+    let mut t: Vec<String> = edges
+        .iter()
+        .filter(|e| e.starts_with("TEXTURE ") || e.starts_with("EMBED "))
+        .cloned()
+        .collect();
+    t.sort();
+    t
+}
+
+#[test]
+fn clean_build_produces_every_output_and_passes_check() {
+    let p = small_project();
+    let run = p.build(&[]);
+    assert_eq!(
+        texture_edges(&run.edges()),
+        [
+            "EMBED assets/data/level1.json",
+            "TEXTURE assets/ui/button.png",
+            "TEXTURE assets/world/rock.ao.png",
+            "TEXTURE assets/world/rock.n.png",
+        ]
+    );
+    let tree = p.tree("runtime");
+    let names: Vec<&str> = tree.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "assets.hman",
+            "data/level1.json",
+            "ui/button.ktx2",
+            "world/rock.ao.ktx2",
+            "world/rock.n.ktx2",
+        ]
+    );
+    assert_eq!(tree["data/level1.json"], b"{\"enemies\": 3}\n");
+    assert!(p.path("runtime.hpack").is_file());
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("check");
+    p.ninja(&["check"]).expect_ok("ninja check");
+}
+
+#[test]
+fn level_zero_is_pixel_exact() {
+    let p = small_project();
+    p.build(&[]);
+    let bytes = std::fs::read(p.path("runtime/ui/button.ktx2")).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).expect("valid KTX2");
+    let header = reader.header();
+    assert_eq!((header.pixel_width, header.pixel_height), (8, 4));
+    assert_eq!(header.level_count, 4, "8x4 has a 4-level chain");
+    let level0 = reader.levels().next().unwrap();
+    let pixels = zstd::decode_all(level0.data).unwrap();
+    assert_eq!(pixels, pattern(8, 4, 1));
+}
+
+#[test]
+fn second_build_is_a_no_op() {
+    let p = small_project();
+    p.build(&[]);
+    p.assert_no_op();
+    let again = p.ninja(&[]).expect_ok("ninja");
+    assert!(again.stdout.contains("no work to do"), "{}", again.stdout);
+}
+
+#[test]
+fn manual_configure_then_ninja_does_not_reconfigure() {
+    let p = small_project();
+    p.build(&[]);
+    p.assetc(&["configure"]).expect_ok("configure");
+    p.assert_no_op();
+}
+
+#[test]
+fn touching_one_source_rebuilds_only_it_and_the_link() {
+    let p = small_project();
+    p.build(&[]);
+    p.touch("assets/world/rock.n.png");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    let edges = run.edges();
+    assert_eq!(texture_edges(&edges), ["TEXTURE assets/world/rock.n.png"]);
+    assert!(
+        edges.iter().all(|e| e.starts_with("TEXTURE")
+            || e.starts_with("MANIFEST")
+            || e.starts_with("PACK")),
+        "unexpected edges: {edges:?}"
+    );
+    p.assert_no_op();
+}
+
+#[test]
+fn editing_one_source_updates_its_output_and_the_pack() {
+    let p = small_project();
+    p.build(&[]);
+    let before = p.tree("runtime");
+    let pack_before = std::fs::read(p.path("runtime.hpack")).unwrap();
+    p.png("assets/world/rock.n.png", 4, 4, 99);
+    p.touch("assets/world/rock.n.png");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert!(run.edges().iter().any(|e| e.starts_with("PACK")));
+    let after = p.tree("runtime");
+    assert_ne!(before["world/rock.n.ktx2"], after["world/rock.n.ktx2"]);
+    assert_eq!(before["ui/button.ktx2"], after["ui/button.ktx2"]);
+    assert_ne!(pack_before, std::fs::read(p.path("runtime.hpack")).unwrap());
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("check");
+}
+
+#[test]
+fn adding_a_source_reconfigures_and_builds_only_it() {
+    let p = small_project();
+    p.build(&[]);
+    p.png("assets/ui/new.png", 2, 2, 7);
+    let run = p.ninja(&[]).expect_ok("ninja");
+    let edges = run.edges();
+    assert!(
+        edges.iter().any(|e| e.starts_with("CONFIGURE")),
+        "{edges:?}"
+    );
+    assert_eq!(texture_edges(&edges), ["TEXTURE assets/ui/new.png"]);
+    assert!(p.path("runtime/ui/new.ktx2").is_file());
+    p.assert_no_op();
+}
+
+#[test]
+fn deleting_a_source_removes_its_output_from_tree_manifest_and_pack() {
+    let p = small_project();
+    p.build(&[]);
+    std::fs::remove_file(p.path("assets/ui/button.png")).unwrap();
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert!(texture_edges(&run.edges()).is_empty(), "{:?}", run.edges());
+    assert!(!p.path("runtime/ui/button.ktx2").exists());
+    let manifest = std::fs::read(p.path("runtime/assets.hman")).unwrap();
+    let manifest = assetc::format::hman::parse(&manifest).unwrap();
+    assert!(manifest.iter().all(|e| e.path != "ui/button.ktx2"));
+    assert_eq!(manifest.len(), 3);
+    let pack = std::fs::read(p.path("runtime.hpack")).unwrap();
+    let pack = assetc::format::hpack::parse(&pack).unwrap();
+    assert!(pack.find("ui/button.ktx2").is_none());
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("check");
+    p.assert_no_op();
+}
+
+#[test]
+fn an_editor_temp_file_reconfigures_lazily_without_rebuilding() {
+    let p = small_project();
+    p.build(&[]);
+    let ninja_file = std::fs::read(p.path("build.ninja")).unwrap();
+    p.write("assets/ui/.button.png.swp", b"x");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert!(texture_edges(&run.edges()).is_empty(), "{:?}", run.edges());
+    assert_eq!(ninja_file, std::fs::read(p.path("build.ninja")).unwrap());
+    p.assert_no_op();
+}
+
+#[test]
+fn editing_one_rule_dirties_only_the_matching_assets() {
+    let p = small_project();
+    p.build(&[]);
+    let config = format!(
+        "{CONFIG}  rules:\n    - match: \"world/*.n.png\"\n      texture: {{ compress: true }}\n"
+    );
+    p.write("assetc.yml", config.as_bytes());
+    p.assetc(&["configure"]).expect_ok("configure");
+    let dry = p.ninja(&["-n"]).expect_ok("ninja -n");
+    assert_eq!(
+        texture_edges(&dry.edges()),
+        ["TEXTURE assets/world/rock.n.png"]
+    );
+}
+
+#[test]
+fn missingdeps_is_clean() {
+    let p = small_project();
+    p.build(&[]);
+    let run = p.ninja(&["-t", "missingdeps"]).expect_ok("missingdeps");
+    assert!(
+        run.stdout.contains("No missing dependencies"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn graph_renders_through_graphviz() {
+    let p = small_project();
+    p.build(&[]);
+    let graph = p.ninja(&["-t", "graph"]).expect_ok("ninja -t graph");
+    let svg = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(graph.stdout.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("graphviz `dot` must be installed");
+    assert!(svg.status.success());
+    assert!(String::from_utf8_lossy(&svg.stdout).contains("<svg"));
+}
+
+#[test]
+fn clean_builds_are_byte_identical_across_job_counts() {
+    let a = small_project();
+    let b = small_project();
+    a.assetc(&["configure"]).expect_ok("configure");
+    a.ninja(&["-j1"]).expect_ok("ninja -j1");
+    b.assetc(&["configure"]).expect_ok("configure");
+    b.ninja(&["-j2"]).expect_ok("ninja -j2");
+    assert_eq!(a.tree("runtime"), b.tree("runtime"));
+    assert_eq!(
+        std::fs::read(a.path("runtime.hpack")).unwrap(),
+        std::fs::read(b.path("runtime.hpack")).unwrap()
+    );
+}
+
+#[test]
+fn awkward_names_build_and_stay_clean() {
+    let p = Project::new(CONFIG);
+    p.png("assets/my textures/stone wall.png", 4, 4, 5);
+    p.png("assets/odd/$price#1:tag.png", 2, 2, 6);
+    p.build(&[]);
+    assert!(p.path("runtime/my textures/stone wall.ktx2").is_file());
+    assert!(p.path("runtime/odd/$price#1:tag.ktx2").is_file());
+    p.assert_no_op();
+    p.touch("assets/my textures/stone wall.png");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    // Ninja shell-quotes `$in` in the description too.
+    assert_eq!(
+        texture_edges(&run.edges()),
+        ["TEXTURE 'assets/my textures/stone wall.png'"]
+    );
+}
+
+#[test]
+fn presets_build_into_separate_folders() {
+    let p = Project::new(
+        "default:\n  texture: { compress: false }\npresets:\n  desktop:\n    output: runtime/desktop\n  mobile:\n    output: runtime/mobile\n",
+    );
+    p.png("assets/a.png", 2, 2, 1);
+    p.build(&["--preset", "mobile"]);
+    p.build(&["--preset", "desktop"]);
+    assert!(p.path("runtime/mobile/a.ktx2").is_file());
+    assert!(p.path("runtime/desktop/a.ktx2").is_file());
+    assert!(p.path(".assetc/mobile").is_dir());
+    assert!(p.path(".assetc/desktop").is_dir());
+    p.assert_no_op();
+}
+
+#[test]
+fn the_bundled_demo_builds_and_checks() {
+    let p = Project::demo();
+    p.build(&["--preset", "mobile"]);
+    p.assert_no_op();
+    p.link(&[
+        "check",
+        "--root",
+        "runtime/mobile",
+        "--pack",
+        "runtime/mobile.hpack",
+    ])
+    .expect_ok("check");
+}
