@@ -4,8 +4,12 @@
 //! modification time, so every file assetc produces goes through
 //! [`write_if_changed`]: the bytes land in a temporary file in the destination
 //! folder and are renamed over the target only when they differ from what is
-//! already there. A reader never sees a half-written file, and a crash leaves at
-//! most a stray temporary file, never a truncated output.
+//! already there. A reader never sees a half-written file, and a killed build
+//! leaves at most a stray temporary file, never a truncated output.
+//!
+//! Files are not `fsync`ed: build outputs are reproducible from their sources,
+//! Ninja does not sync its own log either, and measuring a 1,000-asset build
+//! showed no difference worth the guarantee.
 
 use std::fs;
 use std::io::{self, Write};
@@ -73,7 +77,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .prefix(".assetc-tmp-")
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_data()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
@@ -83,6 +86,14 @@ pub fn remove_if_exists(path: &Path) -> io::Result<()> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
+    }
+}
+
+/// Best-effort removal of several files, for clean-up after a failure: a file
+/// that cannot be removed must not hide the error that caused the clean-up.
+pub fn remove_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) {
+    for path in paths {
+        let _ = remove_if_exists(path.as_ref());
     }
 }
 

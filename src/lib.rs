@@ -2,12 +2,12 @@
 //!
 //! The crate has two faces:
 //!
-//! * [`format`] is the engine side: zero-copy readers, writers and validators for
+//! * [`format`](mod@format) is the engine side: zero-copy readers, writers and validators for
 //!   every file assetc produces. It is always compiled and depends on `bytemuck`
 //!   alone, so an engine can use it with `default-features = false`.
 //! * Everything else (behind the default `tool` feature) is the compiler: the
-//!   `assetc.yml` model ([`config`]), the Ninja generator ([`configure`]), the
-//!   per-asset encoders ([`encode`]) and the link steps ([`link`]).
+//!   `assetc.yml` model (`config`), the Ninja generator (`configure`), the
+//!   per-asset encoders (`encode`) and the link steps (`link`).
 
 pub mod format;
 

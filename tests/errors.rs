@@ -123,12 +123,15 @@ fn ids_that_collide_across_kinds_fail_the_link_naming_both() {
     // `Icon.ktx2` as a texture has id hash("icon"); the embed "icon" has the same.
     let p = Project::new(&format!("{CONFIG}embed: [\"icon\"]\n"));
     p.png("assets/Icon.png", 2, 2, 1);
+    p.build(&[]);
+    assert!(p.path("runtime/assets.hman").is_file() && p.path("runtime.hpack").is_file());
     p.write("assets/icon", b"raw");
-    p.assetc(&["configure"]).expect_ok("configure");
     let run = p.ninja(&["-k", "0"]);
     assert!(!run.ok);
     assert!(run.stdout.contains("collides"), "{}", run.stdout);
     assert!(run.stdout.contains("Icon.ktx2") && run.stdout.contains("'icon'"));
+    assert!(!p.path("runtime/assets.hman").exists(), "no stale manifest");
+    assert!(!p.path("runtime.hpack").exists(), "no stale pack");
 }
 
 #[test]

@@ -47,10 +47,10 @@ pub struct ConfigureArgs {
     /// Output folder, overriding the config and preset.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
-    /// Folder for fragments, depfiles and Ninja's logs (default .assetc/<preset>).
+    /// Folder for fragments, depfiles and Ninja's logs (default: .assetc/PRESET).
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
-    /// Also bundle the output into <output>.hpack (OR-ed with `pack:`).
+    /// Also bundle the output into OUTPUT.hpack (OR-ed with the config's `pack:`).
     #[arg(long)]
     pub pack: bool,
     /// Print the presets defined in assetc.yml and exit.

@@ -15,6 +15,7 @@ use super::ninja::{self, Build, Writer};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, Selection, Settings};
+use crate::link::pack::pack_path;
 
 /// The rule template, filled in by [`Plan::render`].
 const TEMPLATE: &str = include_str!("../../build.ninja.in");
@@ -64,7 +65,8 @@ impl Plan {
         let root = &config.root;
         let output = root_relative(root, &selection.output)?;
         let build = root_relative(root, build_dir)?;
-        let pack = (config.pack || options.pack).then(|| format!("{output}.hpack"));
+        let pack = (config.pack || options.pack)
+            .then(|| pack_path(Path::new(&output)).to_string_lossy().into_owned());
         let jobs = scanned
             .sources
             .iter()

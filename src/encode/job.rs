@@ -176,9 +176,7 @@ fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
 /// Best-effort removal of everything this job (and the link) would own.
 fn clean_up(args: &JobArgs) {
     let owned = args.outputs.iter().chain(&args.invalidate);
-    for path in owned.chain([&args.fragment, &args.depfile]) {
-        let _ = fsutil::remove_if_exists(path);
-    }
+    fsutil::remove_all(owned.chain([&args.fragment, &args.depfile]));
 }
 
 #[cfg(test)]

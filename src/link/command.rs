@@ -1,12 +1,15 @@
 //! The `assetc-link` command line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use super::{check, manifest, pack};
+use super::pack::pack_path;
+use super::{LinkError, check, manifest, pack};
 use crate::cli::{finish, report_error};
+use crate::config::{Config, ConfigError};
+use crate::fsutil;
 
 /// `assetc-link`: merge fragments into the manifest and pack, or check an
 /// output folder.
@@ -23,6 +26,9 @@ pub struct Cli {
 pub enum Command {
     /// Merge manifest fragments into `assets.hman`.
     Manifest {
+        /// Files to delete if the step fails (the manifest and the pack).
+        #[arg(long = "invalidate")]
+        invalidate: Vec<PathBuf>,
         /// File listing the fragment paths, one per line.
         #[arg(long)]
         fragments: PathBuf,
@@ -32,6 +38,9 @@ pub enum Command {
     },
     /// Bundle every produced file and the manifest into one `.hpack`.
     Pack {
+        /// Files to delete if the step fails (the manifest and the pack).
+        #[arg(long = "invalidate")]
+        invalidate: Vec<PathBuf>,
         /// The output root the fragments' paths are relative to.
         #[arg(long)]
         root: PathBuf,
@@ -42,14 +51,19 @@ pub enum Command {
         #[arg(short = 'o', long)]
         output: PathBuf,
     },
-    /// Validate an output folder and optionally its pack.
+    /// Validate an output folder and optionally its pack. Without `--root`,
+    /// the folder (and the pack, when the config packs) come from the nearest
+    /// assetc.yml and the preset.
     Check {
         /// The output folder to check.
         #[arg(long)]
-        root: PathBuf,
+        root: Option<PathBuf>,
         /// The pack to check against the folder.
         #[arg(long)]
         pack: Option<PathBuf>,
+        /// Preset whose output to check when `--root` is not given.
+        #[arg(long, conflicts_with = "root")]
+        preset: Option<String>,
     },
 }
 
@@ -59,21 +73,54 @@ impl Command {
     /// Runs the step; problems and errors go to standard error.
     pub fn run(&self) -> ExitCode {
         match self {
-            Command::Manifest { fragments, output } => finish(
-                PROGRAM,
-                manifest::link_manifest(fragments, output).map(drop),
-            ),
+            Command::Manifest {
+                fragments,
+                output,
+                invalidate,
+            } => finish_link(manifest::link_manifest(fragments, output), invalidate),
             Command::Pack {
                 root,
                 fragments,
                 output,
-            } => finish(PROGRAM, pack::link_pack(fragments, root, output).map(drop)),
-            Command::Check { root, pack } => run_check(root, pack.as_deref()),
+                invalidate,
+            } => finish_link(pack::link_pack(fragments, root, output), invalidate),
+            Command::Check { root, pack, preset } => {
+                match check_target(root.as_deref(), pack.as_deref(), preset.as_deref()) {
+                    Ok((root, pack)) => run_check(&root, pack.as_deref()),
+                    Err(e) => finish(PROGRAM, Err(e)),
+                }
+            }
         }
     }
 }
 
-fn run_check(root: &std::path::Path, pack: Option<&std::path::Path>) -> ExitCode {
+/// Reports a link step's result; after a failure, deletes the link outputs so
+/// no stale manifest or pack survives a failed build.
+fn finish_link(result: Result<usize, LinkError>, invalidate: &[PathBuf]) -> ExitCode {
+    if result.is_err() {
+        fsutil::remove_all(invalidate);
+    }
+    finish(PROGRAM, result.map(drop))
+}
+
+/// The folder and pack to check: as given, or from the project's config.
+fn check_target(
+    root: Option<&Path>,
+    pack: Option<&Path>,
+    preset: Option<&str>,
+) -> Result<(PathBuf, Option<PathBuf>), ConfigError> {
+    if let Some(root) = root {
+        return Ok((root.to_owned(), pack.map(Path::to_owned)));
+    }
+    let config = Config::discover(Path::new("."))?;
+    let selection = config.select(preset, None)?;
+    let pack = pack
+        .map(Path::to_owned)
+        .or_else(|| config.pack.then(|| pack_path(&selection.output)));
+    Ok((selection.output, pack))
+}
+
+fn run_check(root: &Path, pack: Option<&Path>) -> ExitCode {
     match check::check(root, pack) {
         Ok(summary) => {
             let pack = summary

@@ -1,7 +1,7 @@
 //! `assetc-link manifest`: every fragment's entries merged into `assets.hman`.
 //!
 //! Each entry's id is derived from its runtime path by its kind's rule
-//! ([`AssetKind::id_for_path`]). Identical entries from several fragments
+//! ([`AssetKind::id_for_path`](crate::format::kind::AssetKind::id_for_path)). Identical entries from several fragments
 //! collapse; two different paths with one id stop the link with both paths and
 //! both sources named.
 

@@ -1,13 +1,20 @@
 //! `assetc-link pack`: the files every fragment lists, plus the manifest,
 //! bundled into one `.hpack`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{LinkError, read_fragments};
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::hpack::{PackItem, write_pack};
 use crate::format::kind::PackKind;
 use crate::fsutil::{read, write_output};
+
+/// The pack of an output folder: `<output>.hpack`, beside the folder.
+pub fn pack_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(".hpack");
+    name.into()
+}
 
 /// Writes the pack for the fragments in `list`, reading files below `root`.
 /// Returns the number of entries.
