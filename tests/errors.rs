@@ -175,3 +175,14 @@ fn check_reports_orphans_missing_files_and_a_stale_pack() {
         );
     }
 }
+
+#[test]
+fn a_symlink_loop_in_the_input_is_a_clear_error() {
+    let p = Project::new(CONFIG);
+    p.png("assets/a/x.png", 2, 2, 1);
+    std::os::unix::fs::symlink(p.path("assets"), p.path("assets/a/loop")).unwrap();
+    let run = p.assetc(&["configure"]);
+    assert!(!run.ok);
+    assert!(run.stderr.contains("assets/a/loop"), "{}", run.stderr);
+    assert!(run.stderr.contains("symbolic link loop"), "{}", run.stderr);
+}

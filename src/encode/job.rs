@@ -96,12 +96,22 @@ pub fn read_source(path: &Path) -> Result<Vec<u8>, EncodeError> {
     Ok(fsutil::read(path)?)
 }
 
-/// Runs `encode` and writes its results, cleaning up on any failure.
+/// Runs `encode` and writes its results, cleaning up on any failure. A panic
+/// inside an encoder (a bug in a decoder crate, say) becomes an error that
+/// names the source, after the same clean-up.
 pub fn run(
     args: &JobArgs,
     encode: impl FnOnce(&JobArgs) -> Result<Encoded, EncodeError>,
 ) -> Result<(), EncodeError> {
-    let result = encode(args).and_then(|encoded| write_results(args, &encoded));
+    let encoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| encode(args)))
+        .unwrap_or_else(|_| {
+            Err(EncodeError::Invalid {
+                path: args.input.clone(),
+                what: "the encoder crashed on this file (a bug in assetc; please report it)".into(),
+                source: None,
+            })
+        });
+    let result = encoded.and_then(|encoded| write_results(args, &encoded));
     if result.is_err() {
         clean_up(args);
     }
@@ -182,6 +192,46 @@ fn clean_up(args: &JobArgs) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn job_in(dir: &Path) -> JobArgs {
+        JobArgs {
+            input: dir.join("in.png"),
+            outputs: vec![dir.join("out/in.ktx2")],
+            root: dir.join("out"),
+            source: "in.png".into(),
+            fragment: dir.join("in.frag"),
+            depfile: dir.join("in.d"),
+            invalidate: vec![dir.join("out/assets.hman")],
+        }
+    }
+
+    #[test]
+    fn a_panicking_encoder_becomes_an_error_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = job_in(dir.path());
+        std::fs::create_dir_all(dir.path().join("out")).unwrap();
+        std::fs::write(&args.outputs[0], b"old").unwrap();
+        std::fs::write(&args.invalidate[0], b"old manifest").unwrap();
+        let err = run(&args, |_| panic!("decoder bug")).unwrap_err();
+        assert!(
+            err.to_string().contains("in.png: the encoder crashed"),
+            "{err}"
+        );
+        assert!(!args.outputs[0].exists());
+        assert!(!args.invalidate[0].exists());
+    }
+
+    #[test]
+    fn a_wrong_output_count_is_refused_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = job_in(dir.path());
+        let err = run(&args, |_| Ok(Encoded::default())).unwrap_err();
+        assert!(
+            err.to_string().contains("re-run `assetc configure`"),
+            "{err}"
+        );
+        assert!(!args.fragment.exists());
+    }
 
     #[test]
     fn runtime_paths_are_relative_to_the_root() {
