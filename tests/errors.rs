@@ -186,3 +186,20 @@ fn a_symlink_loop_in_the_input_is_a_clear_error() {
     assert!(run.stderr.contains("assets/a/loop"), "{}", run.stderr);
     assert!(run.stderr.contains("symbolic link loop"), "{}", run.stderr);
 }
+
+#[test]
+fn an_output_folder_that_holds_the_sources_is_refused() {
+    for output in ["assets", ".", "assets/.."] {
+        let p = Project::new(&format!("output: \"{output}\"\n"));
+        p.png("assets/a.png", 2, 2, 1);
+        let run = p.assetc(&["configure"]);
+        assert!(!run.ok, "output {output} must be refused");
+        assert!(
+            run.stderr
+                .contains("must not be or contain the input folder"),
+            "{}",
+            run.stderr
+        );
+        assert!(!p.path("build.ninja").exists());
+    }
+}

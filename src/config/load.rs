@@ -3,7 +3,7 @@
 //! its line), unknown keys turned into warnings.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use globset::{Glob, GlobBuilder};
 
@@ -246,19 +246,56 @@ fn resolve(root: &Path, value: Option<&Path>, fallback: &str) -> PathBuf {
     join(root, value.unwrap_or(Path::new(fallback)))
 }
 
-/// `path` made absolute against `base`, with `.` components removed.
+/// `path` made absolute against `base`, normalised lexically.
 pub(crate) fn join(base: &Path, path: &Path) -> PathBuf {
-    base.join(path).components().collect()
+    normalize(&base.join(path))
+}
+
+/// Removes `.` components and folds each `..` into its parent, without
+/// touching the file system (the folders may not exist yet). Folding is
+/// lexical: `link/..` means the folder holding `link`, as a user reading the
+/// config would expect, even when `link` is a symbolic link.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match (part, out.components().next_back()) {
+            (Component::CurDir, _) => {}
+            (Component::ParentDir, Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            (Component::ParentDir, Some(Component::RootDir)) => {}
+            (other, _) => out.push(other),
+        }
+    }
+    out
 }
 
 /// `path` made absolute against the current working directory.
 pub(crate) fn absolute(path: &Path) -> Result<PathBuf, ConfigError> {
     if path.is_absolute() {
-        return Ok(path.components().collect());
+        return Ok(normalize(path));
     }
     let cwd = std::env::current_dir().map_err(|source| ConfigError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     Ok(join(&cwd, path))
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    use super::*;
+
+    #[test]
+    fn dots_fold_lexically() {
+        let n = |p: &str| normalize(Path::new(p));
+        assert_eq!(n("/p/assets/.."), Path::new("/p"));
+        assert_eq!(n("/p/./a/./b/../c"), Path::new("/p/a/c"));
+        assert_eq!(n("/p/../../x"), Path::new("/x"));
+        assert_eq!(n("/.."), Path::new("/"));
+        assert_eq!(
+            join(Path::new("/proj"), Path::new("../shared/out")),
+            Path::new("/shared/out")
+        );
+    }
 }

@@ -127,6 +127,18 @@ pub enum ConfigureError {
         /// The clashing output.
         output: String,
     },
+    /// The output folder would mix compiled files into the sources.
+    #[error(
+        "{}: the output folder must not be or contain the input folder {}",
+        output.display(),
+        input.display()
+    )]
+    OutputContainsInput {
+        /// The output folder.
+        output: PathBuf,
+        /// The input folder.
+        input: PathBuf,
+    },
     /// A file could not be read or written.
     #[error(transparent)]
     File(#[from] FileError),
@@ -144,6 +156,12 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
             .join(".assetc")
             .join(selection.preset.as_deref().unwrap_or("default")),
     };
+    if config.input.starts_with(&selection.output) {
+        return Err(ConfigureError::OutputContainsInput {
+            output: selection.output.clone(),
+            input: config.input.clone(),
+        });
+    }
     let skip = [selection.output.as_path(), build_dir.as_path()];
     let scanned = scan::scan(&config.input, &skip, |rel| selection.is_embed(rel))?;
     let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned)?;
