@@ -293,3 +293,24 @@ fn the_bundled_demo_builds_and_checks() {
     ])
     .expect_ok("check");
 }
+
+#[test]
+fn input_and_output_come_from_the_config_and_dash_o_wins() {
+    let p = Project::new(
+        "input: art/source\noutput: build/out\ndefault:\n  texture: { compress: false }\n",
+    );
+    p.png("art/source/ui/a.png", 2, 2, 1);
+    p.png("assets/ignored.png", 2, 2, 2);
+    p.build(&[]);
+    assert_eq!(
+        p.tree("build/out").into_keys().collect::<Vec<_>>(),
+        ["assets.hman", "ui/a.ktx2"]
+    );
+    p.build(&["-o", "elsewhere"]);
+    assert!(p.path("elsewhere/ui/a.ktx2").is_file());
+    assert!(
+        !p.path("build/out/ui/a.ktx2").exists(),
+        "moving the output removes what the old graph produced"
+    );
+    p.assert_no_op();
+}
