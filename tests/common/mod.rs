@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// The `assetc` binary under test.
 pub const ASSETC: &str = env!("CARGO_BIN_EXE_assetc");
@@ -95,16 +95,16 @@ impl Project {
         self.write(rel, &rgba_png(width, height, seed));
     }
 
-    /// Sets a file's modification time to now, as an editor save would. (Not
-    /// into the future: Ninja 1.12+ compares inputs with the time a restat
-    /// edge last ran, so a future time would stay dirty until it passes.)
+    /// Rewrites a file with its own bytes, as an editor save would, so the
+    /// kernel stamps the new modification time. (Setting the time by hand is
+    /// subtly wrong: `SystemTime::now()` reads a finer clock than the one the
+    /// kernel stamps files with, and Ninja 1.12+ compares inputs with a
+    /// kernel-stamped start time, so a hand-set time can look newer than a
+    /// build that ran after it.)
     pub fn touch(&self, rel: &str) {
-        std::thread::sleep(Duration::from_millis(10));
-        let file = fs::File::options()
-            .write(true)
-            .open(self.path(rel))
-            .unwrap();
-        file.set_modified(SystemTime::now()).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let path = self.path(rel);
+        fs::write(&path, fs::read(&path).unwrap()).unwrap();
     }
 
     /// Runs `assetc <args>` in the project folder.
