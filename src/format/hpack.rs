@@ -37,8 +37,8 @@ use core::fmt;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::bytes::{ByteReader, abbreviate, check_runtime_path};
 use super::error::{FormatError, FormatResult};
-use super::hman::{ByteReader, abbreviate, check_runtime_path};
 use super::kind::PackKind;
 
 /// The four bytes every pack starts with.
@@ -469,15 +469,7 @@ fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<PackHeader> {
 fn read_record<'a>(reader: &mut ByteReader<'a>) -> FormatResult<PackEntry<'a>> {
     let offset = reader.u64("PackEntry.offset")?;
     let size = reader.u64("PackEntry.size")?;
-    let kind_at = reader.offset();
-    let kind_byte = reader.u8("PackEntry.kind")?;
-    let kind = PackKind::from_u8(kind_byte).ok_or_else(|| {
-        FormatError::new(
-            kind_at,
-            "PackEntry.kind",
-            format!("unknown kind {kind_byte}"),
-        )
-    })?;
+    let kind = reader.code("PackEntry.kind", "kind", PackKind::from_u8)?;
     let path_len = reader.u16("PackEntry.pathLen")?;
     let path = reader.path(usize::from(path_len), "PackEntry.path")?;
     Ok(PackEntry {

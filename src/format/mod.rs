@@ -5,6 +5,7 @@
 //! input length, and never panics on malformed input: every reader returns a
 //! [`error::FormatError`] carrying the byte offset and the field at fault.
 
+pub mod bytes;
 pub mod error;
 pub mod hash;
 pub mod hman;
