@@ -270,8 +270,9 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// `path` made absolute against the current working directory.
-pub(crate) fn absolute(path: &Path) -> Result<PathBuf, ConfigError> {
+/// `path` made absolute against the current working directory and normalised
+/// lexically, as every path in a [`Config`] is.
+pub fn absolute(path: &Path) -> Result<PathBuf, ConfigError> {
     if path.is_absolute() {
         return Ok(normalize(path));
     }

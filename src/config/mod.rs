@@ -30,7 +30,7 @@ mod tests;
 
 pub use error::{ConfigError, ConfigWarning};
 pub use init::{STARTER_CONFIG, write_starter};
-pub use load::Config;
+pub use load::{Config, absolute};
 pub use select::Selection;
 pub use settings::{MeshSettings, Settings, TextureSettings};
 

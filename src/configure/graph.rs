@@ -86,7 +86,7 @@ impl Plan {
         Ok(Self {
             input: root_relative(root, &config.input)?,
             config_file: root_relative(root, &config.file)?,
-            regenerate: regenerate_command(root, options, &selection.preset)?,
+            regenerate: regenerate_command(root, options, selection, build_dir)?,
             tools: tool_strings(&options.tools)?,
             preset: selection.preset.clone(),
             root: root.clone(),
@@ -286,26 +286,26 @@ fn check_sources(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
     Ok(())
 }
 
-/// The command Ninja runs to regenerate: this configure, as the user gave it.
+/// The command Ninja runs to regenerate: this configure, as the user gave it,
+/// with `-o` and `--build-dir` as the folders they resolved to.
 fn regenerate_command(
     root: &Path,
     options: &ConfigureOptions,
-    preset: &Option<String>,
+    selection: &Selection,
+    build_dir: &Path,
 ) -> Result<Vec<String>, ConfigureError> {
+    let preset = &selection.preset;
     let mut words = vec![path_string(&options.tools.assetc)?, "configure".to_string()];
     if options.preset.is_some()
         && let Some(p) = preset
     {
         words.extend(["--preset".into(), p.clone()]);
     }
-    if let Some(out) = &options.output {
-        words.extend(["-o".into(), root_relative(root, &super::absolute(out))?]);
+    if options.output.is_some() {
+        words.extend(["-o".into(), root_relative(root, &selection.output)?]);
     }
-    if let Some(dir) = &options.build_dir {
-        words.extend([
-            "--build-dir".into(),
-            root_relative(root, &super::absolute(dir))?,
-        ]);
+    if options.build_dir.is_some() {
+        words.extend(["--build-dir".into(), root_relative(root, build_dir)?]);
     }
     if options.pack {
         words.push("--pack".into());

@@ -15,7 +15,7 @@ pub mod stale;
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, ConfigError, ConfigWarning};
+use crate::config::{Config, ConfigError, ConfigWarning, absolute};
 use crate::depfile;
 use crate::fsutil::{FileError, write_output};
 
@@ -150,7 +150,7 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     let config = Config::discover(&options.start_dir)?;
     let selection = config.select(options.preset.as_deref(), options.output.as_deref())?;
     let build_dir = match &options.build_dir {
-        Some(dir) => absolute(dir),
+        Some(dir) => absolute(dir)?,
         None => config
             .root
             .join(".assetc")
@@ -183,9 +183,4 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         removed,
         warnings: config.warnings,
     })
-}
-
-/// Makes `path` absolute against the working directory.
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
