@@ -89,6 +89,19 @@ pub fn remove_if_exists(path: &Path) -> io::Result<()> {
     }
 }
 
+/// `path` below `base` as a `/`-separated string: `Some("")` for `base`
+/// itself, `None` when `path` is not below `base` or is not valid UTF-8. A
+/// `base` of `.` means the current folder, so relative paths work as given.
+pub fn slash_relative(base: &Path, path: &Path) -> Option<String> {
+    let rel = if base == Path::new(".") {
+        path
+    } else {
+        path.strip_prefix(base).ok()?
+    };
+    let parts: Option<Vec<&str>> = rel.iter().map(|part| part.to_str()).collect();
+    Some(parts?.join("/"))
+}
+
 /// Best-effort removal of several files, for clean-up after a failure: a file
 /// that cannot be removed must not hide the error that caused the clean-up.
 pub fn remove_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) {
@@ -114,6 +127,18 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(leftovers.len(), 1, "temporary files left: {leftovers:?}");
+    }
+
+    #[test]
+    fn relative_paths_use_slashes() {
+        let rel = |base: &str, path: &str| slash_relative(Path::new(base), Path::new(path));
+        assert_eq!(
+            rel("/p/out", "/p/out/ui/a.ktx2").as_deref(),
+            Some("ui/a.ktx2")
+        );
+        assert_eq!(rel("/p/out", "/p/out").as_deref(), Some(""));
+        assert_eq!(rel(".", "ui/a.ktx2").as_deref(), Some("ui/a.ktx2"));
+        assert_eq!(rel("/p/out", "/p/elsewhere/a"), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! changed rule changes exactly the command lines it resolves differently.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
@@ -15,6 +15,7 @@ use super::ninja::{self, Build, Writer};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, Selection, Settings};
+use crate::fsutil;
 use crate::link::pack::pack_path;
 
 /// The rule template, filled in by [`Plan::render`].
@@ -328,21 +329,12 @@ fn value_words<S: AsRef<str>>(words: &[S]) -> String {
 
 /// `path` relative to `root` with `/` separators, or absolute when outside it.
 pub fn root_relative(root: &Path, path: &Path) -> Result<String, ConfigureError> {
-    match path.strip_prefix(root) {
-        Ok(rel) if rel.as_os_str().is_empty() => Ok(".".into()),
-        Ok(rel) => {
-            let parts = rel
-                .components()
-                .map(|c| component_str(c, path))
-                .collect::<Result<Vec<_>, _>>()?;
-            expressible(path, parts.join("/"))
-        }
-        Err(_) => path_string(path),
+    match fsutil::slash_relative(root, path) {
+        Some(rel) if rel.is_empty() => Ok(".".into()),
+        Some(rel) => expressible(path, rel),
+        // Outside the root, or not UTF-8 (which path_string reports).
+        None => path_string(path),
     }
-}
-
-fn component_str<'a>(c: Component<'a>, whole: &Path) -> Result<&'a str, ConfigureError> {
-    c.as_os_str().to_str().ok_or_else(|| not_utf8(whole))
 }
 
 fn path_string(path: &Path) -> Result<String, ConfigureError> {

@@ -13,6 +13,7 @@ use walkdir::{DirEntry, WalkDir};
 
 use super::ConfigureError;
 use super::classify::{self, SourceKind};
+use crate::fsutil;
 
 /// One source asset found by the walk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,19 +85,10 @@ fn is_ignored_name(entry: &DirEntry) -> bool {
 
 /// The `/`-separated path of `path` below `input`, which must be valid UTF-8.
 fn relative_name(input: &Path, path: &Path) -> Result<String, ConfigureError> {
-    let rel = path.strip_prefix(input).unwrap_or(path);
-    let mut parts = Vec::new();
-    for part in rel.components() {
-        let text = part
-            .as_os_str()
-            .to_str()
-            .ok_or_else(|| ConfigureError::BadName {
-                path: path.to_owned(),
-                what: "is not valid UTF-8".into(),
-            })?;
-        parts.push(text);
-    }
-    Ok(parts.join("/"))
+    fsutil::slash_relative(input, path).ok_or_else(|| ConfigureError::BadName {
+        path: path.to_owned(),
+        what: "is not valid UTF-8".into(),
+    })
 }
 
 fn walk_error(input: &Path, error: walkdir::Error) -> ConfigureError {

@@ -164,14 +164,8 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), EncodeError> {
 
 /// The `/`-separated path of `output` below `root`.
 fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
-    let rel = if root == Path::new(".") {
-        Some(output)
-    } else {
-        output.strip_prefix(root).ok()
-    };
-    let parts: Option<Vec<&str>> = rel.and_then(|r| r.iter().map(|c| c.to_str()).collect());
-    match parts {
-        Some(parts) if !parts.is_empty() => Ok(parts.join("/")),
+    match fsutil::slash_relative(root, output) {
+        Some(rel) if !rel.is_empty() => Ok(rel),
         _ => Err(EncodeError::Invalid {
             path: output.to_owned(),
             what: format!(

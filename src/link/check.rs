@@ -19,6 +19,7 @@ use walkdir::WalkDir;
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
 use crate::format::{hman, hpack, ktx2};
+use crate::fsutil;
 
 /// One inconsistency, reported as `path: what`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -145,9 +146,7 @@ fn report_orphans(root: &Path, listed: &BTreeSet<String>, problems: &mut Vec<Pro
 }
 
 fn runtime_name(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
-    parts.join("/")
+    fsutil::slash_relative(root, path).unwrap_or_else(|| path.display().to_string())
 }
 
 /// Validates the pack against the folder; returns its entry count.
