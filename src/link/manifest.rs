@@ -1,58 +1,61 @@
 //! `assetc-link manifest`: every fragment's entries merged into `assets.hman`.
 //!
 //! Each entry's id is derived from its runtime path by its kind's rule
-//! ([`AssetKind::id_for_path`](crate::format::kind::AssetKind::id_for_path)). Identical entries from several fragments
-//! collapse; two different paths with one id stop the link with both paths and
-//! both sources named.
+//! ([`AssetKind::id_for_path`](crate::format::kind::AssetKind::id_for_path)).
+//! The manifest writer collapses identical entries and refuses two different
+//! paths with one id; the link adds which sources those paths came from.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use super::{LinkError, read_fragments};
-use crate::format::hman::{ManifestEntry, write_manifest};
+use crate::format::hman::{ManifestEntry, ManifestError, write_manifest};
 use crate::fragment::Fragment;
 use crate::fsutil::write_output;
 
 /// Builds the manifest from the fragments named in `list` and writes it to
-/// `output` (only if its bytes change).
+/// `output` (only if its bytes change). Returns the number of entries given.
 pub fn link_manifest(list: &Path, output: &Path) -> Result<usize, LinkError> {
     let fragments = read_fragments(list)?;
-    let entries = collect_entries(&fragments, output)?;
-    let bytes = write_manifest(&entries).map_err(|e| LinkError::Invalid {
-        path: output.to_owned(),
-        what: "cannot build the manifest".into(),
-        source: Some(Box::new(e)),
-    })?;
+    let entries: Vec<ManifestEntry> = fragments
+        .iter()
+        .flat_map(|f| &f.entries)
+        .map(|e| ManifestEntry {
+            hash: e.kind.id_for_path(&e.path),
+            kind: e.kind,
+            colorspace: e.colorspace,
+            path: e.path.clone(),
+        })
+        .collect();
+    let bytes = write_manifest(&entries).map_err(|e| manifest_error(e, &fragments, output))?;
     write_output(output, &bytes)?;
     Ok(entries.len())
 }
 
-/// Gathers every entry, refusing id collisions with a message that names the
-/// sources as well as the paths.
-fn collect_entries(fragments: &[Fragment], output: &Path) -> Result<Vec<ManifestEntry>, LinkError> {
-    let mut owners: HashMap<u64, (&str, &str)> = HashMap::new();
-    let mut entries = Vec::new();
-    for fragment in fragments {
-        for e in &fragment.entries {
-            let hash = e.kind.id_for_path(&e.path);
-            let (path, source) = *owners.entry(hash).or_insert((&e.path, &fragment.source));
-            if path != e.path {
-                return Err(LinkError::Invalid {
-                    path: output.to_owned(),
-                    what: format!(
-                        "id {hash:#018x} collides: '{path}' (from '{source}') and '{}' (from '{}'); rename one of them",
-                        e.path, fragment.source
-                    ),
-                    source: None,
-                });
-            }
-            entries.push(ManifestEntry {
-                hash,
-                kind: e.kind,
-                colorspace: e.colorspace,
-                path: e.path.clone(),
-            });
-        }
+/// Explains a refused manifest; a collision names the sources of both paths.
+fn manifest_error(error: ManifestError, fragments: &[Fragment], output: &Path) -> LinkError {
+    let what = match &error {
+        ManifestError::Collision {
+            hash,
+            first,
+            second,
+        } => format!(
+            "id {hash:#018x} collides: '{first}' (from '{}') and '{second}' (from '{}'); rename one of them",
+            source_of(fragments, first),
+            source_of(fragments, second)
+        ),
+        _ => "cannot build the manifest".into(),
+    };
+    LinkError::Invalid {
+        path: output.to_owned(),
+        what,
+        source: Some(Box::new(error)),
     }
-    Ok(entries)
+}
+
+/// The source whose fragment registers `path`.
+fn source_of<'a>(fragments: &'a [Fragment], path: &str) -> &'a str {
+    fragments
+        .iter()
+        .find(|f| f.entries.iter().any(|e| e.path == path))
+        .map_or("?", |f| f.source.as_str())
 }
