@@ -8,9 +8,10 @@
 use clap::{Args, Parser, Subcommand};
 
 use super::embed;
-use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile, read_source};
+use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::texture::{TextureMode, TextureOptions, encode_texture};
 use crate::format::kind::{AssetKind, ColorSpace};
+use crate::fsutil;
 
 /// Zstd level for raw (uncompressed) textures: a good ratio at tens of
 /// milliseconds per megapixel.
@@ -99,7 +100,7 @@ impl Command {
 }
 
 fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
-    let source = read_source(&job.input)?;
+    let source = fsutil::read(&job.input)?;
     let options = TextureOptions {
         mode: args.mode,
         compress: args.surface.compress,

@@ -3,12 +3,13 @@
 //! An embedded file is registered in the manifest as kind `embed`, keyed by its
 //! runtime path with the extension (`data/level1.json`).
 
-use super::job::{EncodeError, Encoded, JobArgs, OutputFile, read_source};
+use super::job::{EncodeError, Encoded, JobArgs, OutputFile};
 use crate::format::kind::{AssetKind, ColorSpace};
+use crate::fsutil;
 
 /// Copies the source unchanged.
 pub fn encode(args: &JobArgs) -> Result<Encoded, EncodeError> {
-    let bytes = read_source(&args.input)?;
+    let bytes = fsutil::read(&args.input)?;
     Ok(Encoded {
         files: vec![OutputFile {
             bytes,

@@ -91,11 +91,6 @@ pub enum EncodeError {
     },
 }
 
-/// Reads a whole source file.
-pub fn read_source(path: &Path) -> Result<Vec<u8>, EncodeError> {
-    Ok(fsutil::read(path)?)
-}
-
 /// Runs `encode` and writes its results, cleaning up on any failure. A panic
 /// inside an encoder (a bug in a decoder crate, say) becomes an error that
 /// names the source, after the same clean-up.
