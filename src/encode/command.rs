@@ -10,12 +10,9 @@ use clap::{Args, Parser, Subcommand};
 use super::embed;
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::texture::{TextureMode, TextureOptions, encode_texture};
+use super::uastc::{MAX_QUALITY, UastcOptions};
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
-
-/// Zstd level for raw (uncompressed) textures: a good ratio at tens of
-/// milliseconds per megapixel.
-const RAW_ZSTD_LEVEL: i32 = 12;
 
 /// `assetc-encode`: compile one source asset (run by Ninja, one edge per asset).
 #[derive(Debug, Parser)]
@@ -66,9 +63,61 @@ pub struct SurfaceArgs {
     /// UASTC-encode (true) or keep raw RGBA8 + Zstd (false).
     #[arg(long, action = clap::ArgAction::Set)]
     pub compress: bool,
+    /// UASTC quality level, 0 (fastest) to 4 (slowest, best).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(..=MAX_QUALITY as i64))]
+    pub quality: u8,
+    /// UASTC rate-distortion optimisation: `off`, or a lambda above 0 (higher
+    /// is smaller after Zstandard and lower in quality).
+    #[arg(long, default_value = "off", value_parser = parse_rdo)]
+    pub rdo: Rdo,
+    /// Zstandard level for every mip level, 1 to 22; 0 stores levels as is.
+    #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(i32).range(0..=22))]
+    pub zstd_level: i32,
+    /// Keep the full mip chain (true) or the base level only (false).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub mips: bool,
+    /// Halve sources until neither side exceeds this; 0 means no limit.
+    #[arg(long, default_value_t = 0)]
+    pub max_size: u32,
+    /// Encoder threads, the calling thread included. Ninja's `-j` is the usual
+    /// knob; raise this only when running a single job.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
+}
+
+/// The `--rdo` setting: off, or the lambda to run RDO with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rdo(pub Option<f32>);
+
+/// Parses `off` or a finite lambda above 0.
+fn parse_rdo(text: &str) -> Result<Rdo, String> {
+    if text == "off" {
+        return Ok(Rdo(None));
+    }
+    match text.parse::<f32>() {
+        Ok(lambda) if lambda.is_finite() && lambda > 0.0 => Ok(Rdo(Some(lambda))),
+        _ => Err(format!("expected `off` or a number above 0, got {text:?}")),
+    }
+}
+
+impl SurfaceArgs {
+    /// The encoder options these flags select for `mode`.
+    pub fn options(&self, mode: TextureMode) -> TextureOptions {
+        TextureOptions {
+            mode,
+            uastc: self.compress.then_some(UastcOptions {
+                quality: self.quality,
+                rdo: self.rdo.0,
+                threads: self.threads,
+            }),
+            zstd_level: self.zstd_level,
+            mips: self.mips,
+            max_size: self.max_size,
+        }
+    }
 }
 
 /// Mesh settings.
@@ -101,11 +150,7 @@ impl Command {
 
 fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let source = fsutil::read(&job.input)?;
-    let options = TextureOptions {
-        mode: args.mode,
-        compress: args.surface.compress,
-        zstd_level: RAW_ZSTD_LEVEL,
-    };
+    let options = args.surface.options(args.mode);
     let bytes = encode_texture(&source, &options).map_err(|e| EncodeError::Invalid {
         path: job.input.clone(),
         what: "cannot encode texture".into(),

@@ -25,6 +25,8 @@
 //! The arithmetic is `f64` in a fixed order on one thread, so the output is
 //! deterministic.
 
+use core::ops::Range;
+
 use super::image::Rgba8Image;
 use super::texture::TextureMode;
 
@@ -33,24 +35,18 @@ pub fn mip_level_count(width: u32, height: u32) -> usize {
     (u32::BITS - width.max(height).max(1).leading_zeros()) as usize
 }
 
-/// Builds the full mip chain of `level0`, level 0 (an unchanged copy) first.
-pub fn mip_chain(level0: &Rgba8Image, mode: TextureMode) -> Vec<Rgba8Image> {
-    let count = mip_level_count(level0.width, level0.height);
-    let mut chain = Vec::with_capacity(count);
-    chain.push(level0.clone());
-    match mode {
-        TextureMode::Color => {
-            let kernel = ColorKernel::new();
-            chain.extend((1..count).map(|level| downsample(level0, level, &kernel)));
+/// Builds mip levels `levels` of `level0` (level 0 is an unchanged copy), each
+/// filtered directly from `level0`.
+pub fn mip_levels(level0: &Rgba8Image, mode: TextureMode, levels: Range<usize>) -> Vec<Rgba8Image> {
+    let build = |level: usize| -> Rgba8Image {
+        match (level, mode) {
+            (0, _) => level0.clone(),
+            (_, TextureMode::Color) => downsample(level0, level, &ColorKernel::new()),
+            (_, TextureMode::Normal) => downsample(level0, level, &NormalKernel),
+            (_, TextureMode::Gray) => downsample(level0, level, &GrayKernel),
         }
-        TextureMode::Normal => {
-            chain.extend((1..count).map(|level| downsample(level0, level, &NormalKernel)));
-        }
-        TextureMode::Gray => {
-            chain.extend((1..count).map(|level| downsample(level0, level, &GrayKernel)));
-        }
-    }
-    chain
+    };
+    levels.map(build).collect()
 }
 
 /// How one mode turns texels into `N` averageable values and back.
@@ -269,6 +265,24 @@ fn filter_row<const N: usize>(loaded: &[[f64; N]], columns: &[Taps], out: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The full chain, level 0 first.
+    fn mip_chain(level0: &Rgba8Image, mode: TextureMode) -> Vec<Rgba8Image> {
+        mip_levels(
+            level0,
+            mode,
+            0..mip_level_count(level0.width, level0.height),
+        )
+    }
+
+    #[test]
+    fn a_range_builds_only_those_levels() {
+        let source = image(4, 4, &[[10, 20, 30, 255]; 16]);
+        let tail = mip_levels(&source, TextureMode::Gray, 1..3);
+        let sizes: Vec<_> = tail.iter().map(|l| (l.width, l.height)).collect();
+        assert_eq!(sizes, [(2, 2), (1, 1)]);
+        assert_eq!(tail, mip_chain(&source, TextureMode::Gray)[1..]);
+    }
 
     fn image(width: u32, height: u32, pixels: &[[u8; 4]]) -> Rgba8Image {
         Rgba8Image {

@@ -11,3 +11,4 @@ pub mod image;
 pub mod job;
 pub mod mips;
 pub mod texture;
+pub mod uastc;

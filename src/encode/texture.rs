@@ -1,17 +1,26 @@
-//! The texture encoder: a PNG or JPEG in, a KTX 2.0 file out.
+//! The texture encoder: images in, one KTX 2.0 file out.
 //!
-//! The raw path decodes the source to RGBA8, builds the full mip chain (see
-//! [`super::mips`]), compresses every level with Zstandard on the calling thread
-//! and writes a KTX 2.0 file with supercompression scheme 2. Level 0 is
-//! pixel-exact with the source. Colour textures are `VK_FORMAT_R8G8B8A8_SRGB`;
-//! normal maps and grayscale textures are `VK_FORMAT_R8G8B8A8_UNORM` with a
-//! `KTXswizzle` of `rg01` and `r001`.
+//! A plain texture is one image; a cube map is six and an array is one per
+//! layer ([`Shape`]). Every image goes through the same steps:
+//!
+//! 1. pick the mip levels to keep: `max_size` drops the largest levels until
+//!    the base fits, and `mips: false` keeps only that base;
+//! 2. filter each kept level directly from the source (see [`super::mips`]);
+//! 3. encode: raw RGBA8, pixel-exact at level 0, or UASTC 4x4 through
+//!    [`super::uastc`];
+//! 4. compress each level with Zstandard (`zstd_level` 0 stores it as is);
+//! 5. write the KTX 2.0 container.
+//!
+//! Colour textures are sRGB; normal maps and grayscale textures are linear
+//! with a `KTXswizzle` of `rg01` and `r001`.
 
-use super::image::{ImageError, decode_image};
-use super::mips::mip_chain;
+use core::ops::Range;
+
+use super::image::{ImageError, Rgba8Image, decode_image};
+use super::mips::{mip_level_count, mip_levels};
+use super::uastc::{UastcError, UastcOptions, encode_uastc};
 use crate::format::ktx2::{
-    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM,
-    write_ktx2,
+    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat, write_ktx2,
 };
 
 /// What a texture's texels mean, which decides its format, swizzle and filtering.
@@ -39,26 +48,33 @@ impl TextureMode {
             Self::Gray => Some("r001"),
         }
     }
+}
 
-    /// The Vulkan format of the raw (uncompressed) output.
-    pub fn vk_format(self) -> u32 {
-        if self.is_srgb() {
-            VK_FORMAT_R8G8B8A8_SRGB
-        } else {
-            VK_FORMAT_R8G8B8A8_UNORM
-        }
-    }
+/// How the images are arranged in the texture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One 2D image.
+    Plain,
+    /// Six square faces in the order +X, -X, +Y, -Y, +Z, -Z.
+    Cube,
+    /// One image per array layer.
+    Array,
 }
 
 /// How to encode one texture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TextureOptions {
     /// The meaning of the texels.
     pub mode: TextureMode,
-    /// Encode to UASTC (not supported yet) instead of raw RGBA8.
-    pub compress: bool,
-    /// The Zstandard level for each mip level.
+    /// UASTC settings, or `None` for raw RGBA8.
+    pub uastc: Option<UastcOptions>,
+    /// The Zstandard level for each mip level; 0 stores levels uncompressed.
     pub zstd_level: i32,
+    /// Keep the full mip chain (`true`) or the base level only.
+    pub mips: bool,
+    /// The largest width or height of the base level; larger sources drop
+    /// their top levels until they fit. 0 means no limit.
+    pub max_size: u32,
 }
 
 /// Why a texture could not be encoded. Messages never name the file; the caller
@@ -68,11 +84,9 @@ pub enum TextureError {
     /// The source image could not be decoded.
     #[error(transparent)]
     Image(#[from] ImageError),
-    /// UASTC output was requested.
-    #[error(
-        "UASTC encoding is not supported yet; set `texture.compress: false` to write raw RGBA8 + Zstd"
-    )]
-    NotSupportedYet,
+    /// The UASTC encoder failed.
+    #[error(transparent)]
+    Uastc(#[from] UastcError),
     /// Zstandard refused to compress a level.
     #[error("Zstandard compression of mip level {level} failed")]
     Compress {
@@ -86,35 +100,117 @@ pub enum TextureError {
 
 /// Encodes a PNG or JPEG file into a complete KTX 2.0 file.
 pub fn encode_texture(source: &[u8], options: &TextureOptions) -> Result<Vec<u8>, TextureError> {
-    if options.compress {
-        return Err(TextureError::NotSupportedYet);
-    }
     let image = decode_image(source)?;
-    let chain = mip_chain(&image, options.mode);
-    let compressed = chain
+    encode_images(std::slice::from_ref(&image), Shape::Plain, options)
+}
+
+/// The source levels kept for a `width` x `height` base: the first level
+/// whose larger side fits `max_size`, then the rest of the chain if `mips`.
+pub fn kept_levels(width: u32, height: u32, mips: bool, max_size: u32) -> Range<usize> {
+    let full = mip_level_count(width, height);
+    let fits = |level: usize| max_size == 0 || (width.max(height) >> level).max(1) <= max_size;
+    let first = (0..full).find(|&level| fits(level)).unwrap_or(full - 1);
+    first..if mips { full } else { first + 1 }
+}
+
+/// Encodes equally sized images arranged as `shape` into a KTX 2.0 file.
+///
+/// # Panics
+///
+/// If `images` is empty; callers check their sources first.
+pub fn encode_images(
+    images: &[Rgba8Image],
+    shape: Shape,
+    options: &TextureOptions,
+) -> Result<Vec<u8>, TextureError> {
+    let base = &images[0];
+    let range = kept_levels(base.width, base.height, options.mips, options.max_size);
+    let (width, height) = level_size(base, range.start);
+    let chains: Vec<Vec<Rgba8Image>> = images
         .iter()
-        .enumerate()
-        .map(|(level, mip)| {
-            zstd::bulk::compress(&mip.pixels, options.zstd_level)
-                .map_err(|source| TextureError::Compress { level, source })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let levels: Vec<Ktx2Level> = chain
+        .map(|image| mip_levels(image, options.mode, range.clone()))
+        .collect();
+    let (format, levels) = match &options.uastc {
+        None => (
+            TexelFormat::Rgba8 {
+                srgb: options.mode.is_srgb(),
+            },
+            raw_levels(&chains),
+        ),
+        Some(uastc) => {
+            let encoded = encode_uastc(&chains, options.mode.is_srgb(), uastc)?;
+            let format = TexelFormat::Uastc {
+                srgb: options.mode.is_srgb(),
+                alpha: encoded.alpha,
+            };
+            (format, encoded.levels)
+        }
+    };
+    let stored = supercompress(&levels, options.zstd_level)?;
+    let level_table: Vec<Ktx2Level> = stored
         .iter()
-        .zip(&compressed)
-        .map(|(mip, data)| Ktx2Level {
+        .zip(&levels)
+        .map(|(data, raw)| Ktx2Level {
             data,
-            uncompressed_len: mip.pixels.len() as u64,
+            uncompressed_len: raw.len() as u64,
         })
         .collect();
+    let supercompression = if options.zstd_level > 0 {
+        SUPERCOMPRESSION_ZSTD
+    } else {
+        SUPERCOMPRESSION_NONE
+    };
     Ok(write_ktx2(&Ktx2Image {
-        vk_format: options.mode.vk_format(),
-        width: image.width,
-        height: image.height,
-        supercompression: SUPERCOMPRESSION_ZSTD,
+        format,
+        width,
+        height,
+        depth: 0,
+        layers: if shape == Shape::Array {
+            images.len() as u32
+        } else {
+            0
+        },
+        faces: if shape == Shape::Cube { 6 } else { 1 },
+        supercompression,
         swizzle: options.mode.swizzle(),
-        levels: &levels,
+        levels: &level_table,
     }))
+}
+
+/// The size of mip `level` of `image`.
+fn level_size(image: &Rgba8Image, level: usize) -> (u32, u32) {
+    (
+        (image.width >> level).max(1),
+        (image.height >> level).max(1),
+    )
+}
+
+/// Raw RGBA8 levels: each level is every image's pixels, image 0 first.
+fn raw_levels(chains: &[Vec<Rgba8Image>]) -> Vec<Vec<u8>> {
+    (0..chains[0].len())
+        .map(|level| {
+            chains
+                .iter()
+                .flat_map(|chain| chain[level].pixels.iter().copied())
+                .collect()
+        })
+        .collect()
+}
+
+/// Each level compressed as one Zstandard frame, or copied when `zstd_level`
+/// is 0.
+pub fn supercompress(levels: &[Vec<u8>], zstd_level: i32) -> Result<Vec<Vec<u8>>, TextureError> {
+    levels
+        .iter()
+        .enumerate()
+        .map(|(level, data)| {
+            if zstd_level == 0 {
+                return Ok(data.clone());
+            }
+            zstd::bulk::compress(data, zstd_level)
+                .map_err(|source| TextureError::Compress { level, source })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -147,8 +243,10 @@ mod tests {
     fn options(mode: TextureMode) -> TextureOptions {
         TextureOptions {
             mode,
-            compress: false,
+            uastc: None,
             zstd_level: 3,
+            mips: true,
+            max_size: 0,
         }
     }
 
@@ -288,7 +386,8 @@ mod tests {
         let file = encode_case(&case, TextureMode::Color);
         let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
         let image = decode_image(&case.file).unwrap();
-        let chain = mip_chain(&image, TextureMode::Color);
+        let count = mip_level_count(image.width, image.height);
+        let chain = mip_levels(&image, TextureMode::Color, 0..count);
         for (index, mip) in chain.iter().enumerate() {
             assert_eq!(inflated_level(&reader, index), mip.pixels);
         }
@@ -315,19 +414,6 @@ mod tests {
     }
 
     #[test]
-    fn uastc_is_refused_clearly() {
-        let request = TextureOptions {
-            compress: true,
-            ..options(TextureMode::Color)
-        };
-        let error = encode_texture(&small_png(), &request).unwrap_err();
-        assert!(matches!(error, TextureError::NotSupportedYet));
-        let message = error.to_string();
-        assert!(message.contains("UASTC"), "{message}");
-        assert!(message.contains("texture.compress: false"), "{message}");
-    }
-
-    #[test]
     fn bad_sources_are_image_errors() {
         let png = small_png();
         for source in [&b""[..], b"not an image", &png[..png.len() / 2]] {
@@ -341,10 +427,6 @@ mod tests {
         assert!(TextureMode::Color.is_srgb());
         assert!(!TextureMode::Normal.is_srgb());
         assert_eq!(TextureMode::Color.swizzle(), None);
-        assert_eq!(
-            TextureMode::Gray.vk_format(),
-            ktx2::VK_FORMAT_R8G8B8A8_UNORM
-        );
         use clap::ValueEnum;
         let names: Vec<String> = TextureMode::value_variants()
             .iter()

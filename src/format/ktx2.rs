@@ -12,9 +12,11 @@
 //! multiple of `lcm(texel block size, 4)`; with supercompression the alignment
 //! is 1. All integers are little-endian.
 //!
-//! The writer describes its pixels with a basic Data Format Descriptor (Khronos
-//! Data Format Specification, "basic descriptor block"), and writes the key/value
-//! pairs `KTXorientation`, `KTXswizzle` (optional) and `KTXwriter`, sorted by key.
+//! The writer handles 2D and 3D textures, cube maps and arrays of RGBA8,
+//! RGBA16F or UASTC 4x4 texels ([`TexelFormat`]). It describes the texels with a
+//! basic Data Format Descriptor (Khronos Data Format Specification, "basic
+//! descriptor block") and writes the key/value pairs `KTXorientation`,
+//! `KTXswizzle` (optional) and `KTXwriter`, sorted by key.
 
 use core::mem::{offset_of, size_of};
 use core::ops::Range;
@@ -33,6 +35,13 @@ pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
 
 /// `VK_FORMAT_R8G8B8A8_SRGB`: sRGB-encoded RGB plus linear alpha, 8 bits each.
 pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
+
+/// `VK_FORMAT_R16G16B16A16_SFLOAT`: four 16-bit IEEE half floats.
+pub const VK_FORMAT_R16G16B16A16_SFLOAT: u32 = 97;
+
+/// `VK_FORMAT_UNDEFINED`, the `vkFormat` of Basis Universal (UASTC) payloads,
+/// whose real format lives in the DFD.
+pub const VK_FORMAT_UNDEFINED: u32 = 0;
 
 /// Supercompression scheme 0: level data is stored as is.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
@@ -184,20 +193,86 @@ pub struct Ktx2Level<'a> {
     pub uncompressed_len: u64,
 }
 
-/// A 2D texture to be written by [`write_ktx2`].
+/// The texel formats [`write_ktx2`] can describe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexelFormat {
+    /// Four 8-bit channels, R first: `VK_FORMAT_R8G8B8A8_SRGB` when `srgb`,
+    /// otherwise `VK_FORMAT_R8G8B8A8_UNORM`.
+    Rgba8 {
+        /// Whether R, G and B are sRGB-encoded (alpha is always linear).
+        srgb: bool,
+    },
+    /// Four 16-bit half floats, R first (`VK_FORMAT_R16G16B16A16_SFLOAT`).
+    Rgba16Float,
+    /// UASTC 4x4: 16 bytes per 4x4 block, `vkFormat` 0, described by the DFD.
+    Uastc {
+        /// Whether the decoded RGB is sRGB-encoded.
+        srgb: bool,
+        /// Whether any block carries alpha (DFD channel `RGBA` rather than `RGB`).
+        alpha: bool,
+    },
+}
+
+impl TexelFormat {
+    /// The header's `vkFormat`.
+    pub fn vk_format(self) -> u32 {
+        match self {
+            Self::Rgba8 { srgb: true } => VK_FORMAT_R8G8B8A8_SRGB,
+            Self::Rgba8 { srgb: false } => VK_FORMAT_R8G8B8A8_UNORM,
+            Self::Rgba16Float => VK_FORMAT_R16G16B16A16_SFLOAT,
+            Self::Uastc { .. } => VK_FORMAT_UNDEFINED,
+        }
+    }
+
+    /// Bytes per texel block (one pixel, or one 4x4 block for UASTC).
+    pub fn texel_block_size(self) -> u64 {
+        match self {
+            Self::Rgba8 { .. } => 4,
+            Self::Rgba16Float => 8,
+            Self::Uastc { .. } => 16,
+        }
+    }
+
+    /// The header's `typeSize`: the size of the unit to byte-swap.
+    fn type_size(self) -> u32 {
+        match self {
+            Self::Rgba8 { .. } | Self::Uastc { .. } => 1,
+            Self::Rgba16Float => 2,
+        }
+    }
+
+    /// The complete Data Format Descriptor, total-size word included.
+    fn dfd(self) -> Vec<u8> {
+        let words = match self {
+            Self::Rgba8 { srgb } => rgba_dfd(transfer(srgb), &RGBA8_SAMPLE),
+            Self::Rgba16Float => rgba_dfd(Transfer::Linear, &RGBA16F_SAMPLE),
+            Self::Uastc { srgb, alpha } => uastc_dfd(transfer(srgb), alpha),
+        };
+        words.iter().flat_map(|word| word.to_le_bytes()).collect()
+    }
+}
+
+/// A texture to be written by [`write_ktx2`]: 2D, 3D, a cube map or an array.
 #[derive(Debug, Clone, Copy)]
 pub struct Ktx2Image<'a> {
-    /// [`VK_FORMAT_R8G8B8A8_SRGB`] or [`VK_FORMAT_R8G8B8A8_UNORM`].
-    pub vk_format: u32,
+    /// What the level data holds.
+    pub format: TexelFormat,
     /// Width of level 0 in pixels.
     pub width: u32,
     /// Height of level 0 in pixels.
     pub height: u32,
+    /// Depth of level 0 in pixels; 0 unless the texture is 3D.
+    pub depth: u32,
+    /// Number of array layers; 0 unless the texture is an array.
+    pub layers: u32,
+    /// 1, or 6 for a cube map (faces +X, -X, +Y, -Y, +Z, -Z).
+    pub faces: u32,
     /// The scheme the level data was supercompressed with.
     pub supercompression: u32,
     /// The `KTXswizzle` value to record (four characters of `rgba01`), if any.
     pub swizzle: Option<&'a str>,
-    /// The mip levels, level 0 (largest) first.
+    /// The mip levels, level 0 (largest) first. Each level holds every layer,
+    /// then every face, then every depth slice, in that nesting order.
     pub levels: &'a [Ktx2Level<'a>],
 }
 
@@ -210,6 +285,8 @@ const DFD_BASIC_HEADER_LEN: u32 = 24;
 const DFD_SAMPLE_LEN: u32 = 16;
 /// `KHR_DF_MODEL_RGBSDA`.
 const DFD_MODEL_RGBSDA: u32 = 1;
+/// `KHR_DF_MODEL_UASTC`.
+const DFD_MODEL_UASTC: u32 = 166;
 /// `KHR_DF_PRIMARIES_BT709` (the sRGB primaries).
 const DFD_PRIMARIES_BT709: u32 = 1;
 /// `KHR_DF_FLAG_ALPHA_STRAIGHT`.
@@ -218,8 +295,16 @@ const DFD_FLAGS_ALPHA_STRAIGHT: u32 = 0;
 const DFD_CHANNELS_RGBA: [u32; 4] = [0, 1, 2, 15];
 /// RGBSDA channel id of alpha.
 const DFD_CHANNEL_ALPHA: u32 = 15;
+/// `KHR_DF_CHANNEL_UASTC_RGB`: the blocks carry colour only.
+const DFD_CHANNEL_UASTC_RGB: u32 = 0;
+/// `KHR_DF_CHANNEL_UASTC_RGBA`: the blocks carry colour and alpha.
+const DFD_CHANNEL_UASTC_RGBA: u32 = 3;
 /// `KHR_DF_SAMPLE_DATATYPE_LINEAR`, as it sits in the channel byte.
 const DFD_QUALIFIER_LINEAR: u32 = 0x10;
+/// `KHR_DF_SAMPLE_DATATYPE_SIGNED`, as it sits in the channel byte.
+const DFD_QUALIFIER_SIGNED: u32 = 0x40;
+/// `KHR_DF_SAMPLE_DATATYPE_FLOAT`, as it sits in the channel byte.
+const DFD_QUALIFIER_FLOAT: u32 = 0x80;
 
 /// `KHR_DF_TRANSFER_*`: how stored values map to linear light.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,82 +315,119 @@ enum Transfer {
     Srgb = 2,
 }
 
-/// The texel layouts the writer can describe. New payloads (UASTC) add a variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TexelLayout {
-    /// Four 8-bit channels, R first.
-    Rgba8(Transfer),
-}
-
-impl TexelLayout {
-    /// The layout for a Vulkan format, if the writer supports it.
-    fn from_vk_format(vk_format: u32) -> Option<Self> {
-        match vk_format {
-            VK_FORMAT_R8G8B8A8_UNORM => Some(Self::Rgba8(Transfer::Linear)),
-            VK_FORMAT_R8G8B8A8_SRGB => Some(Self::Rgba8(Transfer::Srgb)),
-            _ => None,
-        }
-    }
-
-    /// Bytes per texel block.
-    fn texel_block_size(self) -> u64 {
-        match self {
-            Self::Rgba8(_) => 4,
-        }
-    }
-
-    /// The header's `typeSize`.
-    fn type_size(self) -> u32 {
-        match self {
-            Self::Rgba8(_) => 1,
-        }
-    }
-
-    /// The complete Data Format Descriptor, total-size word included.
-    fn dfd(self) -> Vec<u8> {
-        match self {
-            Self::Rgba8(transfer) => rgba8_dfd(transfer),
-        }
+/// The transfer function for an sRGB flag.
+fn transfer(srgb: bool) -> Transfer {
+    if srgb {
+        Transfer::Srgb
+    } else {
+        Transfer::Linear
     }
 }
 
-/// The basic descriptor block of an unpacked little-endian RGBA8 format.
-fn rgba8_dfd(transfer: Transfer) -> Vec<u8> {
-    let sample_count = DFD_CHANNELS_RGBA.len() as u32;
+/// How one channel of an unpacked RGBA format is stored.
+struct ChannelSample {
+    /// Bits per channel.
+    bits: u32,
+    /// Qualifier bits (float, signed) of every channel.
+    qualifiers: u32,
+    /// `sampleLower`: the stored value that means 0.0 (or -1.0 for floats).
+    lower: u32,
+    /// `sampleUpper`: the stored value that means 1.0.
+    upper: u32,
+}
+
+/// 8-bit unsigned normalised channels.
+const RGBA8_SAMPLE: ChannelSample = ChannelSample {
+    bits: 8,
+    qualifiers: 0,
+    lower: 0,
+    upper: 255,
+};
+
+/// 16-bit half-float channels: the bounds are -1.0 and 1.0 as f32 bit patterns.
+const RGBA16F_SAMPLE: ChannelSample = ChannelSample {
+    bits: 16,
+    qualifiers: DFD_QUALIFIER_FLOAT | DFD_QUALIFIER_SIGNED,
+    lower: 0xBF80_0000,
+    upper: 0x3F80_0000,
+};
+
+/// The first words of a basic descriptor block (total-size word included)
+/// for `sample_count` samples.
+fn dfd_prefix(
+    model: u32,
+    transfer: Transfer,
+    block_dimensions: u32,
+    bytes_plane0: u32,
+    sample_count: u32,
+) -> Vec<u32> {
     let block_len = DFD_BASIC_HEADER_LEN + DFD_SAMPLE_LEN * sample_count;
-    let mut words = vec![
+    vec![
         4 + block_len, // dfdTotalSize
         0,             // vendorId = Khronos (0), descriptorType = basic (0)
         DFD_VERSION | (block_len << 16),
-        DFD_MODEL_RGBSDA
+        model
             | (DFD_PRIMARIES_BT709 << 8)
             | ((transfer as u32) << 16)
             | (DFD_FLAGS_ALPHA_STRAIGHT << 24),
-        0, // texelBlockDimension0..3 (stored minus one): 1x1x1x1
-        4, // bytesPlane0 = 4, bytesPlane1..3 = 0
-        0, // bytesPlane4..7 = 0
-    ];
+        block_dimensions, // texelBlockDimension0..3, each stored minus one
+        bytes_plane0,     // bytesPlane0, bytesPlane1..3 = 0
+        0,                // bytesPlane4..7 = 0
+    ]
+}
+
+/// The DFD words of an unpacked little-endian RGBA format.
+fn rgba_dfd(transfer: Transfer, sample: &ChannelSample) -> Vec<u32> {
+    let channels = DFD_CHANNELS_RGBA.len() as u32;
+    let mut words = dfd_prefix(
+        DFD_MODEL_RGBSDA,
+        transfer,
+        0,
+        sample.bits / 8 * channels,
+        channels,
+    );
     for (index, &channel) in DFD_CHANNELS_RGBA.iter().enumerate() {
         let linear_alpha = channel == DFD_CHANNEL_ALPHA && transfer == Transfer::Srgb;
-        let qualifiers = if linear_alpha {
-            DFD_QUALIFIER_LINEAR
-        } else {
-            0
-        };
-        let bit_offset = 8 * index as u32;
-        let bit_length_minus_one = 7;
+        let qualifiers = sample.qualifiers
+            | if linear_alpha {
+                DFD_QUALIFIER_LINEAR
+            } else {
+                0
+            };
+        let bit_offset = sample.bits * index as u32;
+        let bit_length_minus_one = sample.bits - 1;
         words.push(bit_offset | (bit_length_minus_one << 16) | ((channel | qualifiers) << 24));
         words.push(0); // samplePosition0..3
-        words.push(0); // sampleLower
-        words.push(255); // sampleUpper
+        words.push(sample.lower);
+        words.push(sample.upper);
     }
-    words.iter().flat_map(|word| word.to_le_bytes()).collect()
+    words
+}
+
+/// The DFD words of UASTC 4x4: one 128-bit sample covering the whole block.
+///
+/// `bytesPlane0` stays 16 even when the levels are Zstandard-compressed, as
+/// KTX-Software writes and validates it.
+fn uastc_dfd(transfer: Transfer, alpha: bool) -> Vec<u32> {
+    const BLOCK_4X4: u32 = 3 | (3 << 8);
+    let mut words = dfd_prefix(DFD_MODEL_UASTC, transfer, BLOCK_4X4, 16, 1);
+    let channel = if alpha {
+        DFD_CHANNEL_UASTC_RGBA
+    } else {
+        DFD_CHANNEL_UASTC_RGB
+    };
+    words.push((127 << 16) | (channel << 24)); // bitOffset 0, bitLength 128
+    words.push(0); // samplePosition0..3
+    words.push(0); // sampleLower
+    words.push(u32::MAX); // sampleUpper
+    words
 }
 
 /// The key/value data: entries sorted by key, each padded to 4 bytes.
-fn key_value_data(swizzle: Option<&str>) -> Vec<u8> {
+/// `orientation` is `KTXorientation` (one letter per dimension).
+fn key_value_data(orientation: &str, swizzle: Option<&str>) -> Vec<u8> {
     let writer = concat!("assetc ", env!("CARGO_PKG_VERSION"));
-    let mut entries = vec![("KTXorientation", "rd"), ("KTXwriter", writer)];
+    let mut entries = vec![("KTXorientation", orientation), ("KTXwriter", writer)];
     if let Some(swizzle) = swizzle {
         entries.push(("KTXswizzle", swizzle));
     }
@@ -330,24 +452,23 @@ fn pad_to(out: &mut Vec<u8>, alignment: u64) {
     }
 }
 
-/// Writes a complete KTX 2.0 file for a 2D texture with a mip chain.
+/// Writes a complete KTX 2.0 file.
 ///
 /// # Panics
 ///
-/// If `image.levels` is empty or `image.vk_format` is not one of the formats
-/// listed on [`Ktx2Image::vk_format`]; both are programming errors.
+/// If `image.levels` is empty; that is a programming error.
 pub fn write_ktx2(image: &Ktx2Image) -> Vec<u8> {
-    let layout = TexelLayout::from_vk_format(image.vk_format)
-        .unwrap_or_else(|| panic!("write_ktx2: unsupported vkFormat {}", image.vk_format));
     assert!(!image.levels.is_empty(), "write_ktx2: no levels");
-
+    let format = image.format;
     let level_count = image.levels.len();
-    let dfd = layout.dfd();
-    let kvd = key_value_data(image.swizzle);
+    let dfd = format.dfd();
+    // Right, down, and (for 3D) in: the natural order of the stored texels.
+    let orientation = if image.depth > 0 { "rdi" } else { "rd" };
+    let kvd = key_value_data(orientation, image.swizzle);
     let dfd_offset = size_of::<Ktx2Header>() + level_count * size_of::<LevelIndexEntry>();
     let kvd_offset = dfd_offset + dfd.len();
     let alignment = if image.supercompression == SUPERCOMPRESSION_NONE {
-        lcm(layout.texel_block_size(), 4)
+        lcm(format.texel_block_size(), 4)
     } else {
         1
     };
@@ -372,13 +493,13 @@ pub fn write_ktx2(image: &Ktx2Image) -> Vec<u8> {
 
     let header = Ktx2Header {
         identifier: IDENTIFIER,
-        vk_format: image.vk_format,
-        type_size: layout.type_size(),
+        vk_format: format.vk_format(),
+        type_size: format.type_size(),
         pixel_width: image.width,
         pixel_height: image.height,
-        pixel_depth: 0,
-        layer_count: 0,
-        face_count: 1,
+        pixel_depth: image.depth,
+        layer_count: image.layers,
+        face_count: image.faces,
         level_count: level_count as u32,
         supercompression_scheme: image.supercompression,
         dfd_byte_offset: dfd_offset as u32,
@@ -966,9 +1087,12 @@ mod tests {
             },
         ];
         write_ktx2(&Ktx2Image {
-            vk_format: VK_FORMAT_R8G8B8A8_SRGB,
+            format: TexelFormat::Rgba8 { srgb: true },
             width: 4,
             height: 2,
+            depth: 0,
+            layers: 0,
+            faces: 1,
             supercompression,
             swizzle,
             levels: &levels,
@@ -1098,7 +1222,7 @@ mod tests {
 
     #[test]
     fn unsorted_keys_are_rejected() {
-        let mut kvd = key_value_data(Some("rg01"));
+        let mut kvd = key_value_data("rd", Some("rg01"));
         assert!(validate_key_values(&kvd, 0).is_ok());
         // "KTXorientation" becomes "KTXz...", now after "KTXswizzle".
         kvd[7] = b'z';

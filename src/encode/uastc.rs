@@ -1,0 +1,304 @@
+//! UASTC 4x4 encoding through the Basis Universal encoder (`basis-universal`).
+//!
+//! The encoder only writes `.basis` files, so this module hands it our own mip
+//! chains (it never filters anything itself), lets it write a `.basis` file in
+//! memory, and lifts the raw UASTC blocks back out of that file's slices. The
+//! KTX 2.0 container around them is written by [`crate::format::ktx2`].
+//!
+//! Two quirks of the crate are worked around here:
+//!
+//! * its `set_uastc_quality_level` ORs the level into the pack flags, so levels
+//!   0 and 1 are unreachable; the flags are set whole through the `sys` layer;
+//! * its compressor runs on a job pool whose size includes the calling thread,
+//!   so one thread means no extra threads at all, which is the default: Ninja's
+//!   `-j` is the parallelism knob.
+//!
+//! UASTC itself is deterministic for any thread count. Rate-distortion
+//! optimisation (RDO) splits the image into independent chunks when it runs on
+//! more than one thread, so with `threads > 1` and RDO the bytes may differ from
+//! a single-threaded run.
+
+use basis_universal::sys;
+use basis_universal::{BasisTextureFormat, ColorSpace, Compressor, CompressorParams};
+
+use super::image::Rgba8Image;
+
+/// The highest UASTC quality level (`basisu -uastc_level 4`, "very slow").
+pub const MAX_QUALITY: u8 = 4;
+
+/// Bytes in one UASTC 4x4 block.
+pub const BLOCK_BYTES: usize = 16;
+
+/// How to encode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UastcOptions {
+    /// UASTC quality level, 0 (fastest) to [`MAX_QUALITY`].
+    pub quality: u8,
+    /// The RDO lambda (`basisu -uastc_rdo_l`), or `None` for no RDO. Higher
+    /// values trade quality for smaller Zstandard output.
+    pub rdo: Option<f32>,
+    /// Threads for the encoder, the calling thread included (at least 1).
+    pub threads: u32,
+}
+
+/// UASTC blocks for a set of images with equal mip chains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UastcLevels {
+    /// One entry per mip level, largest first: the blocks of every image of
+    /// that level, image 0 first, each image's blocks in raster order.
+    pub levels: Vec<Vec<u8>>,
+    /// Whether any source texel has alpha below 255.
+    pub alpha: bool,
+}
+
+/// Why the encoder failed. The inputs are validated before they get here, so
+/// these are faults of the encoder, reported rather than trusted.
+#[derive(thiserror::Error, Debug)]
+pub enum UastcError {
+    /// The encoder refused its parameters.
+    #[error("the UASTC encoder rejected its parameters")]
+    Init,
+    /// The encoder failed while compressing.
+    #[error("the UASTC encoder failed: {0}")]
+    Process(String),
+    /// The `.basis` file the encoder wrote is not what this module expects.
+    #[error("the UASTC encoder wrote an unexpected .basis file: {0}")]
+    Container(String),
+}
+
+/// Encodes `chains` (one mip chain per image, all of the same shape) to UASTC.
+/// `srgb` selects perceptual error metrics for colour rather than linear data.
+///
+/// # Panics
+///
+/// If `chains` is empty or a chain is empty; those are programming errors.
+pub fn encode_uastc(
+    chains: &[Vec<Rgba8Image>],
+    srgb: bool,
+    options: &UastcOptions,
+) -> Result<UastcLevels, UastcError> {
+    assert!(
+        !chains.is_empty() && !chains[0].is_empty(),
+        "encode_uastc: no images"
+    );
+    let mut params = CompressorParams::new();
+    params.set_basis_format(BasisTextureFormat::UASTC4x4);
+    // SAFETY: `params.0` is the live parameter block owned by `params`.
+    unsafe {
+        sys::compressor_params_set_pack_uastc_flags(params.0, options.quality.into());
+    }
+    params.set_color_space(if srgb {
+        ColorSpace::Srgb
+    } else {
+        ColorSpace::Linear
+    });
+    params.set_generate_mipmaps(false);
+    params.set_rdo_uastc(options.rdo);
+    for (index, chain) in chains.iter().enumerate() {
+        let index = index as u32;
+        load(&mut params.source_image_mut(index), &chain[0]);
+        for (level, mip) in chain.iter().enumerate().skip(1) {
+            load(
+                &mut params.source_mipmap_image_mut(index, level as u32 - 1),
+                mip,
+            );
+        }
+    }
+
+    let mut compressor = Compressor::new(options.threads.max(1));
+    // SAFETY: the parameters are fully initialised above: UASTC format, a
+    // quality level in range and images whose pixel buffers match their sizes.
+    if !unsafe { compressor.init(&params) } {
+        return Err(UastcError::Init);
+    }
+    // SAFETY: as above; `init` accepted the parameters.
+    unsafe { compressor.process() }.map_err(|code| UastcError::Process(format!("{code:?}")))?;
+    let levels = split_basis_file(compressor.basis_file(), chains.len(), chains[0].len())?;
+    Ok(UastcLevels {
+        levels,
+        alpha: compressor.any_source_image_has_alpha(),
+    })
+}
+
+/// Copies an RGBA8 image into one of the encoder's source slots.
+fn load(slot: &mut basis_universal::CompressorImageRef, image: &Rgba8Image) {
+    slot.init(&image.pixels, image.width, image.height, 4);
+}
+
+/// The `.basis` layout this module reads: a packed little-endian header with
+/// the slice count at 14 (3 bytes), the texture format at 20 (1 byte) and the
+/// slice table offset at 65 (4 bytes); then 23-byte slice descriptors.
+mod basis_layout {
+    /// `"sB"`, the file signature.
+    pub const SIGNATURE: [u8; 2] = *b"sB";
+    /// Header length.
+    pub const HEADER_LEN: usize = 77;
+    /// Offset of `m_total_slices` (3 bytes).
+    pub const TOTAL_SLICES: usize = 14;
+    /// Offset of `m_tex_format` (1 byte).
+    pub const TEX_FORMAT: usize = 20;
+    /// `basis_tex_format::cUASTC4x4`.
+    pub const TEX_FORMAT_UASTC: u8 = 1;
+    /// Offset of `m_slice_desc_file_ofs` (4 bytes).
+    pub const SLICE_TABLE: usize = 65;
+    /// Length of one slice descriptor.
+    pub const SLICE_LEN: usize = 23;
+    /// Slice descriptor: `m_image_index` (3 bytes).
+    pub const SLICE_IMAGE: usize = 0;
+    /// Slice descriptor: `m_level_index` (1 byte).
+    pub const SLICE_LEVEL: usize = 3;
+    /// Slice descriptor: `m_num_blocks_x` (2 bytes).
+    pub const SLICE_BLOCKS_X: usize = 9;
+    /// Slice descriptor: `m_num_blocks_y` (2 bytes).
+    pub const SLICE_BLOCKS_Y: usize = 11;
+    /// Slice descriptor: `m_file_ofs` (4 bytes).
+    pub const SLICE_OFFSET: usize = 13;
+    /// Slice descriptor: `m_file_size` (4 bytes).
+    pub const SLICE_SIZE: usize = 17;
+}
+
+/// Reads a little-endian unsigned integer of `width` bytes at `offset`.
+fn packed(bytes: &[u8], offset: usize, width: usize) -> Result<usize, UastcError> {
+    let field = offset
+        .checked_add(width)
+        .and_then(|end| bytes.get(offset..end))
+        .ok_or_else(|| UastcError::Container(format!("field at {offset} runs past the file")))?;
+    Ok(field
+        .iter()
+        .rev()
+        .fold(0usize, |value, &byte| (value << 8) | usize::from(byte)))
+}
+
+/// Lifts the UASTC blocks of every `(image, level)` slice out of a `.basis`
+/// file and groups them by level, images in order.
+fn split_basis_file(
+    file: &[u8],
+    image_count: usize,
+    level_count: usize,
+) -> Result<Vec<Vec<u8>>, UastcError> {
+    use basis_layout::*;
+    let bad = |what: String| Err(UastcError::Container(what));
+    if file.len() < HEADER_LEN || file[..2] != SIGNATURE {
+        return bad("no .basis header".into());
+    }
+    if file[TEX_FORMAT] != TEX_FORMAT_UASTC {
+        return bad(format!("texture format {} is not UASTC", file[TEX_FORMAT]));
+    }
+    let slice_count = packed(file, TOTAL_SLICES, 3)?;
+    if slice_count != image_count * level_count {
+        return bad(format!(
+            "{slice_count} slices for {image_count} images of {level_count} levels"
+        ));
+    }
+    let table = packed(file, SLICE_TABLE, 4)?;
+    let mut slices: Vec<Option<&[u8]>> = vec![None; slice_count];
+    for index in 0..slice_count {
+        let desc = table + index * SLICE_LEN;
+        let image = packed(file, desc + SLICE_IMAGE, 3)?;
+        let level = packed(file, desc + SLICE_LEVEL, 1)?;
+        let blocks =
+            packed(file, desc + SLICE_BLOCKS_X, 2)? * packed(file, desc + SLICE_BLOCKS_Y, 2)?;
+        let offset = packed(file, desc + SLICE_OFFSET, 4)?;
+        let size = packed(file, desc + SLICE_SIZE, 4)?;
+        if image >= image_count || level >= level_count || size != blocks * BLOCK_BYTES {
+            return bad(format!(
+                "slice {index} (image {image}, level {level}, {size} bytes) does not fit"
+            ));
+        }
+        let data = file
+            .get(offset..offset + size)
+            .ok_or_else(|| UastcError::Container(format!("slice {index} runs past the file")))?;
+        let slot = &mut slices[level * image_count + image];
+        if slot.replace(data).is_some() {
+            return bad(format!("image {image} level {level} appears twice"));
+        }
+    }
+    // Every slot is filled: there are exactly as many slices as slots and none
+    // repeats.
+    Ok(slices
+        .chunks(image_count)
+        .map(|level| {
+            level
+                .iter()
+                .flatten()
+                .flat_map(|s| s.iter().copied())
+                .collect()
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::encode::image::test_images::Noise;
+
+    /// A noisy image: hard for the encoder, so quality levels differ.
+    fn noise(width: u32, height: u32, alpha: u8) -> Rgba8Image {
+        let mut noise = Noise::new(width * 31 + height);
+        let pixels = (0..width * height)
+            .flat_map(|_| {
+                let value = noise.next();
+                [value as u8, (value >> 8) as u8, (value >> 16) as u8, alpha]
+            })
+            .collect();
+        Rgba8Image {
+            width,
+            height,
+            pixels,
+        }
+    }
+
+    fn options(quality: u8) -> UastcOptions {
+        UastcOptions {
+            quality,
+            rdo: None,
+            threads: 1,
+        }
+    }
+
+    fn encode(chains: &[Vec<Rgba8Image>], quality: u8) -> UastcLevels {
+        encode_uastc(chains, true, &options(quality)).unwrap()
+    }
+
+    #[test]
+    fn levels_hold_one_block_per_4x4_of_every_image() {
+        let chain = vec![noise(9, 6, 255), noise(4, 3, 255), noise(2, 1, 255)];
+        let out = encode(&[chain.clone(), chain], 0);
+        let lengths: Vec<usize> = out.levels.iter().map(Vec::len).collect();
+        // 9x6 is 3x2 blocks, 4x3 is 1x1, 2x1 is 1x1; two images each.
+        assert_eq!(lengths, [2 * 6 * 16, 2 * 16, 2 * 16]);
+        assert!(!out.alpha);
+    }
+
+    #[test]
+    fn alpha_is_detected() {
+        let out = encode(&[vec![noise(8, 8, 100)]], 1);
+        assert!(out.alpha);
+        assert_eq!(out.levels.len(), 1);
+    }
+
+    #[test]
+    fn every_quality_level_is_reachable_and_deterministic() {
+        let chains = [vec![noise(16, 16, 255)]];
+        let encoded: Vec<_> = (0..=MAX_QUALITY)
+            .map(|quality| encode(&chains, quality))
+            .collect();
+        assert_eq!(encoded[0], encode(&chains, 0));
+        // Level 0 and level 2 search differently; if the flags did not reach
+        // the encoder they would be identical.
+        assert_ne!(encoded[0].levels, encoded[2].levels);
+    }
+
+    #[test]
+    fn a_foreign_file_is_refused() {
+        assert!(split_basis_file(b"not a basis file", 1, 1).is_err());
+        let mut header = vec![0u8; basis_layout::HEADER_LEN];
+        header[..2].copy_from_slice(b"sB");
+        assert!(split_basis_file(&header, 1, 1).is_err());
+        header[basis_layout::TEX_FORMAT] = basis_layout::TEX_FORMAT_UASTC;
+        header[basis_layout::TOTAL_SLICES] = 1;
+        header[basis_layout::SLICE_TABLE] = 200;
+        assert!(split_basis_file(&header, 1, 1).is_err());
+    }
+}
