@@ -86,17 +86,6 @@ fn unsupported_kinds_fail_with_a_clear_message() {
 }
 
 #[test]
-fn uastc_is_refused_until_it_lands() {
-    let p = Project::new("input: assets\n");
-    p.png("assets/a.png", 4, 4, 1);
-    p.assetc(&["configure"]).expect_ok("configure");
-    let run = p.ninja(&[]);
-    assert!(!run.ok);
-    assert!(run.stdout.contains("assets/a.png"), "{}", run.stdout);
-    assert!(!p.path("runtime/a.ktx2").exists());
-}
-
-#[test]
 fn names_ninja_cannot_express_are_refused_at_configure() {
     let p = Project::new(CONFIG);
     p.png("assets/a|b.png", 2, 2, 1);

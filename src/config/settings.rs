@@ -67,6 +67,138 @@ settings_group! {
         /// `true` encodes UASTC; `false` writes raw RGBA8 with lossless Zstd,
         /// pixel-exact.
         compress: bool = true,
+        /// UASTC quality level, 0 (fastest) to 4 (slowest, best).
+        quality: UastcQuality = UastcQuality(2),
+        /// UASTC rate-distortion optimisation: `off` or a lambda.
+        rdo: Rdo = Rdo(None),
+        /// Zstandard level of every mip level, 1 to 22; 0 stores levels as is.
+        zstd_level: ZstdLevel = ZstdLevel(18),
+        /// `true` writes the full mip chain; `false` the base level only.
+        mips: bool = true,
+        /// Halve the source until neither side exceeds this; 0 means no limit.
+        max_size: u32 = 0,
+    }
+}
+
+/// A UASTC quality level, 0 to 4, checked when read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "u8")]
+pub struct UastcQuality(pub u8);
+
+impl TryFrom<u8> for UastcQuality {
+    type Error = String;
+
+    fn try_from(level: u8) -> Result<Self, String> {
+        if level <= 4 {
+            Ok(Self(level))
+        } else {
+            Err(format!("quality must be 0 to 4, not {level}"))
+        }
+    }
+}
+
+/// A Zstandard level, 0 (no supercompression) to 22, checked when read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
+pub struct ZstdLevel(pub i32);
+
+impl TryFrom<i64> for ZstdLevel {
+    type Error = String;
+
+    fn try_from(level: i64) -> Result<Self, String> {
+        match i32::try_from(level) {
+            Ok(level @ 0..=22) => Ok(Self(level)),
+            _ => Err(format!("zstd_level must be 0 to 22, not {level}")),
+        }
+    }
+}
+
+/// The UASTC RDO setting: off, or the lambda to run it with (finite, above 0).
+///
+/// In `assetc.yml` it is `off` or a number; on the encoder's command line it is
+/// the same text, which [`Rdo`]'s `Display` and `FromStr` round-trip exactly.
+#[derive(Debug, Clone, Copy)]
+pub struct Rdo(pub Option<f32>);
+
+impl PartialEq for Rdo {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.map(f32::to_bits) == other.0.map(f32::to_bits)
+    }
+}
+
+impl Eq for Rdo {}
+
+impl Rdo {
+    /// The lambda as an `Rdo`, if it is finite and above 0.
+    fn lambda(value: f64) -> Result<Self, String> {
+        let lambda = value as f32;
+        if lambda.is_finite() && lambda > 0.0 {
+            Ok(Self(Some(lambda)))
+        } else {
+            Err(format!(
+                "rdo must be `off` or a number above 0, not {value}"
+            ))
+        }
+    }
+}
+
+impl std::fmt::Display for Rdo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("off"),
+            Some(lambda) => write!(f, "{lambda}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Rdo {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text == "off" {
+            return Ok(Self(None));
+        }
+        let value: f64 = text
+            .parse()
+            .map_err(|_| format!("rdo must be `off` or a number above 0, not {text:?}"))?;
+        Self::lambda(value)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rdo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RdoVisitor)
+    }
+}
+
+/// Reads `off`, a number, or nothing (also off) as an [`Rdo`].
+struct RdoVisitor;
+
+impl serde::de::Visitor<'_> for RdoVisitor {
+    type Value = Rdo;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("`off` or a number above 0")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Rdo, E> {
+        Ok(Rdo(None))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Rdo, E> {
+        text.parse().map_err(E::custom)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Rdo, E> {
+        Rdo::lambda(value).map_err(E::custom)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Rdo, E> {
+        self.visit_f64(value as f64)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Rdo, E> {
+        self.visit_f64(value as f64)
     }
 }
 
@@ -122,11 +254,34 @@ mod tests {
         let layer = SettingsLayer {
             texture: Some(TextureLayer {
                 compress: Some(false),
+                ..TextureLayer::default()
             }),
             mesh: Some(MeshLayer { merge: None }),
         };
         layer.apply_to(&mut settings);
         assert!(!settings.texture.compress);
+        assert_eq!(settings.texture.quality, UastcQuality(2));
         assert!(settings.mesh.merge);
+    }
+
+    #[test]
+    fn rdo_text_round_trips() {
+        for text in ["off", "0.5", "1", "2.25", "4"] {
+            let rdo: Rdo = text.parse().unwrap();
+            assert_eq!(rdo.to_string(), text);
+        }
+        for bad in ["on", "0", "-1", "nan", "inf", ""] {
+            assert!(bad.parse::<Rdo>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn levels_are_range_checked() {
+        assert!(UastcQuality::try_from(4).is_ok());
+        assert!(UastcQuality::try_from(5).is_err());
+        assert!(ZstdLevel::try_from(0).is_ok());
+        assert!(ZstdLevel::try_from(22).is_ok());
+        assert!(ZstdLevel::try_from(23).is_err());
+        assert!(ZstdLevel::try_from(-1).is_err());
     }
 }

@@ -50,7 +50,10 @@ fn settings(config: &Config, preset: Option<&str>, path: &str) -> Settings {
 /// Shorthand for building expected settings.
 fn expect(compress: bool, merge: bool) -> Settings {
     Settings {
-        texture: TextureSettings { compress },
+        texture: TextureSettings {
+            compress,
+            ..TextureSettings::default()
+        },
         mesh: MeshSettings { merge },
     }
 }
@@ -446,4 +449,55 @@ fn merge_keys_and_anchors_work() {
     );
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
     assert!(!settings(&config, Some("p"), "x.png").texture.compress);
+}
+
+#[test]
+fn texture_knobs_are_read_and_layered() {
+    let (_dir, config) = load(
+        r#"
+default:
+  texture: { quality: 1, rdo: 1.5, zstd_level: 9, mips: false, max_size: 512 }
+presets:
+  mobile:
+    texture: { quality: 0, rdo: off }
+"#,
+    );
+    let desktop = settings(&config, None, "a.png").texture;
+    assert_eq!(desktop.quality, UastcQuality(1));
+    assert_eq!(desktop.rdo, Rdo(Some(1.5)));
+    assert_eq!(desktop.zstd_level, ZstdLevel(9));
+    assert!(!desktop.mips);
+    assert_eq!(desktop.max_size, 512);
+    let mobile = settings(&config, Some("mobile"), "a.png").texture;
+    assert_eq!(mobile.quality, UastcQuality(0));
+    assert_eq!(mobile.rdo, Rdo(None));
+    assert_eq!(mobile.zstd_level, ZstdLevel(9));
+}
+
+#[test]
+fn out_of_range_texture_knobs_name_the_line() {
+    for (yaml, expected) in [
+        (
+            "default:\n  texture:\n    quality: 7\n",
+            "quality must be 0 to 4",
+        ),
+        (
+            "default:\n  texture:\n    zstd_level: 30\n",
+            "zstd_level must be 0 to 22",
+        ),
+        (
+            "default:\n  texture:\n    rdo: on\n",
+            "rdo must be `off` or a number",
+        ),
+        (
+            "default:\n  texture:\n    rdo: -2\n",
+            "rdo must be `off` or a number",
+        ),
+        ("default:\n  texture:\n    max_size: big\n", "invalid u32"),
+    ] {
+        let error = load_error(yaml);
+        let message = error.to_string();
+        assert!(message.contains(expected), "{message}");
+        assert_eq!(parse_position(&error).0, 3, "{message}");
+    }
 }

@@ -14,6 +14,7 @@
 //! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
 //! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
 //! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
+//! | `*.n.array/`, `*.ao.array/` …    | texture array | `*.n.arr.ktx2` …      |
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`             |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`             |
@@ -32,8 +33,9 @@ pub enum SourceKind {
     Lut,
     /// A `*.env/` folder of six faces.
     Cubemap,
-    /// A `*.array/` folder of equally sized layers.
-    TextureArray,
+    /// A `*.array/` folder of equally sized layers, in the mode the folder's
+    /// stem selects (`terrain.n.array/` holds normal maps).
+    TextureArray(TextureMode),
     /// A glTF, GLB or OBJ model.
     Mesh,
     /// A standalone material description.
@@ -53,7 +55,7 @@ impl SourceKind {
             SourceKind::Texture(_) => "texture",
             SourceKind::Lut => "lut",
             SourceKind::Cubemap => "cubemap",
-            SourceKind::TextureArray => "array",
+            SourceKind::TextureArray(_) => "array",
             SourceKind::Mesh => "mesh",
             SourceKind::Material => "material",
             SourceKind::Font => "font",
@@ -63,12 +65,15 @@ impl SourceKind {
     }
 }
 
-/// Folder suffixes that make a whole folder one asset.
+/// Folder suffixes that make a whole folder one asset (texture arrays are
+/// matched separately, since their stem picks a mode).
 const FOLDER_ASSETS: &[(&str, SourceKind)] = &[
     (".env", SourceKind::Cubemap),
-    (".array", SourceKind::TextureArray),
     (".shader", SourceKind::Shader),
 ];
+
+/// The folder suffix of texture arrays.
+const ARRAY_SUFFIX: &str = ".array";
 
 /// Image suffixes that select a texture mode, checked before plain images.
 const TEXTURE_MODE_SUFFIXES: &[(&str, TextureMode)] = &[
@@ -93,6 +98,9 @@ const FILE_KINDS: &[(&str, SourceKind)] = &[
 
 /// Classifies a folder by name; `None` means "walk into it".
 pub fn classify_folder(rel: &str) -> Option<SourceKind> {
+    if let Some(stem) = strip_suffix_any(rel, &[ARRAY_SUFFIX]) {
+        return Some(SourceKind::TextureArray(texture_mode(stem)));
+    }
     FOLDER_ASSETS
         .iter()
         .find(|(suffix, _)| ends_with_ignore_case(rel, suffix))
@@ -105,16 +113,20 @@ pub fn classify_file(rel: &str, embedded: bool) -> Option<SourceKind> {
         return Some(SourceKind::Embed);
     }
     if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS) {
-        let mode = TEXTURE_MODE_SUFFIXES
-            .iter()
-            .find(|(suffix, _)| ends_with_ignore_case(stem, suffix))
-            .map_or(TextureMode::Color, |(_, mode)| *mode);
-        return Some(SourceKind::Texture(mode));
+        return Some(SourceKind::Texture(texture_mode(stem)));
     }
     FILE_KINDS
         .iter()
         .find(|(suffix, _)| ends_with_ignore_case(rel, suffix))
         .map(|(_, kind)| *kind)
+}
+
+/// The texture mode a stem's last suffix selects (`rock.n` is a normal map).
+fn texture_mode(stem: &str) -> TextureMode {
+    TEXTURE_MODE_SUFFIXES
+        .iter()
+        .find(|(suffix, _)| ends_with_ignore_case(stem, suffix))
+        .map_or(TextureMode::Color, |(_, mode)| *mode)
 }
 
 /// The runtime output paths (relative to the output folder) of a source.
@@ -123,7 +135,7 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
         SourceKind::Texture(_) => vec![replace_extension(rel, IMAGE_EXTENSIONS, ".ktx2")],
         SourceKind::Lut => vec![replace_extension(rel, &[".cube"], ".ktx2")],
         SourceKind::Cubemap => vec![format!("{rel}.ktx2")],
-        SourceKind::TextureArray => vec![replace_extension(rel, &[".array"], ".arr.ktx2")],
+        SourceKind::TextureArray(_) => vec![replace_extension(rel, &[ARRAY_SUFFIX], ".arr.ktx2")],
         SourceKind::Mesh => vec![replace_extension(rel, &[".gltf", ".glb", ".obj"], ".hmesh")],
         SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
         SourceKind::Font => vec![replace_extension(rel, &[".ttf", ".otf"], ".hfont")],
@@ -180,7 +192,10 @@ mod tests {
         assert_eq!(classify_file("f/a.ttf", false), Some(SourceKind::Font));
         assert_eq!(classify_file("x.png", true), Some(SourceKind::Embed));
         assert_eq!(classify_folder("sky.env"), Some(SourceKind::Cubemap));
-        assert_eq!(classify_folder("t.array"), Some(SourceKind::TextureArray));
+        let array = |mode| Some(SourceKind::TextureArray(mode));
+        assert_eq!(classify_folder("t.array"), array(TextureMode::Color));
+        assert_eq!(classify_folder("t.n.array"), array(TextureMode::Normal));
+        assert_eq!(classify_folder("t.AO.Array"), array(TextureMode::Gray));
         assert_eq!(classify_folder("s/pbr.shader"), Some(SourceKind::Shader));
         assert_eq!(classify_folder("textures"), None);
     }
@@ -192,7 +207,8 @@ mod tests {
         assert_eq!(outputs(t, "rock.n.png"), ["rock.n.ktx2"]);
         assert_eq!(outputs(SourceKind::Lut, "g.lut.cube"), ["g.lut.ktx2"]);
         assert_eq!(outputs(SourceKind::Cubemap, "sky.env"), ["sky.env.ktx2"]);
-        assert_eq!(outputs(SourceKind::TextureArray, "t.array"), ["t.arr.ktx2"]);
+        let array = SourceKind::TextureArray(TextureMode::Normal);
+        assert_eq!(outputs(array, "t.n.array"), ["t.n.arr.ktx2"]);
         assert_eq!(outputs(SourceKind::Mesh, "m/chair.glb"), ["m/chair.hmesh"]);
         assert_eq!(outputs(SourceKind::Embed, "d/x.json"), ["d/x.json"]);
     }

@@ -14,7 +14,8 @@ use super::classify::{self, SourceKind};
 use super::ninja::{self, Build, Writer};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
-use crate::config::{Config, Selection, Settings};
+use crate::config::{Config, Selection, Settings, TextureSettings};
+use crate::encode::texture::TextureMode;
 use crate::fsutil;
 use crate::link::pack::pack_path;
 
@@ -250,20 +251,41 @@ impl Plan {
 
 /// Settings as the flags of the kind's encoder.
 fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
-    let compress = || vec!["--compress".into(), settings.texture.compress.to_string()];
+    let texture = &settings.texture;
     match kind {
-        SourceKind::Texture(mode) => {
-            let name = mode.to_possible_value().map(|v| v.get_name().to_string());
-            let mut flags = vec!["--mode".into(), name.unwrap_or_default()];
-            flags.extend(compress());
+        SourceKind::Texture(mode) | SourceKind::TextureArray(mode) => {
+            let mut flags = vec!["--mode".into(), mode_name(mode)];
+            flags.extend(surface_flags(texture));
             flags
         }
-        SourceKind::Lut | SourceKind::Cubemap | SourceKind::TextureArray => compress(),
+        SourceKind::Cubemap => surface_flags(texture),
+        SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
         SourceKind::Mesh => vec!["--merge".into(), settings.mesh.merge.to_string()],
         SourceKind::Material | SourceKind::Font | SourceKind::Shader | SourceKind::Embed => {
             Vec::new()
         }
     }
+}
+
+/// The `assetc-encode` name of a texture mode.
+fn mode_name(mode: TextureMode) -> String {
+    mode.to_possible_value()
+        .map(|value| value.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// The flags of every image-based kind. UASTC-only knobs are left out of raw
+/// textures, so changing them rebuilds only what they affect.
+fn surface_flags(texture: &TextureSettings) -> Vec<String> {
+    let mut flags = vec!["--compress".into(), texture.compress.to_string()];
+    if texture.compress {
+        flags.extend(["--quality".into(), texture.quality.0.to_string()]);
+        flags.extend(["--rdo".into(), texture.rdo.to_string()]);
+    }
+    flags.extend(["--zstd-level".into(), texture.zstd_level.0.to_string()]);
+    flags.extend(["--mips".into(), texture.mips.to_string()]);
+    flags.extend(["--max-size".into(), texture.max_size.to_string()]);
+    flags
 }
 
 /// Refuses names Ninja cannot express and outputs two sources would share.

@@ -7,10 +7,15 @@
 
 use clap::{Args, Parser, Subcommand};
 
-use super::embed;
+use std::path::PathBuf;
+
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
-use super::texture::{TextureMode, TextureOptions, encode_texture};
+use super::texture::{
+    Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
+};
 use super::uastc::{MAX_QUALITY, UastcOptions};
+use super::{embed, folder};
+use crate::config::Rdo;
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
 
@@ -33,7 +38,7 @@ pub enum Command {
     /// A `*.env/` folder of six faces to a cubemap KTX2.
     Cubemap(SurfaceArgs),
     /// A `*.array/` folder of layers to an array KTX2.
-    Array(SurfaceArgs),
+    Array(TextureArgs),
     /// A glTF, GLB or OBJ model to `.hmesh`.
     Mesh(MeshArgs),
     /// A standalone material to `.hmat`.
@@ -68,7 +73,7 @@ pub struct SurfaceArgs {
     pub quality: u8,
     /// UASTC rate-distortion optimisation: `off`, or a lambda above 0 (higher
     /// is smaller after Zstandard and lower in quality).
-    #[arg(long, default_value = "off", value_parser = parse_rdo)]
+    #[arg(long, default_value = "off")]
     pub rdo: Rdo,
     /// Zstandard level for every mip level, 1 to 22; 0 stores levels as is.
     #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(i32).range(0..=22))]
@@ -86,21 +91,6 @@ pub struct SurfaceArgs {
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
-}
-
-/// The `--rdo` setting: off, or the lambda to run RDO with.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rdo(pub Option<f32>);
-
-/// Parses `off` or a finite lambda above 0.
-fn parse_rdo(text: &str) -> Result<Rdo, String> {
-    if text == "off" {
-        return Ok(Rdo(None));
-    }
-    match text.parse::<f32>() {
-        Ok(lambda) if lambda.is_finite() && lambda > 0.0 => Ok(Rdo(Some(lambda))),
-        _ => Err(format!("expected `off` or a number above 0, got {text:?}")),
-    }
 }
 
 impl SurfaceArgs {
@@ -138,8 +128,8 @@ impl Command {
             Command::Texture(t) => job::run(&t.surface.job, |j| texture(j, t)),
             Command::Embed(j) => job::run(j, embed::encode),
             Command::Lut(s) => job::run(&s.job, |j| unsupported(j, "3D LUT")),
-            Command::Cubemap(s) => job::run(&s.job, |j| unsupported(j, "cubemap")),
-            Command::Array(s) => job::run(&s.job, |j| unsupported(j, "texture array")),
+            Command::Cubemap(s) => job::run(&s.job, |j| cubemap(j, s)),
+            Command::Array(t) => job::run(&t.surface.job, |j| array(j, t)),
             Command::Mesh(m) => job::run(&m.job, |j| unsupported(j, "mesh")),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(j) => job::run(j, |j| unsupported(j, "font")),
@@ -151,24 +141,50 @@ impl Command {
 fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let source = fsutil::read(&job.input)?;
     let options = args.surface.options(args.mode);
-    let bytes = encode_texture(&source, &options).map_err(|e| EncodeError::Invalid {
+    let bytes = encode_texture(&source, &options).map_err(|e| cannot_encode(job, e))?;
+    Ok(texture_output(bytes, args.mode, Vec::new()))
+}
+
+fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
+    let faces = folder::cube_faces(&job.input)?;
+    let options = args.options(TextureMode::Color);
+    let bytes =
+        encode_images(&faces.images, Shape::Cube, &options).map_err(|e| cannot_encode(job, e))?;
+    Ok(texture_output(bytes, TextureMode::Color, faces.inputs))
+}
+
+fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
+    let layers = folder::array_layers(&job.input)?;
+    let options = args.surface.options(args.mode);
+    let bytes =
+        encode_images(&layers.images, Shape::Array, &options).map_err(|e| cannot_encode(job, e))?;
+    Ok(texture_output(bytes, args.mode, layers.inputs))
+}
+
+/// Wraps an encoder failure with the source's path.
+fn cannot_encode(job: &JobArgs, error: TextureError) -> EncodeError {
+    EncodeError::Invalid {
         path: job.input.clone(),
         what: "cannot encode texture".into(),
-        source: Some(Box::new(e)),
-    })?;
-    let colorspace = if args.mode.is_srgb() {
+        source: Some(Box::new(error)),
+    }
+}
+
+/// One KTX2 registered as a texture in the mode's colour space.
+fn texture_output(bytes: Vec<u8>, mode: TextureMode, extra_inputs: Vec<PathBuf>) -> Encoded {
+    let colorspace = if mode.is_srgb() {
         ColorSpace::Srgb
     } else {
         ColorSpace::Linear
     };
-    Ok(Encoded {
+    Encoded {
         files: vec![OutputFile {
             bytes,
             kind: AssetKind::Texture,
             colorspace,
         }],
-        extra_inputs: Vec::new(),
-    })
+        extra_inputs,
+    }
 }
 
 fn unsupported(job: &JobArgs, kind: &'static str) -> Result<Encoded, EncodeError> {

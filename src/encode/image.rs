@@ -769,6 +769,22 @@ pub(crate) mod test_images {
         write_png(width, height, layout, &samples, None, None)
     }
 
+    /// An RGBA8 PNG of one colour.
+    pub fn solid_png(width: u32, height: u32, rgba: [u8; 4]) -> Vec<u8> {
+        rgba8_png(width, height, &rgba.repeat((width * height) as usize))
+    }
+
+    /// An RGBA8 PNG of the given pixels (4 bytes each, raster order).
+    pub fn rgba8_png(width: u32, height: u32, pixels: &[u8]) -> Vec<u8> {
+        let layout = Layout {
+            color: ColorType::Rgba,
+            depth: 8,
+            interlaced: false,
+        };
+        let samples: Vec<u16> = pixels.iter().map(|&byte| byte.into()).collect();
+        write_png(width, height, layout, &samples, None, None)
+    }
+
     /// A small RGBA8 PNG with varied pixels.
     pub fn small_png() -> Vec<u8> {
         png_cases()

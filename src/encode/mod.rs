@@ -7,6 +7,7 @@
 
 pub mod command;
 pub mod embed;
+pub mod folder;
 pub mod image;
 pub mod job;
 pub mod mips;

@@ -435,3 +435,7 @@ mod tests {
         assert_eq!(names, ["color", "normal", "gray"]);
     }
 }
+
+#[cfg(test)]
+#[path = "texture/uastc_tests.rs"]
+mod uastc_tests;
