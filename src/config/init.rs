@@ -44,6 +44,17 @@ default:
     # true: encode as UASTC (small, GPU-ready).
     # false: store raw RGBA8 with lossless Zstd, exact to the pixel.
     compress: true
+    # UASTC quality level: 0 (fastest) to 4 (slowest, best).
+    quality: 2
+    # UASTC rate-distortion optimisation: off, or a lambda (0.5 to 4 is
+    # typical); higher compresses better under Zstandard and looks worse.
+    rdo: off
+    # Zstandard level of every mip level (1 to 22); 0 stores them as is.
+    zstd_level: 18
+    # true: the full mip chain; false: the base level only.
+    mips: true
+    # Halve larger sources until neither side exceeds this; 0: no limit.
+    max_size: 0
   # Per-path overrides. `match` is a glob over the path inside `input`, with
   # '/' between folders: `*` may cross folders, `?` is exactly one character.
   # Every rule that matches is applied in order, so later rules win.
