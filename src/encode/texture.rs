@@ -232,7 +232,8 @@ mod tests {
          00000700 00000000 00000000 ff000000 08000701 00000000 00000000 ff000000 \
          10000702 00000000 00000000 ff000000 1800070f 00000000 00000000 ff000000";
 
-    fn hex(text: &str) -> Vec<u8> {
+    /// Bytes from hexadecimal text; anything but hex digits is ignored.
+    pub(super) fn hex(text: &str) -> Vec<u8> {
         let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
         digits
             .chunks(2)

@@ -1,6 +1,7 @@
 //! Tests of UASTC textures, decoded with the independent `basisu` transcoder:
 //! container structure, quality floors per mode, shapes and settings.
 
+use super::tests::hex;
 use super::*;
 use crate::encode::image::test_images::Noise;
 use crate::format::ktx2;
@@ -156,14 +157,6 @@ fn encode_one(image: &Rgba8Image, options: &TextureOptions) -> Vec<u8> {
 /// bytesPlane0 = 16; one 128-bit sample, channel RGB, range 0..=u32::MAX.
 const UASTC_SRGB_DFD: &str = "2c000000 00000000 02002800 a6010200 03030000 10000000 00000000 \
      00007f00 00000000 00000000 ffffffff";
-
-fn hex(text: &str) -> Vec<u8> {
-    let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
-    digits
-        .chunks(2)
-        .map(|pair| u8::from_str_radix(core::str::from_utf8(pair).unwrap(), 16).unwrap())
-        .collect()
-}
 
 #[test]
 fn uastc_container_structure() {
