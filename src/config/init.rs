@@ -50,7 +50,7 @@ default:
     # typical); higher compresses better under Zstandard and looks worse.
     rdo: off
     # Zstandard level of every mip level (1 to 22); 0 stores them as is.
-    zstd_level: 18
+    zstd_level: 12
     # true: the full mip chain; false: the base level only.
     mips: true
     # Halve larger sources until neither side exceeds this; 0: no limit.

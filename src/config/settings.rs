@@ -72,7 +72,7 @@ settings_group! {
         /// UASTC rate-distortion optimisation: `off` or a lambda.
         rdo: Rdo = Rdo(None),
         /// Zstandard level of every mip level, 1 to 22; 0 stores levels as is.
-        zstd_level: ZstdLevel = ZstdLevel(18),
+        zstd_level: ZstdLevel = ZstdLevel(12),
         /// `true` writes the full mip chain; `false` the base level only.
         mips: bool = true,
         /// Halve the source until neither side exceeds this; 0 means no limit.

@@ -76,7 +76,7 @@ pub struct SurfaceArgs {
     #[arg(long, default_value = "off")]
     pub rdo: Rdo,
     /// Zstandard level for every mip level, 1 to 22; 0 stores levels as is.
-    #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(i32).range(0..=22))]
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(i32).range(0..=22))]
     pub zstd_level: i32,
     /// Keep the full mip chain (true) or the base level only (false).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
