@@ -9,6 +9,7 @@ pub mod command;
 pub mod embed;
 pub mod image;
 pub mod job;
+pub mod lut;
 pub mod mips;
 pub mod texture;
 pub mod uastc;
