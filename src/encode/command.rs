@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use super::embed;
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
+use super::lut::encode_lut;
 use super::texture::{TextureMode, TextureOptions, encode_texture};
 use super::uastc::{MAX_QUALITY, UastcOptions};
 use crate::format::kind::{AssetKind, ColorSpace};
@@ -29,7 +30,7 @@ pub enum Command {
     /// A PNG or JPEG image to KTX2.
     Texture(TextureArgs),
     /// A `.cube` 3D LUT to KTX2.
-    Lut(SurfaceArgs),
+    Lut(LutArgs),
     /// A `*.env/` folder of six faces to a cubemap KTX2.
     Cubemap(SurfaceArgs),
     /// A `*.array/` folder of layers to an array KTX2.
@@ -120,6 +121,17 @@ impl SurfaceArgs {
     }
 }
 
+/// 3D LUT settings.
+#[derive(Debug, Args)]
+pub struct LutArgs {
+    /// Zstandard level for the texels, 1 to 22; 0 stores them as is.
+    #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(i32).range(0..=22))]
+    pub zstd_level: i32,
+    /// The job.
+    #[command(flatten)]
+    pub job: JobArgs,
+}
+
 /// Mesh settings.
 #[derive(Debug, Args)]
 pub struct MeshArgs {
@@ -137,7 +149,7 @@ impl Command {
         match self {
             Command::Texture(t) => job::run(&t.surface.job, |j| texture(j, t)),
             Command::Embed(j) => job::run(j, embed::encode),
-            Command::Lut(s) => job::run(&s.job, |j| unsupported(j, "3D LUT")),
+            Command::Lut(l) => job::run(&l.job, |j| lut(j, l)),
             Command::Cubemap(s) => job::run(&s.job, |j| unsupported(j, "cubemap")),
             Command::Array(s) => job::run(&s.job, |j| unsupported(j, "texture array")),
             Command::Mesh(m) => job::run(&m.job, |j| unsupported(j, "mesh")),
@@ -166,6 +178,23 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
             bytes,
             kind: AssetKind::Texture,
             colorspace,
+        }],
+        extra_inputs: Vec::new(),
+    })
+}
+
+fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
+    let source = fsutil::read(&job.input)?;
+    let bytes = encode_lut(&source, args.zstd_level).map_err(|e| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot read 3D LUT".into(),
+        source: Some(Box::new(e)),
+    })?;
+    Ok(Encoded {
+        files: vec![OutputFile {
+            bytes,
+            kind: AssetKind::Lut,
+            colorspace: ColorSpace::Linear,
         }],
         extra_inputs: Vec::new(),
     })
