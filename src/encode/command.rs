@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
+use super::lut::encode_lut;
 use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
@@ -34,7 +35,7 @@ pub enum Command {
     /// A PNG or JPEG image to KTX2.
     Texture(TextureArgs),
     /// A `.cube` 3D LUT to KTX2.
-    Lut(SurfaceArgs),
+    Lut(LutArgs),
     /// A `*.env/` folder of six faces to a cubemap KTX2.
     Cubemap(SurfaceArgs),
     /// A `*.array/` folder of layers to an array KTX2.
@@ -110,6 +111,17 @@ impl SurfaceArgs {
     }
 }
 
+/// 3D LUT settings.
+#[derive(Debug, Args)]
+pub struct LutArgs {
+    /// Zstandard level for the texels, 1 to 22; 0 stores them as is.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(i32).range(0..=22))]
+    pub zstd_level: i32,
+    /// The job.
+    #[command(flatten)]
+    pub job: JobArgs,
+}
+
 /// Mesh settings.
 #[derive(Debug, Args)]
 pub struct MeshArgs {
@@ -127,7 +139,7 @@ impl Command {
         match self {
             Command::Texture(t) => job::run(&t.surface.job, |j| texture(j, t)),
             Command::Embed(j) => job::run(j, embed::encode),
-            Command::Lut(s) => job::run(&s.job, |j| unsupported(j, "3D LUT")),
+            Command::Lut(l) => job::run(&l.job, |j| lut(j, l)),
             Command::Cubemap(s) => job::run(&s.job, |j| cubemap(j, s)),
             Command::Array(t) => job::run(&t.surface.job, |j| array(j, t)),
             Command::Mesh(m) => job::run(&m.job, |j| unsupported(j, "mesh")),
@@ -185,6 +197,23 @@ fn texture_output(bytes: Vec<u8>, mode: TextureMode, extra_inputs: Vec<PathBuf>)
         }],
         extra_inputs,
     }
+}
+
+fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
+    let source = fsutil::read(&job.input)?;
+    let bytes = encode_lut(&source, args.zstd_level).map_err(|e| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot read 3D LUT".into(),
+        source: Some(Box::new(e)),
+    })?;
+    Ok(Encoded {
+        files: vec![OutputFile {
+            bytes,
+            kind: AssetKind::Lut,
+            colorspace: ColorSpace::Linear,
+        }],
+        extra_inputs: Vec::new(),
+    })
 }
 
 fn unsupported(job: &JobArgs, kind: &'static str) -> Result<Encoded, EncodeError> {

@@ -10,6 +10,7 @@ pub mod embed;
 pub mod folder;
 pub mod image;
 pub mod job;
+pub mod lut;
 pub mod mips;
 pub mod texture;
 pub mod uastc;
