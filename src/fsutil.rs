@@ -67,15 +67,24 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
+///
+/// The temporary file is created with the permissions of any new file
+/// (`0666` less the umask on Unix), not the private `0600` temporary files
+/// usually get, so outputs are as readable as files a compiler writes.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".assetc-tmp-")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".assetc-tmp-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -113,6 +122,19 @@ pub fn remove_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_get_ordinary_file_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("out.bin");
+        write_atomic(&output, b"x").unwrap();
+        let ordinary = dir.path().join("ordinary.bin");
+        fs::write(&ordinary, b"x").unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&output), mode(&ordinary));
+    }
 
     #[test]
     fn writes_only_when_bytes_differ() {
