@@ -194,3 +194,54 @@ fn bad_images_fail_their_own_edges_and_the_rest_builds() {
     let outputs: Vec<String> = p.tree("runtime").into_keys().collect();
     assert_eq!(outputs, ["good.ktx2"], "only the good texture is written");
 }
+
+#[test]
+fn luts_build_and_a_bad_one_names_its_line() {
+    let p = Project::new("input: assets\noutput: runtime\n");
+    let warm = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/warm.lut.cube"
+    ))
+    .unwrap();
+    p.write("assets/grade/warm.lut.cube", &warm);
+    p.write(
+        "assets/grade/flat.lut.cube",
+        b"TITLE \"1D\"\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
+    );
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&["-k", "0"]);
+    assert!(!run.ok);
+    assert!(
+        run.stdout
+            .contains("assets/grade/flat.lut.cube: cannot read 3D LUT"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("line 2: LUT_1D_SIZE"), "{}", run.stdout);
+    let header = ktx2_header(&p, "runtime/grade/warm.lut.ktx2");
+    assert_eq!(
+        header.vk_format,
+        assetc::format::ktx2::VK_FORMAT_R16G16B16A16_SFLOAT
+    );
+    assert_eq!((header.pixel_width, header.pixel_depth), (5, 5));
+    assert!(!p.path("runtime/grade/flat.lut.ktx2").exists());
+
+    std::fs::remove_file(p.path("assets/grade/flat.lut.cube")).unwrap();
+    p.ninja(&[]).expect_ok("ninja");
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    // The Zstd level is on the LUT's edge.
+    p.write(
+        "assetc.yml",
+        b"input: assets\noutput: runtime\ndefault:\n  texture: { zstd_level: 3 }\n",
+    );
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert!(
+        run.edges()
+            .iter()
+            .any(|e| e == "LUT assets/grade/warm.lut.cube"),
+        "{:?}",
+        run.edges()
+    );
+    p.assert_no_op();
+}
