@@ -28,6 +28,10 @@ pub const FACE_NAMES: [&str; 6] = ["px", "nx", "py", "ny", "pz", "nz"];
 /// Vulkan desktop hardware reports at least.
 pub const MAX_LAYERS: usize = 2048;
 
+/// The most pixels a folder asset's images may hold together: 16384², the
+/// same 1 GiB of RGBA8 one image may take, so a job's memory stays bounded.
+pub const MAX_TOTAL_PIXELS: u64 = 16384 * 16384;
+
 /// Image file extensions a folder asset may contain.
 const IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
 
@@ -74,7 +78,7 @@ pub fn cube_faces(folder: &Path) -> Result<FolderImages, EncodeError> {
         })?;
         paths.push(path);
     }
-    let images = decode_all(&paths)?;
+    let images = decode_all(&paths, MAX_TOTAL_PIXELS)?;
     check_square(&paths[0], &images[0])?;
     check_same_size(&paths, &images)?;
     Ok(FolderImages {
@@ -103,7 +107,7 @@ pub fn array_layers(folder: &Path) -> Result<FolderImages, EncodeError> {
         ));
     }
     paths.sort_by(|a, b| natural_order(&display_name(a), &display_name(b)));
-    let images = decode_all(&paths)?;
+    let images = decode_all(&paths, MAX_TOTAL_PIXELS)?;
     check_same_size(&paths, &images)?;
     Ok(FolderImages {
         images,
@@ -144,19 +148,31 @@ fn is_image_name(name: &str) -> bool {
     })
 }
 
-/// Decodes every file, naming the one that fails.
-fn decode_all(paths: &[PathBuf]) -> Result<Vec<Rgba8Image>, EncodeError> {
-    paths
-        .iter()
-        .map(|path| {
-            let bytes = fsutil::read(path)?;
-            decode_image(&bytes).map_err(|error| EncodeError::Invalid {
-                path: path.clone(),
-                what: "cannot decode image".into(),
-                source: Some(Box::new(error)),
-            })
-        })
-        .collect()
+/// Decodes every file, naming the one that fails or that takes the total
+/// past `max_pixels` ([`MAX_TOTAL_PIXELS`] outside the tests).
+fn decode_all(paths: &[PathBuf], max_pixels: u64) -> Result<Vec<Rgba8Image>, EncodeError> {
+    let mut images = Vec::with_capacity(paths.len());
+    let mut total = 0u64;
+    for path in paths {
+        let bytes = fsutil::read(path)?;
+        let image = decode_image(&bytes).map_err(|error| EncodeError::Invalid {
+            path: path.clone(),
+            what: "cannot decode image".into(),
+            source: Some(Box::new(error)),
+        })?;
+        total += u64::from(image.width) * u64::from(image.height);
+        if total > max_pixels {
+            return Err(invalid(
+                path,
+                format!(
+                    "takes the folder's images past {max_pixels} pixels; \
+                     use fewer or smaller images"
+                ),
+            ));
+        }
+        images.push(image);
+    }
+    Ok(images)
 }
 
 /// Refuses a cube face that is not square.
@@ -401,6 +417,21 @@ mod tests {
         ]);
         let text = message(array_layers(dir.path()).unwrap_err());
         assert!(text.contains("b.png: is 4x2 but a.png is 2x2"), "{text}");
+    }
+
+    #[test]
+    fn the_total_pixel_budget_names_the_file_that_breaks_it() {
+        let dir = folder(&[
+            ("a.png", solid_png(4, 4, [0; 4])),
+            ("b.png", solid_png(4, 4, [0; 4])),
+        ]);
+        let paths = [dir.path().join("a.png"), dir.path().join("b.png")];
+        assert_eq!(decode_all(&paths, 32).unwrap().len(), 2);
+        let text = message(decode_all(&paths, 31).unwrap_err());
+        assert!(
+            text.contains("b.png: takes the folder's images past 31 pixels"),
+            "{text}"
+        );
     }
 
     #[test]
