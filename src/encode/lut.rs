@@ -44,13 +44,10 @@
 //! runtime must map its input colour from `[DOMAIN_MIN, DOMAIN_MAX]` to
 //! `[0, 1]` before sampling.
 
-use std::borrow::Cow;
-
 use half::f16;
 
-use crate::format::ktx2::{
-    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat, write_ktx2,
-};
+use super::texture::{supercompress, supercompression_scheme};
+use crate::format::ktx2::{Ktx2Image, Ktx2Level, TexelFormat, write_ktx2};
 
 /// The smallest `LUT_3D_SIZE` accepted: two points per axis.
 pub const MIN_SIZE: u32 = 2;
@@ -228,7 +225,7 @@ pub fn encode_lut(source: &[u8], zstd_level: i32) -> Result<Vec<u8>, LutError> {
     })?;
     let lut = parse_cube(text)?;
     let texels = rgba16f_texels(&lut.entries);
-    let (stored, supercompression) = supercompress(&texels, zstd_level)?;
+    let stored = supercompress(&texels, zstd_level).map_err(LutError::Compress)?;
     Ok(write_ktx2(&Ktx2Image {
         format: TexelFormat::Rgba16Float,
         width: lut.size,
@@ -236,7 +233,7 @@ pub fn encode_lut(source: &[u8], zstd_level: i32) -> Result<Vec<u8>, LutError> {
         depth: lut.size,
         layers: 0,
         faces: 1,
-        supercompression,
+        supercompression: supercompression_scheme(zstd_level),
         swizzle: None,
         levels: &[Ktx2Level {
             data: &stored,
@@ -584,20 +581,12 @@ fn rgba16f_texels(entries: &[[f32; 3]]) -> Vec<u8> {
         .collect()
 }
 
-/// The level as stored and the KTX2 supercompression scheme it used: one
-/// Zstandard frame, or the texels as they are when `zstd_level` is 0.
-fn supercompress(texels: &[u8], zstd_level: i32) -> Result<(Cow<'_, [u8]>, u32), LutError> {
-    if zstd_level == 0 {
-        return Ok((Cow::Borrowed(texels), SUPERCOMPRESSION_NONE));
-    }
-    let compressed = zstd::bulk::compress(texels, zstd_level).map_err(LutError::Compress)?;
-    Ok((Cow::Owned(compressed), SUPERCOMPRESSION_ZSTD))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::ktx2::{self, VK_FORMAT_R16G16B16A16_SFLOAT};
+    use crate::format::ktx2::{
+        self, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_SFLOAT,
+    };
 
     /// A `.cube` whose every channel runs linearly from `low` (index 0) to
     /// `high` (index `size - 1`): an identity LUT when `low..high` is `0..1`.

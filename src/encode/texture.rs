@@ -15,6 +15,7 @@
 //! with a `KTXswizzle` of `rg01` and `r001`.
 
 use core::ops::Range;
+use std::borrow::Cow;
 
 use super::image::{ImageError, Rgba8Image, decode_image};
 use super::mips::{mip_level_count, mip_levels};
@@ -146,7 +147,14 @@ pub fn encode_images(
             (format, encoded.levels)
         }
     };
-    let stored = supercompress(&levels, options.zstd_level)?;
+    let stored = levels
+        .iter()
+        .enumerate()
+        .map(|(level, data)| {
+            supercompress(data, options.zstd_level)
+                .map_err(|source| TextureError::Compress { level, source })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let level_table: Vec<Ktx2Level> = stored
         .iter()
         .zip(&levels)
@@ -155,11 +163,6 @@ pub fn encode_images(
             uncompressed_len: raw.len() as u64,
         })
         .collect();
-    let supercompression = if options.zstd_level > 0 {
-        SUPERCOMPRESSION_ZSTD
-    } else {
-        SUPERCOMPRESSION_NONE
-    };
     Ok(write_ktx2(&Ktx2Image {
         format,
         width,
@@ -171,7 +174,7 @@ pub fn encode_images(
             0
         },
         faces: if shape == Shape::Cube { 6 } else { 1 },
-        supercompression,
+        supercompression: supercompression_scheme(options.zstd_level),
         swizzle: options.mode.swizzle(),
         levels: &level_table,
     }))
@@ -197,20 +200,22 @@ fn raw_levels(chains: &[Vec<Rgba8Image>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Each level compressed as one Zstandard frame, or copied when `zstd_level`
-/// is 0.
-pub fn supercompress(levels: &[Vec<u8>], zstd_level: i32) -> Result<Vec<Vec<u8>>, TextureError> {
-    levels
-        .iter()
-        .enumerate()
-        .map(|(level, data)| {
-            if zstd_level == 0 {
-                return Ok(data.clone());
-            }
-            zstd::bulk::compress(data, zstd_level)
-                .map_err(|source| TextureError::Compress { level, source })
-        })
-        .collect()
+/// A level as stored: one Zstandard frame, or the data itself when
+/// `zstd_level` is 0 (see [`supercompression_scheme`]).
+pub fn supercompress(data: &[u8], zstd_level: i32) -> std::io::Result<Cow<'_, [u8]>> {
+    if zstd_level == 0 {
+        return Ok(Cow::Borrowed(data));
+    }
+    zstd::bulk::compress(data, zstd_level).map(Cow::Owned)
+}
+
+/// The KTX2 supercompression scheme of levels stored by [`supercompress`].
+pub fn supercompression_scheme(zstd_level: i32) -> u32 {
+    if zstd_level == 0 {
+        SUPERCOMPRESSION_NONE
+    } else {
+        SUPERCOMPRESSION_ZSTD
+    }
 }
 
 #[cfg(test)]
