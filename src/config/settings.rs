@@ -9,6 +9,8 @@
 
 use serde::Deserialize;
 
+use crate::encode::uastc::MAX_QUALITY;
+
 /// Declares a resolved settings group, its optional layer twin and the overlay.
 ///
 /// `layer.apply_to(&mut resolved)` copies every field the layer sets and leaves
@@ -89,11 +91,29 @@ impl TryFrom<u8> for UastcQuality {
     type Error = String;
 
     fn try_from(level: u8) -> Result<Self, String> {
-        if level <= 4 {
+        if level <= MAX_QUALITY {
             Ok(Self(level))
         } else {
-            Err(format!("quality must be 0 to 4, not {level}"))
+            Err(format!("quality must be 0 to {MAX_QUALITY}, not {level}"))
         }
+    }
+}
+
+impl std::str::FromStr for UastcQuality {
+    type Err = String;
+
+    /// Reads the `--quality` flag, with the same check as `assetc.yml`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let level: u8 = text
+            .parse()
+            .map_err(|_| format!("quality must be 0 to {MAX_QUALITY}, not {text:?}"))?;
+        level.try_into()
+    }
+}
+
+impl std::fmt::Display for UastcQuality {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -110,6 +130,24 @@ impl TryFrom<i64> for ZstdLevel {
             Ok(level @ 0..=22) => Ok(Self(level)),
             _ => Err(format!("zstd_level must be 0 to 22, not {level}")),
         }
+    }
+}
+
+impl std::str::FromStr for ZstdLevel {
+    type Err = String;
+
+    /// Reads the `--zstd-level` flag, with the same check as `assetc.yml`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let level: i64 = text
+            .parse()
+            .map_err(|_| format!("zstd_level must be 0 to 22, not {text:?}"))?;
+        level.try_into()
+    }
+}
+
+impl std::fmt::Display for ZstdLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -283,5 +321,10 @@ mod tests {
         assert!(ZstdLevel::try_from(22).is_ok());
         assert!(ZstdLevel::try_from(23).is_err());
         assert!(ZstdLevel::try_from(-1).is_err());
+        assert_eq!("4".parse(), Ok(UastcQuality(4)));
+        assert!("5".parse::<UastcQuality>().is_err());
+        assert_eq!("22".parse(), Ok(ZstdLevel(22)));
+        assert!("23".parse::<ZstdLevel>().is_err());
+        assert!("x".parse::<ZstdLevel>().is_err());
     }
 }

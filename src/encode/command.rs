@@ -14,9 +14,9 @@ use super::lut::encode_lut;
 use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
-use super::uastc::{MAX_QUALITY, UastcOptions};
+use super::uastc::UastcOptions;
 use super::{embed, folder};
-use crate::config::Rdo;
+use crate::config::{Rdo, TextureSettings, UastcQuality, ZstdLevel};
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
 
@@ -70,20 +70,20 @@ pub struct SurfaceArgs {
     #[arg(long, action = clap::ArgAction::Set)]
     pub compress: bool,
     /// UASTC quality level, 0 (fastest) to 4 (slowest, best).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(..=MAX_QUALITY as i64))]
-    pub quality: u8,
+    #[arg(long, default_value_t = TextureSettings::default().quality)]
+    pub quality: UastcQuality,
     /// UASTC rate-distortion optimisation: `off`, or a lambda above 0 (higher
     /// is smaller after Zstandard and lower in quality).
-    #[arg(long, default_value = "off")]
+    #[arg(long, default_value_t = TextureSettings::default().rdo)]
     pub rdo: Rdo,
     /// Zstandard level for every mip level, 1 to 22; 0 stores levels as is.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(i32).range(0..=22))]
-    pub zstd_level: i32,
+    #[arg(long, default_value_t = TextureSettings::default().zstd_level)]
+    pub zstd_level: ZstdLevel,
     /// Keep the full mip chain (true) or the base level only (false).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = TextureSettings::default().mips, action = clap::ArgAction::Set)]
     pub mips: bool,
     /// Halve sources until neither side exceeds this; 0 means no limit.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = TextureSettings::default().max_size)]
     pub max_size: u32,
     /// Encoder threads, the calling thread included. Ninja's `-j` is the usual
     /// knob; raise this only when running a single job.
@@ -100,11 +100,11 @@ impl SurfaceArgs {
         TextureOptions {
             mode,
             uastc: self.compress.then_some(UastcOptions {
-                quality: self.quality,
+                quality: self.quality.0,
                 rdo: self.rdo.0,
                 threads: self.threads,
             }),
-            zstd_level: self.zstd_level,
+            zstd_level: self.zstd_level.0,
             mips: self.mips,
             max_size: self.max_size,
         }
@@ -115,8 +115,8 @@ impl SurfaceArgs {
 #[derive(Debug, Args)]
 pub struct LutArgs {
     /// Zstandard level for the texels, 1 to 22; 0 stores them as is.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(i32).range(0..=22))]
-    pub zstd_level: i32,
+    #[arg(long, default_value_t = TextureSettings::default().zstd_level)]
+    pub zstd_level: ZstdLevel,
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
@@ -201,7 +201,7 @@ fn texture_output(bytes: Vec<u8>, mode: TextureMode, extra_inputs: Vec<PathBuf>)
 
 fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
     let source = fsutil::read(&job.input)?;
-    let bytes = encode_lut(&source, args.zstd_level).map_err(|e| EncodeError::Invalid {
+    let bytes = encode_lut(&source, args.zstd_level.0).map_err(|e| EncodeError::Invalid {
         path: job.input.clone(),
         what: "cannot read 3D LUT".into(),
         source: Some(Box::new(e)),
