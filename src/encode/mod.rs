@@ -11,6 +11,7 @@ pub mod folder;
 pub mod image;
 pub mod job;
 pub mod lut;
+pub mod mesh;
 pub mod mips;
 pub mod texture;
 pub mod uastc;

@@ -7,8 +7,11 @@
 
 pub mod bytes;
 pub mod error;
+pub mod hanim;
 pub mod hash;
+pub mod hmat;
 pub mod hman;
+pub mod hmesh;
 pub mod hpack;
 pub mod kind;
 pub mod ktx2;

@@ -1,0 +1,6 @@
+//! Meshes: glTF, GLB and OBJ sources to `.hmesh`, `.hmat` and `.hanim`.
+//!
+//! PINNED (issue 4). Importers ([`gltf`], [`obj`]) read a source into a
+//! [`scene::Scene`]; [`build`] turns it into `.hmesh` data.
+
+pub mod scene;
