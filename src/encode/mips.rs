@@ -20,7 +20,7 @@
 //!   Z the same way, so a source's B channel is not trusted). The vectors are
 //!   averaged, renormalised to unit length and re-encoded to R, G and B; alpha
 //!   is 255.
-//! * `Gray`: all four channels are averaged linearly.
+//! * `Gray` and `Linear`: all four channels are averaged linearly.
 //!
 //! The arithmetic is `f64` in a fixed order on one thread, so the output is
 //! deterministic.
@@ -43,7 +43,9 @@ pub fn mip_levels(level0: &Rgba8Image, mode: TextureMode, levels: Range<usize>) 
             (0, _) => level0.clone(),
             (_, TextureMode::Color) => downsample(level0, level, &ColorKernel::new()),
             (_, TextureMode::Normal) => downsample(level0, level, &NormalKernel),
-            (_, TextureMode::Gray) => downsample(level0, level, &GrayKernel),
+            (_, TextureMode::Gray | TextureMode::Linear) => {
+                downsample(level0, level, &LinearKernel)
+            }
         }
     };
     levels.map(build).collect()
@@ -151,10 +153,10 @@ impl Kernel<3> for NormalKernel {
     }
 }
 
-/// `Gray` mode: every channel averaged as stored.
-struct GrayKernel;
+/// `Gray` and `Linear` modes: every channel averaged as stored.
+struct LinearKernel;
 
-impl Kernel<4> for GrayKernel {
+impl Kernel<4> for LinearKernel {
     fn load(&self, texel: [u8; 4]) -> [f64; 4] {
         texel.map(|channel| f64::from(channel) / 255.0)
     }

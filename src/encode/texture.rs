@@ -33,6 +33,9 @@ pub enum TextureMode {
     Normal,
     /// Linear data read from R (masks, roughness, height).
     Gray,
+    /// Linear data in all four channels, unswizzled (a glTF
+    /// occlusion-roughness-metallic image).
+    Linear,
 }
 
 impl TextureMode {
@@ -44,7 +47,7 @@ impl TextureMode {
     /// The `KTXswizzle` the mode implies, if any.
     pub fn swizzle(self) -> Option<&'static str> {
         match self {
-            Self::Color => None,
+            Self::Color | Self::Linear => None,
             Self::Normal => Some("rg01"),
             Self::Gray => Some("r001"),
         }
