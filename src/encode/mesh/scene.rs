@@ -6,6 +6,9 @@
 //! winding of mirrored instances, converted strips and fans to lists, and
 //! checked every index against the vertex count.
 
+use std::path::PathBuf;
+
+use crate::encode::texture::TextureMode;
 use crate::format::hanim::AnimClip;
 use crate::format::hmat::GpuMaterial;
 use crate::format::hmesh::GpuJoint;
@@ -65,4 +68,27 @@ pub struct Scene {
     pub animations: Vec<AnimClip>,
     /// Things skipped or changed, for the user (one line each, no file name).
     pub warnings: Vec<String>,
+}
+
+/// One image a mesh source's materials use. Configure gives each its own
+/// texture edge, writing `<source stem>/tex_<index>.ktx2`; the `.hmat` rows
+/// refer to it by the hash of `<source ref>/tex_<index>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureUse {
+    /// The glTF image index, or the OBJ texture's position in first-use order.
+    pub index: usize,
+    /// The mode of the material slot that uses it first.
+    pub mode: TextureMode,
+    /// Where the encoded bytes are.
+    pub source: ImageSource,
+}
+
+/// Where an image's bytes live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageSource {
+    /// A file of its own, already resolved against the source's folder and
+    /// checked to lie inside the input folder.
+    File(PathBuf),
+    /// Inside the mesh source or its buffers (a glTF buffer view or data URI).
+    Embedded,
 }
