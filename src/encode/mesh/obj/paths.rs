@@ -1,0 +1,168 @@
+//! File names written inside OBJ and MTL files, resolved against the input
+//! folder.
+//!
+//! A name is relative to the folder of the file that names it; `\` counts as a
+//! separator as well as `/`. The check that a name stays inside the input
+//! folder is lexical: `..` may climb back out of a subfolder but never above
+//! the input folder, and absolute names (`/x`, `C:\x`, `\\server\x`) are
+//! refused. Symbolic links are not followed.
+
+use std::path::{Component, Path, PathBuf};
+
+/// A folder inside the input folder, as its components below the input folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Folder(Vec<String>);
+
+/// A file named inside the input folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Resolved {
+    /// The input folder joined with the components: what is opened.
+    pub path: PathBuf,
+    /// The folder holding the file, for names written inside it.
+    pub folder: Folder,
+    /// The path below the input folder with `/` separators, for messages.
+    pub relative: String,
+}
+
+/// Finds the folder holding `file` below `input_root`. Both are compared as
+/// written (ignoring `.` components) and, failing that, as canonical paths.
+/// Returns `None` when `file` does not lie inside `input_root`.
+pub(super) fn folder_of(file: &Path, input_root: &Path) -> Option<Folder> {
+    let relative = strip_root(&without_cur_dir(file), &without_cur_dir(input_root))
+        .or_else(|| strip_root(&file.canonicalize().ok()?, &input_root.canonicalize().ok()?))?;
+    let mut parts = relative;
+    parts.pop()?;
+    Some(Folder(parts))
+}
+
+/// Resolves `name`, written in a file inside `folder`, to a file inside
+/// `input_root`. The error says what is wrong with the name.
+pub(super) fn resolve(input_root: &Path, folder: &Folder, name: &str) -> Result<Resolved, String> {
+    let unified = name.replace('\\', "/");
+    if is_absolute(&unified) {
+        return Err(format!(
+            "{name:?} is an absolute path; names must be relative to the file's folder"
+        ));
+    }
+    let mut parts = folder.0.clone();
+    let mut ends_with_name = false;
+    for part in unified.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err(format!("{name:?} leads outside the input folder"));
+                }
+                ends_with_name = false;
+            }
+            other => {
+                parts.push(other.to_owned());
+                ends_with_name = true;
+            }
+        }
+    }
+    let file_name = parts.pop().filter(|_| ends_with_name);
+    let Some(file_name) = file_name else {
+        return Err(format!("{name:?} names no file"));
+    };
+    let mut path = input_root.to_path_buf();
+    path.extend(&parts);
+    path.push(&file_name);
+    let relative = parts
+        .iter()
+        .chain(std::iter::once(&file_name))
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("/");
+    Ok(Resolved {
+        path,
+        folder: Folder(parts),
+        relative,
+    })
+}
+
+/// Whether a `/`-separated name is absolute on any platform: a leading `/`
+/// (also `//server`), or a drive letter such as `C:`.
+fn is_absolute(unified: &str) -> bool {
+    let has_drive =
+        matches!(unified.as_bytes(), [letter, b':', ..] if letter.is_ascii_alphabetic());
+    unified.starts_with('/') || has_drive
+}
+
+/// `path` with its `.` components dropped.
+fn without_cur_dir(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| *c != Component::CurDir)
+        .collect()
+}
+
+/// The components of `path` below `root`, as text, or `None` when `path` is
+/// not below `root` or a component is not valid Unicode.
+fn strip_root(path: &Path, root: &Path) -> Option<Vec<String>> {
+    let relative = path.strip_prefix(root).ok()?;
+    relative
+        .components()
+        .map(|c| match c {
+            Component::Normal(part) => part.to_str().map(str::to_owned),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(parts: &[&str]) -> Folder {
+        Folder(parts.iter().map(|p| (*p).to_owned()).collect())
+    }
+
+    #[test]
+    fn resolves_relative_names_with_either_separator() {
+        let root = Path::new("/in");
+        let found = resolve(root, &folder(&["models"]), r"tex\wood.png").unwrap();
+        assert_eq!(found.path, Path::new("/in/models/tex/wood.png"));
+        assert_eq!(found.folder, folder(&["models", "tex"]));
+        assert_eq!(found.relative, "models/tex/wood.png");
+        let up = resolve(root, &folder(&["models", "crate"]), "../shared/./a.png").unwrap();
+        assert_eq!(up.path, Path::new("/in/models/shared/a.png"));
+    }
+
+    #[test]
+    fn refuses_escapes_and_absolute_names() {
+        let root = Path::new("/in");
+        let sub = folder(&["models"]);
+        assert!(
+            resolve(root, &sub, "../../x.png")
+                .unwrap_err()
+                .contains("outside")
+        );
+        assert!(
+            resolve(root, &sub, "/etc/passwd")
+                .unwrap_err()
+                .contains("absolute")
+        );
+        assert!(
+            resolve(root, &sub, r"C:\x.png")
+                .unwrap_err()
+                .contains("absolute")
+        );
+        assert!(
+            resolve(root, &sub, r"\\server\x.png")
+                .unwrap_err()
+                .contains("absolute")
+        );
+        assert!(resolve(root, &sub, "..").unwrap_err().contains("no file"));
+    }
+
+    #[test]
+    fn finds_the_folder_of_a_file_inside_the_root() {
+        let root = Path::new("./in");
+        assert_eq!(
+            folder_of(Path::new("in/a/b/m.obj"), root),
+            Some(folder(&["a", "b"]))
+        );
+        assert_eq!(folder_of(Path::new("in/m.obj"), root), Some(folder(&[])));
+        assert_eq!(folder_of(Path::new("elsewhere/m.obj"), root), None);
+    }
+}
