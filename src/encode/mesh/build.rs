@@ -9,14 +9,14 @@
 //! 2. It is expanded to one vertex per triangle corner and missing attributes
 //!    are made: flat normals, MikkTSpace tangents (with UVs) or a fixed
 //!    perpendicular tangent (without), normalised joint weights
-//!    ([`corners`], [`skin`]).
+//!    (`corners`, `skin`).
 //! 3. Corners with identical file bytes are merged, triangles that use one
 //!    vertex twice are dropped (they draw nothing), and the index and vertex
-//!    orders are optimised for the vertex cache and for fetch ([`weld`]).
+//!    orders are optimised for the vertex cache and for fetch (`weld`).
 //! 4. Meshlets, reduced levels of detail and bounds are computed and appended
-//!    to the shared arrays with global indices ([`assemble`]).
+//!    to the shared arrays with global indices (`assemble`).
 //!
-//! Materials get dense slots in first-use order ([`materials`]).
+//! Materials get dense slots in first-use order (`materials`).
 //! `MESH_FLAG_HAS_TANGENTS` is set only when every submesh has real tangents,
 //! from the source or from MikkTSpace. The scene's skeleton is copied as is;
 //! when it is non-empty every vertex gets a `SKIN` entry.
