@@ -3,5 +3,6 @@
 //! PINNED (issue 4). Importers ([`gltf`], [`obj`]) read a source into a
 //! [`scene::Scene`]; [`build`] turns it into `.hmesh` data.
 
+pub mod build;
 pub mod obj;
 pub mod scene;

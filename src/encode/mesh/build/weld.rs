@@ -1,0 +1,62 @@
+//! Corners back to an indexed submesh, ordered for the GPU.
+//!
+//! Corners whose file bytes are identical (position, packed normal and
+//! tangent, UV and skin) become one vertex. Triangles that then use one vertex
+//! twice draw nothing and are dropped. The indices are reordered for the
+//! post-transform vertex cache, and the vertices for fetch locality.
+
+use meshopt::{
+    VertexStream, generate_vertex_remap_multi, optimize_vertex_cache, optimize_vertex_fetch,
+    remap_vertex_buffer,
+};
+
+use super::BuildError;
+use super::corners::{VertexKey, WorkVertex};
+
+/// One submesh with its own vertex array; indices start at 0.
+#[derive(Debug, Clone)]
+pub(super) struct LocalGeometry {
+    /// Every vertex is used by some triangle.
+    pub vertices: Vec<WorkVertex>,
+    /// A triangle list into `vertices` without degenerate triangles.
+    pub indices: Vec<u32>,
+}
+
+/// Merges identical corners, drops degenerate triangles and optimises the
+/// order of both arrays.
+pub(super) fn weld_corners(
+    label: &str,
+    corners: &[WorkVertex],
+) -> Result<LocalGeometry, BuildError> {
+    // Compare the leading `VertexKey` bytes of each corner only, in place
+    // (the unpacked normal after them does not take part).
+    let key_stream = VertexStream::new_with_stride::<VertexKey, WorkVertex>(
+        corners.as_ptr(),
+        size_of::<WorkVertex>(),
+    );
+    let (unique_count, remap) = generate_vertex_remap_multi(corners.len(), &[key_stream], None);
+    // Where several corners merge, the last one's unpacked normal is kept; it
+    // packs to the same bytes as the others.
+    let vertices = remap_vertex_buffer(corners, unique_count, &remap);
+    let indices = without_degenerate_triangles(&remap);
+    if indices.is_empty() {
+        return Err(BuildError::OnlyDegenerateTriangles {
+            label: label.to_owned(),
+            triangles: remap.len() / 3,
+        });
+    }
+    let mut indices = optimize_vertex_cache(&indices, vertices.len());
+    // Also drops the vertices only degenerate triangles used.
+    let vertices = optimize_vertex_fetch(&mut indices, &vertices);
+    Ok(LocalGeometry { vertices, indices })
+}
+
+/// The triangles of `indices` whose three vertices differ.
+fn without_degenerate_triangles(indices: &[u32]) -> Vec<u32> {
+    indices
+        .chunks_exact(3)
+        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+        .flatten()
+        .copied()
+        .collect()
+}
