@@ -1,14 +1,32 @@
-//! `.hanim` v1: skeletal animation clips.
+//! `.hanim` v1: skeletal animation clips of one source.
 //!
-//! PINNED TYPES (issue 4): shared by writer and reader; the functions are
-//! filled in by the format work.
+//! # Layout (little-endian, no padding)
 //!
 //! ```text
-//! magic "HANM" | version u32 = 1 | clipCount u32 | reserved u32 = 0
-//! per clip:    nameLen u16 | name (UTF-8) | duration f32 | channelCount u32
-//! per channel: joint u32 | path u8 | interpolation u8 | components u8 | pad u8 = 0
-//!              | keyCount u32 | keyCount * (time f32, components * f32)
+//! header   magic "HANM" | version u32 = 1 | clipCount u32 | reserved u32 = 0
+//! clip     nameLen u16 | name: nameLen bytes of UTF-8 | duration f32
+//!          | channelCount u32 | the channels
+//! channel  joint u32 | path u8 | interpolation u8 | components u8 | pad u8 = 0
+//!          | keyCount u32 | keyCount keys
+//! key      time f32 | components × f32 value
 //! ```
+//!
+//! `components` is 4 for rotations (a quaternion `x, y, z, w`) and 3 for
+//! translation and scale; it is redundant with `path` and must agree with it.
+//! Clips follow one another directly and the file ends right after the last
+//! one. A channel's `joint` indexes the `SKEL` array of the companion `.hmesh`
+//! ([`max_joint`] gives the number to compare with its length).
+//!
+//! [`parse_hanim`] accepts a file only if every byte is accounted for: known
+//! path and interpolation codes, the matching component count, a zero pad and
+//! reserved field, UTF-8 names, a finite non-negative duration, finite key
+//! times that never decrease and finite values. Each count is checked against
+//! the bytes left before anything is reserved for it, so memory use stays
+//! proportional to the file size. [`write_hanim`] refuses clips that would
+//! break any of these rules.
+
+use super::bytes::ByteReader;
+use super::error::{FormatError, FormatResult};
 
 /// `"HANM"` read as a little-endian `u32`.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"HANM");
@@ -71,4 +89,691 @@ pub struct AnimClip {
     pub duration: f32,
     /// The channels.
     pub channels: Vec<AnimChannel>,
+}
+
+/// Size of the file header.
+pub const HEADER_BYTES: usize = 16;
+/// Smallest encoded clip: name length, duration and channel count.
+const MIN_CLIP_BYTES: u64 = 2 + 4 + 4;
+/// Smallest encoded channel: joint, four code bytes and key count.
+const MIN_CHANNEL_BYTES: u64 = 4 + 4 + 4;
+
+impl AnimPath {
+    /// The path stored as `code`, or `None` for an unknown code.
+    pub const fn from_u8(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(Self::Translation),
+            1 => Some(Self::Rotation),
+            2 => Some(Self::Scale),
+            _ => None,
+        }
+    }
+
+    /// The glTF spelling: `"translation"`, `"rotation"` or `"scale"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Translation => "translation",
+            Self::Rotation => "rotation",
+            Self::Scale => "scale",
+        }
+    }
+}
+
+impl Interpolation {
+    /// The interpolation stored as `code`, or `None` for an unknown code.
+    pub const fn from_u8(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(Self::Step),
+            1 => Some(Self::Linear),
+            _ => None,
+        }
+    }
+
+    /// The glTF spelling: `"STEP"` or `"LINEAR"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Step => "STEP",
+            Self::Linear => "LINEAR",
+        }
+    }
+}
+
+/// The largest joint index any channel animates, or `None` without channels.
+///
+/// Every joint must be below the companion `.hmesh` skeleton length, so a
+/// skeleton of `n` joints fits the clips when this is `None` or `< n`.
+pub fn max_joint(clips: &[AnimClip]) -> Option<u32> {
+    clips
+        .iter()
+        .flat_map(|clip| &clip.channels)
+        .map(|channel| channel.joint)
+        .max()
+}
+
+// ---------------------------------------------------------------------------
+// Writing.
+// ---------------------------------------------------------------------------
+
+/// Serialises clips into `.hanim` bytes.
+///
+/// Refuses a name longer than 65535 bytes, more than `u32::MAX` clips,
+/// channels or keys, and a channel whose `values` are not `components` floats
+/// per key, with the offset the element would have had. The bytes are then
+/// checked by [`parse_hanim`], so a clip with a non-finite value, decreasing
+/// key times or a negative duration is refused with the reader's error.
+pub fn write_hanim(clips: &[AnimClip]) -> FormatResult<Vec<u8>> {
+    let mut out = Vec::new();
+    let clip_count = count_u32(clips.len(), 8, "AnimHeader.clipCount", "clips")?;
+    for word in [MAGIC, VERSION, clip_count, 0] {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    for (c, clip) in clips.iter().enumerate() {
+        write_clip(&mut out, c, clip)?;
+    }
+    parse_hanim(&out)?;
+    Ok(out)
+}
+
+/// Converts a length to a stored `u32` count, or fails at `at`.
+fn count_u32(len: usize, at: usize, field: &'static str, what: &str) -> FormatResult<u32> {
+    u32::try_from(len).map_err(|_| {
+        FormatError::new(
+            at as u64,
+            field,
+            format!("{len} {what} do not fit a u32 count"),
+        )
+    })
+}
+
+/// Appends clip `c`.
+fn write_clip(out: &mut Vec<u8>, c: usize, clip: &AnimClip) -> FormatResult<()> {
+    let name_len = u16::try_from(clip.name.len()).map_err(|_| {
+        FormatError::new(
+            out.len() as u64,
+            "AnimClip.nameLen",
+            format!(
+                "clip {c}: the name is {} bytes, more than the 65535 a u16 length holds",
+                clip.name.len()
+            ),
+        )
+    })?;
+    out.extend_from_slice(&name_len.to_le_bytes());
+    out.extend_from_slice(clip.name.as_bytes());
+    out.extend_from_slice(&clip.duration.to_le_bytes());
+    let what = format!("channels in clip {c}");
+    let channel_count = count_u32(
+        clip.channels.len(),
+        out.len(),
+        "AnimClip.channelCount",
+        &what,
+    )?;
+    out.extend_from_slice(&channel_count.to_le_bytes());
+    for (j, channel) in clip.channels.iter().enumerate() {
+        write_channel(out, c, j, channel)?;
+    }
+    Ok(())
+}
+
+/// Appends channel `j` of clip `c`.
+fn write_channel(out: &mut Vec<u8>, c: usize, j: usize, channel: &AnimChannel) -> FormatResult<()> {
+    let components = channel.path.components();
+    out.extend_from_slice(&channel.joint.to_le_bytes());
+    out.extend_from_slice(&[
+        channel.path as u8,
+        channel.interpolation as u8,
+        components as u8,
+        0,
+    ]);
+    let what = format!("keys in channel {j} of clip {c}");
+    let key_count = count_u32(
+        channel.times.len(),
+        out.len(),
+        "AnimChannel.keyCount",
+        &what,
+    )?;
+    out.extend_from_slice(&key_count.to_le_bytes());
+    let expected = channel.times.len().checked_mul(components);
+    if expected != Some(channel.values.len()) {
+        return Err(FormatError::new(
+            out.len() as u64,
+            "AnimKey.value",
+            format!(
+                "clip {c}, channel {j}: {} values for {} keys of {components} components",
+                channel.values.len(),
+                channel.times.len()
+            ),
+        ));
+    }
+    for (time, value) in channel
+        .times
+        .iter()
+        .zip(channel.values.chunks_exact(components))
+    {
+        out.extend_from_slice(&time.to_le_bytes());
+        for component in value {
+            out.extend_from_slice(&component.to_le_bytes());
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Reading.
+// ---------------------------------------------------------------------------
+
+/// Parses and checks a whole `.hanim` file (see the module docs for the rules).
+pub fn parse_hanim(bytes: &[u8]) -> FormatResult<Vec<AnimClip>> {
+    let mut reader = ByteReader::new(bytes);
+    let clip_count = read_header(&mut reader)?;
+    let mut clips = Vec::with_capacity(clip_count as usize);
+    for c in 0..clip_count as usize {
+        clips.push(read_clip(&mut reader, c)?);
+    }
+    if reader.remaining() != 0 {
+        return Err(FormatError::new(
+            reader.offset(),
+            "AnimClip",
+            format!(
+                "{} unexpected bytes after the last of {clip_count} clips",
+                reader.remaining()
+            ),
+        ));
+    }
+    Ok(clips)
+}
+
+/// Reads a little-endian `u32`.
+fn read_u32(reader: &mut ByteReader<'_>, field: &'static str) -> FormatResult<u32> {
+    reader.array(field).map(u32::from_le_bytes)
+}
+
+/// Reads a little-endian `f32`.
+fn read_f32(reader: &mut ByteReader<'_>, field: &'static str) -> FormatResult<f32> {
+    reader.array(field).map(f32::from_le_bytes)
+}
+
+/// Reads a count of elements at least `min_bytes` long each, and refuses it
+/// if they cannot fit in the rest of the file.
+fn read_count(
+    reader: &mut ByteReader<'_>,
+    field: &'static str,
+    min_bytes: u64,
+    label: &dyn Fn(u32) -> String,
+) -> FormatResult<u32> {
+    let at = reader.offset();
+    let count = read_u32(reader, field)?;
+    let needed = u64::from(count) * min_bytes;
+    let left = reader.remaining() as u64;
+    if needed > left {
+        return Err(FormatError::new(
+            at,
+            field,
+            format!(
+                "{} need at least {needed} bytes, only {left} are left",
+                label(count)
+            ),
+        ));
+    }
+    Ok(count)
+}
+
+/// Reads the header and returns the clip count.
+fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<u32> {
+    let magic = read_u32(reader, "AnimHeader.magic")?;
+    if magic != MAGIC {
+        return Err(FormatError::new(
+            0,
+            "AnimHeader.magic",
+            format!(
+                "expected \"HANM\", found \"{}\"",
+                magic.to_le_bytes().escape_ascii()
+            ),
+        ));
+    }
+    let version = read_u32(reader, "AnimHeader.version")?;
+    if version != VERSION {
+        return Err(FormatError::new(
+            4,
+            "AnimHeader.version",
+            format!("version {version} is not supported (expected {VERSION})"),
+        ));
+    }
+    let clip_count = read_u32(reader, "AnimHeader.clipCount")?;
+    let reserved = read_u32(reader, "AnimHeader.reserved")?;
+    if reserved != 0 {
+        return Err(FormatError::new(
+            12,
+            "AnimHeader.reserved",
+            format!("reserved field is {reserved:#x}, not 0"),
+        ));
+    }
+    let needed = u64::from(clip_count) * MIN_CLIP_BYTES;
+    let left = reader.remaining() as u64;
+    if needed > left {
+        return Err(FormatError::new(
+            8,
+            "AnimHeader.clipCount",
+            format!(
+                "{clip_count} clips need at least {needed} bytes, only {left} follow the header"
+            ),
+        ));
+    }
+    Ok(clip_count)
+}
+
+/// Reads clip `c`.
+fn read_clip(reader: &mut ByteReader<'_>, c: usize) -> FormatResult<AnimClip> {
+    let name_len = reader.u16("AnimClip.nameLen")?;
+    let name_at = reader.offset();
+    let raw = reader.take(usize::from(name_len), "AnimClip.name")?;
+    let name = core::str::from_utf8(raw).map_err(|err| {
+        FormatError::new(
+            name_at + err.valid_up_to() as u64,
+            "AnimClip.name",
+            format!("clip {c}: the name is not valid UTF-8"),
+        )
+    })?;
+    let duration_at = reader.offset();
+    let duration = read_f32(reader, "AnimClip.duration")?;
+    if !duration.is_finite() || duration < 0.0 {
+        return Err(FormatError::new(
+            duration_at,
+            "AnimClip.duration",
+            format!("clip {c}: duration {duration} is not a finite, non-negative time"),
+        ));
+    }
+    let label = |count| format!("clip {c}: {count} channels");
+    let channel_count = read_count(reader, "AnimClip.channelCount", MIN_CHANNEL_BYTES, &label)?;
+    let mut channels = Vec::with_capacity(channel_count as usize);
+    for j in 0..channel_count as usize {
+        channels.push(read_channel(reader, c, j)?);
+    }
+    Ok(AnimClip {
+        name: name.to_owned(),
+        duration,
+        channels,
+    })
+}
+
+/// Reads channel `j` of clip `c`.
+fn read_channel(reader: &mut ByteReader<'_>, c: usize, j: usize) -> FormatResult<AnimChannel> {
+    let joint = read_u32(reader, "AnimChannel.joint")?;
+    let path = read_code(reader, "AnimChannel.path", AnimPath::from_u8, (c, j))?;
+    let interpolation = read_code(
+        reader,
+        "AnimChannel.interpolation",
+        Interpolation::from_u8,
+        (c, j),
+    )?;
+    let components_at = reader.offset();
+    let components = reader.u8("AnimChannel.components")?;
+    if usize::from(components) != path.components() {
+        return Err(FormatError::new(
+            components_at,
+            "AnimChannel.components",
+            format!(
+                "clip {c}, channel {j}: {components} components, but a {} key has {}",
+                path.as_str(),
+                path.components()
+            ),
+        ));
+    }
+    let pad_at = reader.offset();
+    let pad = reader.u8("AnimChannel.pad")?;
+    if pad != 0 {
+        return Err(FormatError::new(
+            pad_at,
+            "AnimChannel.pad",
+            format!("clip {c}, channel {j}: reserved byte is {pad}, not 0"),
+        ));
+    }
+    let key_bytes = 4 * (1 + path.components());
+    let label = |count| format!("clip {c}, channel {j}: {count} keys");
+    let key_count = read_count(reader, "AnimChannel.keyCount", key_bytes as u64, &label)?;
+    let keys_at = reader.offset();
+    let keys = reader.take(key_count as usize * key_bytes, "AnimKey")?;
+    let (times, values) = read_keys(keys, keys_at, path.components(), (c, j))?;
+    Ok(AnimChannel {
+        joint,
+        path,
+        interpolation,
+        times,
+        values,
+    })
+}
+
+/// Reads one enum code byte of channel `(clip, channel)`.
+fn read_code<T>(
+    reader: &mut ByteReader<'_>,
+    field: &'static str,
+    decode: fn(u8) -> Option<T>,
+    (c, j): (usize, usize),
+) -> FormatResult<T> {
+    let at = reader.offset();
+    let code = reader.u8(field)?;
+    decode(code).ok_or_else(|| {
+        FormatError::new(
+            at,
+            field,
+            format!("clip {c}, channel {j}: unknown code {code}"),
+        )
+    })
+}
+
+/// Splits the key bytes (at file offset `at`) of channel `(clip, channel)`
+/// into times and values, checking both.
+fn read_keys(
+    keys: &[u8],
+    at: u64,
+    components: usize,
+    (c, j): (usize, usize),
+) -> FormatResult<(Vec<f32>, Vec<f32>)> {
+    let key_bytes = 4 * (1 + components);
+    let key_count = keys.len() / key_bytes;
+    let mut times = Vec::with_capacity(key_count);
+    let mut values = Vec::with_capacity(key_count * components);
+    let mut previous = f32::NEG_INFINITY;
+    for (k, key) in keys.chunks_exact(key_bytes).enumerate() {
+        let key_at = at + (k * key_bytes) as u64;
+        let mut floats = key.chunks_exact(4).map(|word| {
+            <[u8; 4]>::try_from(word)
+                .map(f32::from_le_bytes)
+                .unwrap_or_default()
+        });
+        let time = floats.next().unwrap_or_default();
+        let problem = if !time.is_finite() {
+            Some(format!("time {time} is not finite"))
+        } else if time < previous {
+            Some(format!(
+                "time {time} comes before the previous key's {previous}"
+            ))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(FormatError::new(
+                key_at,
+                "AnimKey.time",
+                format!("clip {c}, channel {j}, key {k}: {problem}"),
+            ));
+        }
+        previous = time;
+        times.push(time);
+        for (i, value) in floats.enumerate() {
+            if !value.is_finite() {
+                return Err(FormatError::new(
+                    key_at + 4 * (1 + i) as u64,
+                    "AnimKey.value",
+                    format!("clip {c}, channel {j}, key {k}: component {i} is {value}"),
+                ));
+            }
+            values.push(value);
+        }
+    }
+    Ok((times, values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_clips() -> Vec<AnimClip> {
+        vec![
+            AnimClip {
+                name: "Walk".to_owned(),
+                duration: 1.0,
+                channels: vec![
+                    AnimChannel {
+                        joint: 2,
+                        path: AnimPath::Rotation,
+                        interpolation: Interpolation::Linear,
+                        times: vec![0.0, 0.5, 1.0],
+                        values: vec![
+                            0.0, 0.0, 0.0, 1.0, //
+                            0.0, 0.707, 0.0, 0.707, //
+                            0.0, 1.0, 0.0, 0.0,
+                        ],
+                    },
+                    AnimChannel {
+                        joint: 0,
+                        path: AnimPath::Translation,
+                        interpolation: Interpolation::Step,
+                        times: vec![0.0, 0.0, 1.0],
+                        values: vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0, -1.0, -2.0, -3.0],
+                    },
+                ],
+            },
+            AnimClip {
+                name: String::new(),
+                duration: 0.0,
+                channels: Vec::new(),
+            },
+            AnimClip {
+                name: "Idle ✓".to_owned(),
+                duration: 2.5,
+                channels: vec![AnimChannel {
+                    joint: 7,
+                    path: AnimPath::Scale,
+                    interpolation: Interpolation::Linear,
+                    times: vec![2.5],
+                    values: vec![1.0, 1.0, 1.0],
+                }],
+            },
+        ]
+    }
+
+    fn write(clips: &[AnimClip]) -> Vec<u8> {
+        match write_hanim(clips) {
+            Ok(bytes) => bytes,
+            Err(err) => panic!("the fixture is invalid: {err}"),
+        }
+    }
+
+    #[track_caller]
+    fn assert_error<T: core::fmt::Debug>(result: FormatResult<T>, field: &str, offset: u64) {
+        match result {
+            Ok(value) => panic!("expected {field} at {offset}, got Ok({value:?})"),
+            Err(err) => assert_eq!((err.field, err.offset), (field, offset), "{err}"),
+        }
+    }
+
+    /// The sample with `change` applied to its bytes, parsed.
+    fn parse_changed(change: impl FnOnce(&mut Vec<u8>)) -> FormatResult<Vec<AnimClip>> {
+        let mut bytes = write(&sample_clips());
+        change(&mut bytes);
+        parse_hanim(&bytes)
+    }
+
+    fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
+        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    }
+
+    // Offsets in the sample: clip 0 "Walk" at 16, its channel 0 at 30.
+    const CHANNEL0: usize = 30;
+    const KEYS0: usize = CHANNEL0 + 12;
+
+    #[test]
+    fn round_trips_clips() {
+        let clips = sample_clips();
+        assert_eq!(parse_hanim(&write(&clips)).unwrap(), clips);
+        let empty = write(&[]);
+        assert_eq!(empty, b"HANM\x01\0\0\0\0\0\0\0\0\0\0\0");
+        assert!(parse_hanim(&empty).unwrap().is_empty());
+    }
+
+    #[test]
+    fn writes_the_documented_byte_layout() {
+        let bytes = write(&sample_clips());
+        assert_eq!(&bytes[..16], b"HANM\x01\0\0\0\x03\0\0\0\0\0\0\0");
+        assert_eq!(&bytes[16..18], [4, 0]);
+        assert_eq!(&bytes[18..22], b"Walk");
+        assert_eq!(&bytes[22..26], 1.0_f32.to_le_bytes());
+        assert_eq!(&bytes[26..30], [2, 0, 0, 0]);
+        assert_eq!(
+            &bytes[CHANNEL0..KEYS0],
+            [2, 0, 0, 0, 1, 1, 4, 0, 3, 0, 0, 0]
+        );
+        // Three rotation keys of 20 bytes, then the translation channel.
+        let second = KEYS0 + 3 * 20;
+        assert_eq!(
+            &bytes[second..second + 12],
+            [0, 0, 0, 0, 0, 0, 3, 0, 3, 0, 0, 0]
+        );
+        let expected_len = 16 + (10 + 4 + 2 * 12 + 3 * 20 + 3 * 16) + 10 + (10 + 8 + 12 + 16);
+        assert_eq!(bytes.len(), expected_len);
+    }
+
+    #[test]
+    fn reports_the_largest_joint() {
+        assert_eq!(max_joint(&sample_clips()), Some(7));
+        assert_eq!(max_joint(&sample_clips()[1..2]), None);
+        assert_eq!(max_joint(&[]), None);
+    }
+
+    #[test]
+    fn refuses_to_write_unrepresentable_clips() {
+        let mut clips = sample_clips();
+        clips[0].name = "x".repeat(65_536);
+        assert_error(write_hanim(&clips), "AnimClip.nameLen", 16);
+        let mut clips = sample_clips();
+        clips[0].name = "x".repeat(65_535);
+        assert_eq!(parse_hanim(&write(&clips)).unwrap(), clips);
+
+        let mut clips = sample_clips();
+        clips[0].channels[0].values.pop();
+        assert_error(write_hanim(&clips), "AnimKey.value", KEYS0 as u64);
+    }
+
+    #[test]
+    fn refuses_to_write_what_the_reader_rejects() {
+        let mut clips = sample_clips();
+        clips[0].channels[0].values[5] = f32::NAN;
+        assert_error(
+            write_hanim(&clips),
+            "AnimKey.value",
+            (KEYS0 + 20 + 4 + 4) as u64,
+        );
+        let mut clips = sample_clips();
+        clips[0].channels[0].times[2] = 0.25;
+        assert_error(write_hanim(&clips), "AnimKey.time", (KEYS0 + 40) as u64);
+        let mut clips = sample_clips();
+        clips[0].duration = -1.0;
+        assert_error(write_hanim(&clips), "AnimClip.duration", 22);
+    }
+
+    #[test]
+    fn rejects_bad_magic_version_and_reserved() {
+        assert_error(parse_changed(|b| b[0] = b'X'), "AnimHeader.magic", 0);
+        assert_error(parse_changed(|b| b[4] = 2), "AnimHeader.version", 4);
+        assert_error(parse_changed(|b| b[12] = 1), "AnimHeader.reserved", 12);
+    }
+
+    #[test]
+    fn rejects_counts_larger_than_the_file_before_allocating() {
+        let huge = |at: usize| move |b: &mut Vec<u8>| put_u32(b, at, u32::MAX);
+        assert_error(parse_changed(huge(8)), "AnimHeader.clipCount", 8);
+        assert_error(parse_changed(huge(26)), "AnimClip.channelCount", 26);
+        assert_error(
+            parse_changed(huge(CHANNEL0 + 8)),
+            "AnimChannel.keyCount",
+            (CHANNEL0 + 8) as u64,
+        );
+        // One key more than the bytes hold.
+        let one_more = |b: &mut Vec<u8>| put_u32(b, CHANNEL0 + 8, 4);
+        assert!(parse_changed(one_more).is_err());
+    }
+
+    #[test]
+    fn rejects_a_component_count_that_disagrees_with_the_path() {
+        // The reference reader trusts this byte and overflows its 4-float keys.
+        for components in [0, 3, 5, 200, 255] {
+            let result = parse_changed(|b| b[CHANNEL0 + 6] = components);
+            assert_error(result, "AnimChannel.components", (CHANNEL0 + 6) as u64);
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_path_and_interpolation_codes() {
+        assert_error(
+            parse_changed(|b| b[CHANNEL0 + 4] = 3),
+            "AnimChannel.path",
+            (CHANNEL0 + 4) as u64,
+        );
+        let err = parse_changed(|b| b[CHANNEL0 + 5] = 2).unwrap_err();
+        assert_eq!(
+            (err.field, err.offset),
+            ("AnimChannel.interpolation", (CHANNEL0 + 5) as u64)
+        );
+        assert!(err.what.contains("clip 0, channel 0"), "{err}");
+    }
+
+    #[test]
+    fn rejects_a_nonzero_pad() {
+        assert_error(
+            parse_changed(|b| b[CHANNEL0 + 7] = 1),
+            "AnimChannel.pad",
+            (CHANNEL0 + 7) as u64,
+        );
+    }
+
+    #[test]
+    fn rejects_a_name_that_is_not_utf8() {
+        assert_error(parse_changed(|b| b[19] = 0xC3), "AnimClip.name", 19);
+    }
+
+    #[test]
+    fn rejects_a_bad_duration() {
+        for bad in [f32::NAN, f32::INFINITY, -0.5] {
+            let result = parse_changed(|b| put_u32(b, 22, bad.to_bits()));
+            assert_error(result, "AnimClip.duration", 22);
+        }
+    }
+
+    #[test]
+    fn rejects_non_finite_or_decreasing_times() {
+        let second_key = KEYS0 + 20;
+        let nan = |b: &mut Vec<u8>| put_u32(b, second_key, f32::NAN.to_bits());
+        assert_error(parse_changed(nan), "AnimKey.time", second_key as u64);
+        let back = |b: &mut Vec<u8>| put_u32(b, second_key, (-0.1_f32).to_bits());
+        assert_error(parse_changed(back), "AnimKey.time", second_key as u64);
+        let infinite = |b: &mut Vec<u8>| put_u32(b, KEYS0, f32::NEG_INFINITY.to_bits());
+        assert_error(parse_changed(infinite), "AnimKey.time", KEYS0 as u64);
+    }
+
+    #[test]
+    fn rejects_non_finite_values() {
+        let value = KEYS0 + 20 + 4 + 12;
+        let result = parse_changed(|b| put_u32(b, value, f32::INFINITY.to_bits()));
+        assert_error(result, "AnimKey.value", value as u64);
+    }
+
+    #[test]
+    fn rejects_trailing_bytes() {
+        let bytes = write(&sample_clips());
+        let len = bytes.len() as u64;
+        assert_error(parse_changed(|b| b.push(0)), "AnimClip", len);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = write(&sample_clips());
+        for len in 0..bytes.len() {
+            assert!(parse_hanim(&bytes[..len]).is_err(), "length {len}");
+        }
+    }
+
+    #[test]
+    fn survives_arbitrary_corruption() {
+        let bytes = write(&sample_clips());
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x01, 0x03, 0x04, 0x7f, 0x80, 0xff] {
+                let mut corrupt = bytes.clone();
+                corrupt[at] = value;
+                // Whatever is accepted must be writable again, byte for byte.
+                if let Ok(clips) = parse_hanim(&corrupt) {
+                    assert_eq!(write_hanim(&clips).unwrap(), corrupt, "byte {at} = {value}");
+                }
+            }
+        }
+    }
 }
