@@ -3,4 +3,8 @@
 //! PINNED (issue 4). Importers ([`gltf`], [`obj`]) read a source into a
 //! [`scene::Scene`]; [`build`] turns it into `.hmesh` data.
 
+pub mod gltf;
 pub mod scene;
+
+#[cfg(test)]
+pub mod fixtures;
