@@ -5,4 +5,8 @@
 
 pub mod build;
 pub mod obj;
+pub mod gltf;
 pub mod scene;
+
+#[cfg(test)]
+pub mod fixtures;

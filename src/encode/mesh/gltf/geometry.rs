@@ -1,0 +1,430 @@
+//! Primitives: attributes and indices read into [`Primitive`]s, strips and
+//! fans turned into triangle lists, skin influences checked against the
+//! skeleton, static instances baked.
+
+use std::collections::HashMap;
+
+use ::gltf::json::{
+    self,
+    accessor::{ComponentType, Type},
+    mesh::{Mode, Semantic},
+    validation::Checked,
+};
+
+use super::GltfError;
+use super::accessor::{AccessorReader, FloatEncoding, grouped};
+use super::transform::bake;
+use super::walk::Instance;
+use crate::encode::mesh::scene::{Primitive, SkinInfluence};
+
+/// Reads the primitives of every instance, in order. Primitives that are not
+/// triangles are skipped with a warning, as are primitives left with no
+/// triangle.
+pub(super) fn read_instances(
+    root: &json::Root,
+    reader: &AccessorReader<'_>,
+    instances: &[Instance],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Primitive>, GltfError> {
+    let joint_count = root.skins.first().map_or(0, |skin| skin.joints.len());
+    let mut meshes = MeshCache {
+        root,
+        reader,
+        joint_count,
+        read: HashMap::new(),
+    };
+    let mut out = Vec::new();
+    for instance in instances {
+        let primitives = meshes.local(instance.mesh, instance.skinned, warnings)?;
+        for mut primitive in primitives {
+            if let (Some(world), Some(node)) = (instance.world, instance.node) {
+                primitive.label = format!("{} (node {node})", primitive.label);
+                bake(&mut primitive, &world)?;
+            }
+            out.push(primitive);
+        }
+    }
+    Ok(out)
+}
+
+/// Meshes read in their own space, kept so an instanced mesh is decoded once.
+struct MeshCache<'a, 'r> {
+    root: &'a json::Root,
+    reader: &'a AccessorReader<'r>,
+    joint_count: usize,
+    read: HashMap<(usize, bool), Vec<Primitive>>,
+}
+
+impl MeshCache<'_, '_> {
+    /// The triangle primitives of `meshes[mesh]`, in its own space, with
+    /// skin influences when `skinned`.
+    fn local(
+        &mut self,
+        mesh: usize,
+        skinned: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<Primitive>, GltfError> {
+        if let Some(primitives) = self.read.get(&(mesh, skinned)) {
+            return Ok(primitives.clone());
+        }
+        let json_mesh = self
+            .root
+            .meshes
+            .get(mesh)
+            .ok_or_else(|| GltfError::at("", format!("meshes[{mesh}] does not exist")))?;
+        let mut primitives = Vec::new();
+        for (p, json_primitive) in json_mesh.primitives.iter().enumerate() {
+            let source = PrimitiveSource {
+                reader: self.reader,
+                json: json_primitive,
+                path: format!("meshes[{mesh}].primitives[{p}]"),
+                joint_count: self.joint_count,
+            };
+            if let Some(primitive) = source.read(skinned, warnings)? {
+                primitives.push(primitive);
+            }
+        }
+        self.read.insert((mesh, skinned), primitives.clone());
+        Ok(primitives)
+    }
+}
+
+/// One glTF primitive being read.
+struct PrimitiveSource<'a, 'r> {
+    reader: &'a AccessorReader<'r>,
+    json: &'a json::mesh::Primitive,
+    /// `meshes[m].primitives[p]`.
+    path: String,
+    /// Joints in `skins[0]`.
+    joint_count: usize,
+}
+
+impl PrimitiveSource<'_, '_> {
+    /// The primitive as a triangle list, or `None` (with a warning) when it
+    /// has no triangles.
+    fn read(
+        &self,
+        skinned: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Primitive>, GltfError> {
+        let mode = match self.json.mode {
+            Checked::Valid(mode) => mode,
+            Checked::Invalid => {
+                return Err(GltfError::at(
+                    format!("{}.mode", self.path),
+                    "is not a valid mode",
+                ));
+            }
+        };
+        if let Some(kind) = non_triangle_kind(mode) {
+            warnings.push(format!("{}: {kind} are not triangles; skipped", self.path));
+            return Ok(None);
+        }
+        if self.json.targets.as_ref().is_some_and(|t| !t.is_empty()) {
+            warnings.push(format!("{}: morph targets are ignored", self.path));
+        }
+        let positions = self.positions()?;
+        let vertex_count = positions.len();
+        let source_indices = self.indices(vertex_count)?;
+        let indices = triangle_list(mode, &source_indices, &self.path)?;
+        if indices.is_empty() {
+            warnings.push(format!("{}: has no triangles; skipped", self.path));
+            return Ok(None);
+        }
+        Ok(Some(Primitive {
+            label: self.path.clone(),
+            normals: self.optional_vectors::<3>(Semantic::Normals, vertex_count, warnings)?,
+            tangents: self.optional_vectors::<4>(Semantic::Tangents, vertex_count, warnings)?,
+            uvs: self.optional_vectors::<2>(Semantic::TexCoords(0), vertex_count, warnings)?,
+            skin: if skinned {
+                self.influences(vertex_count, warnings)?
+            } else {
+                None
+            },
+            positions,
+            indices,
+            material: self.json.material.map(|m| m.value()),
+        }))
+    }
+
+    /// The accessor index and JSON path of an attribute, if present.
+    fn attribute(&self, semantic: Semantic) -> Option<(usize, String)> {
+        let name = attribute_name(&semantic);
+        self.json
+            .attributes
+            .get(&Checked::Valid(semantic))
+            .map(|index| (index.value(), format!("{}.attributes.{name}", self.path)))
+    }
+
+    /// `POSITION`, required, every component finite.
+    fn positions(&self) -> Result<Vec<[f32; 3]>, GltfError> {
+        let (index, path) = self.attribute(Semantic::Positions).ok_or_else(|| {
+            GltfError::at(format!("{}.attributes", self.path), "POSITION is missing")
+        })?;
+        let positions = grouped::<3>(&self.reader.floats(
+            index,
+            &path,
+            Type::Vec3,
+            FloatEncoding::Float,
+        )?);
+        let not_finite = positions
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !p.iter().all(|v| v.is_finite()));
+        if let Some((i, p)) = not_finite {
+            return Err(GltfError::at(
+                path,
+                format!("vertex {i} is not finite ({p:?})"),
+            ));
+        }
+        if u32::try_from(positions.len()).is_err() {
+            return Err(GltfError::at(
+                path,
+                "has more vertices than 32-bit indices can reach",
+            ));
+        }
+        Ok(positions)
+    }
+
+    /// The index list (or `0..vertex_count`), every index checked.
+    fn indices(&self, vertex_count: usize) -> Result<Vec<u32>, GltfError> {
+        let Some(accessor) = self.json.indices else {
+            return Ok((0..vertex_count as u32).collect());
+        };
+        let path = format!("{}.indices", self.path);
+        let allowed = [ComponentType::U8, ComponentType::U16, ComponentType::U32];
+        let indices = self
+            .reader
+            .unsigned(accessor.value(), &path, Type::Scalar, &allowed)?;
+        if let Some((at, &index)) = indices
+            .iter()
+            .enumerate()
+            .find(|(_, i)| **i as usize >= vertex_count)
+        {
+            return Err(GltfError::at(
+                path,
+                format!("index {index} (entry {at}) is not below the vertex count {vertex_count}"),
+            ));
+        }
+        Ok(indices)
+    }
+
+    /// An optional float attribute with `N` components per vertex (`NORMAL`
+    /// 3, `TANGENT` 4, `TEXCOORD_0` 2). It must have one element per vertex;
+    /// a non-finite value drops it with a warning.
+    fn optional_vectors<const N: usize>(
+        &self,
+        semantic: Semantic,
+        vertex_count: usize,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Vec<[f32; N]>>, GltfError> {
+        let (ty, encoding) = match N {
+            2 => (Type::Vec2, FloatEncoding::FloatOrUnsignedNormalized),
+            3 => (Type::Vec3, FloatEncoding::Float),
+            _ => (Type::Vec4, FloatEncoding::Float),
+        };
+        let Some((index, path)) = self.attribute(semantic) else {
+            return Ok(None);
+        };
+        let values = grouped::<N>(&self.reader.floats(index, &path, ty, encoding)?);
+        check_vertex_count(values.len(), vertex_count, &path)?;
+        if let Some(i) = values.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+            warnings.push(format!(
+                "{path}: vertex {i} is not finite; the attribute is dropped"
+            ));
+            return Ok(None);
+        }
+        Ok(Some(values))
+    }
+
+    /// `JOINTS_0` with `WEIGHTS_0`, or `None` with a warning when either is
+    /// missing. A joint past the skeleton is an error unless its weight is
+    /// zero (then it becomes joint 0).
+    fn influences(
+        &self,
+        vertex_count: usize,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Vec<SkinInfluence>>, GltfError> {
+        let (Some((joints_index, joints_path)), Some((weights_index, weights_path))) = (
+            self.attribute(Semantic::Joints(0)),
+            self.attribute(Semantic::Weights(0)),
+        ) else {
+            warnings.push(format!(
+                "{}: its node is skinned but it lacks JOINTS_0 or WEIGHTS_0; it is exported unskinned",
+                self.path
+            ));
+            return Ok(None);
+        };
+        let small = [ComponentType::U8, ComponentType::U16];
+        let joints = self
+            .reader
+            .unsigned(joints_index, &joints_path, Type::Vec4, &small)?;
+        let weights = grouped::<4>(&self.reader.floats(
+            weights_index,
+            &weights_path,
+            Type::Vec4,
+            FloatEncoding::FloatOrUnsignedNormalized,
+        )?);
+        check_vertex_count(joints.len() / 4, vertex_count, &joints_path)?;
+        check_vertex_count(weights.len(), vertex_count, &weights_path)?;
+        let mut out = Vec::with_capacity(vertex_count);
+        for (vertex, (joint_set, weight_set)) in joints.chunks_exact(4).zip(&weights).enumerate() {
+            if let Some(w) = weight_set.iter().find(|w| !w.is_finite() || **w < 0.0) {
+                return Err(GltfError::at(
+                    &weights_path,
+                    format!(
+                        "vertex {vertex} has weight {w}; weights must be finite and not negative"
+                    ),
+                ));
+            }
+            let mut influence = SkinInfluence {
+                joints: [0; 4],
+                weights: *weight_set,
+            };
+            for (slot, (&joint, &weight)) in influence
+                .joints
+                .iter_mut()
+                .zip(joint_set.iter().zip(weight_set))
+            {
+                *slot = self.joint(joint, weight, vertex, &joints_path)?;
+            }
+            out.push(influence);
+        }
+        Ok(Some(out))
+    }
+
+    /// A joint index checked against the skeleton.
+    fn joint(&self, joint: u32, weight: f32, vertex: usize, path: &str) -> Result<u16, GltfError> {
+        if (joint as usize) < self.joint_count {
+            return u16::try_from(joint).map_err(|_| {
+                GltfError::at(path, format!("joint {joint} does not fit in 16 bits"))
+            });
+        }
+        if weight == 0.0 {
+            return Ok(0);
+        }
+        Err(GltfError::at(
+            path,
+            format!(
+                "vertex {vertex} uses joint {joint} but skins[0] has {} joints",
+                self.joint_count
+            ),
+        ))
+    }
+}
+
+/// Refuses an attribute whose element count differs from `POSITION`'s.
+fn check_vertex_count(found: usize, vertex_count: usize, path: &str) -> Result<(), GltfError> {
+    if found == vertex_count {
+        Ok(())
+    } else {
+        Err(GltfError::at(
+            path,
+            format!("has {found} elements but POSITION has {vertex_count}"),
+        ))
+    }
+}
+
+/// The attribute name as written in the JSON.
+fn attribute_name(semantic: &Semantic) -> String {
+    match semantic {
+        Semantic::Positions => "POSITION".to_owned(),
+        Semantic::Normals => "NORMAL".to_owned(),
+        Semantic::Tangents => "TANGENT".to_owned(),
+        Semantic::Colors(n) => format!("COLOR_{n}"),
+        Semantic::TexCoords(n) => format!("TEXCOORD_{n}"),
+        Semantic::Joints(n) => format!("JOINTS_{n}"),
+        Semantic::Weights(n) => format!("WEIGHTS_{n}"),
+        Semantic::Extras(name) => format!("_{name}"),
+    }
+}
+
+/// For modes that are not triangles, what they draw (plural), for warnings.
+fn non_triangle_kind(mode: Mode) -> Option<&'static str> {
+    match mode {
+        Mode::Points => Some("points"),
+        Mode::Lines => Some("lines"),
+        Mode::LineLoop => Some("line loops"),
+        Mode::LineStrip => Some("line strips"),
+        Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan => None,
+    }
+}
+
+/// `indices` in `mode` as a triangle list with the winding glTF defines.
+/// Strips and fans drop triangles that repeat a vertex (strip restarts).
+fn triangle_list(mode: Mode, indices: &[u32], path: &str) -> Result<Vec<u32>, GltfError> {
+    match mode {
+        Mode::TriangleStrip => Ok(strip_triangles(indices)),
+        Mode::TriangleFan => Ok(fan_triangles(indices)),
+        _ if indices.len() % 3 != 0 => Err(GltfError::at(
+            path,
+            format!("{} indices do not make whole triangles", indices.len()),
+        )),
+        _ => Ok(indices.to_vec()),
+    }
+}
+
+/// Triangle `i` of a strip is `p[i], p[i+1], p[i+2]` for even `i` and
+/// `p[i], p[i+2], p[i+1]` for odd `i`.
+fn strip_triangles(indices: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(indices.len().saturating_sub(2) * 3);
+    for (i, window) in indices.windows(3).enumerate() {
+        if let [a, b, c] = *window {
+            let triangle = if i % 2 == 0 { [a, b, c] } else { [a, c, b] };
+            push_unless_degenerate(&mut out, triangle);
+        }
+    }
+    out
+}
+
+/// Triangle `i` of a fan is `p[i+1], p[i+2], p[0]`.
+fn fan_triangles(indices: &[u32]) -> Vec<u32> {
+    let Some((&hub, rim)) = indices.split_first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(rim.len().saturating_sub(1) * 3);
+    for pair in rim.windows(2) {
+        if let [a, b] = *pair {
+            push_unless_degenerate(&mut out, [a, b, hub]);
+        }
+    }
+    out
+}
+
+/// Appends a triangle whose three vertices differ.
+fn push_unless_degenerate(out: &mut Vec<u32>, [a, b, c]: [u32; 3]) {
+    if a != b && b != c && a != c {
+        out.extend([a, b, c]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_alternate_winding_and_skip_restarts() {
+        assert_eq!(
+            strip_triangles(&[0, 1, 2, 3, 4]),
+            vec![0, 1, 2, 1, 3, 2, 2, 3, 4]
+        );
+        // The doubled vertices only make degenerate triangles, which are
+        // dropped; the second strip keeps the parity of its position.
+        let restarted = strip_triangles(&[0, 1, 2, 2, 3, 3, 4, 5, 6]);
+        assert_eq!(restarted, vec![0, 1, 2, 3, 5, 4, 4, 5, 6]);
+        assert!(strip_triangles(&[0, 1]).is_empty());
+    }
+
+    #[test]
+    fn fans_keep_the_first_vertex_as_hub() {
+        assert_eq!(fan_triangles(&[0, 1, 2, 3]), vec![1, 2, 0, 2, 3, 0]);
+        assert!(fan_triangles(&[]).is_empty());
+    }
+
+    #[test]
+    fn triangle_lists_must_be_whole() {
+        let err =
+            triangle_list(Mode::Triangles, &[0, 1, 2, 0], "meshes[0].primitives[0]").unwrap_err();
+        assert_eq!(err.location, "meshes[0].primitives[0]");
+    }
+}

@@ -1,0 +1,242 @@
+//! glTF 2.0 sources (`.gltf` with its buffers, or `.glb`) read into a
+//! [`Scene`].
+//!
+//! The `gltf` crate is used without its `import` feature: it parses and
+//! validates the JSON, and everything that touches binary data is done here
+//! with every offset checked, so a malformed file becomes a [`GltfError`]
+//! naming the JSON path at fault instead of a panic. The few crate calls that
+//! could still panic on hostile input are pre-checked and, as a last resort,
+//! run under [`std::panic::catch_unwind`].
+//!
+//! The pieces, in the order the encoder uses them:
+//! * [`read_json`] and [`parse_document`] (module `document`) read and check
+//!   the container and the JSON;
+//! * [`load_buffers`] and [`image_bytes`] (module `buffers`) resolve buffers
+//!   and images from the GLB, data URIs or files next to the source, refusing
+//!   URIs that leave the input folder (module `uri`);
+//! * [`texture_uses`] (module `materials`) lists the images the materials use
+//!   and how, for configure's texture edges;
+//! * [`import_gltf`] walks the scene (module `walk`), reads the primitives
+//!   (modules `accessor`, `geometry`, `transform`), the skeleton (`skin`) and
+//!   the clips (`animation`).
+//!
+//! Behaviour decisions worth knowing:
+//! * Scene: the default scene, else `scenes[0]`, else every root node, else
+//!   (no nodes at all) every mesh once, untransformed.
+//! * Skins: only `skins[0]` is exported. A node bound to another skin gets a
+//!   warning and its mesh is treated as a static mesh (baked when merging).
+//!   A primitive is skinned when its node uses `skins[0]` and it has both
+//!   `JOINTS_0` and `WEIGHTS_0`.
+//! * With `merge: false`, a mesh used by both skinned and static nodes is
+//!   emitted once, skinned.
+//! * Nodes reached twice (glTF requires trees) are visited once, with a
+//!   warning; a node with a singular (zero-scale) world matrix is skipped with
+//!   a warning.
+//! * Non-finite normals, tangents or UVs drop that attribute (the builder
+//!   regenerates normals and tangents) with a warning; a non-finite position
+//!   is an error.
+//! * Sparse accessors are supported.
+
+mod accessor;
+mod animation;
+mod buffers;
+mod document;
+mod geometry;
+mod materials;
+mod skin;
+mod transform;
+mod uri;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_errors;
+#[cfg(test)]
+mod tests_skin;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use crate::encode::mesh::scene::Scene;
+
+pub use buffers::{Buffers, image_bytes, load_buffers};
+pub use document::{parse_document, read_json};
+pub use materials::texture_uses;
+
+/// What went wrong in a glTF source, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render(.location, .what, .file))]
+pub struct GltfError {
+    /// The JSON path at fault, like
+    /// `meshes[2].primitives[0].attributes.POSITION`, or empty when the fault
+    /// is not in the JSON (a truncated GLB, an unreadable file).
+    pub location: String,
+    /// What is wrong.
+    pub what: String,
+    /// The `.bin` or image file at fault, when it is not the source itself.
+    pub file: Option<PathBuf>,
+}
+
+impl GltfError {
+    /// An error at a JSON path (empty for none).
+    pub fn at(location: impl Into<String>, what: impl Into<String>) -> Self {
+        Self {
+            location: location.into(),
+            what: what.into(),
+            file: None,
+        }
+    }
+
+    /// The same error, blaming `file`.
+    pub fn in_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.file = Some(file.into());
+        self
+    }
+}
+
+/// Formats a [`GltfError`]: `<location>: <what>`, then ` (in <file>)`.
+fn render(location: &str, what: &str, file: &Option<PathBuf>) -> String {
+    let mut text = if location.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{location}: {what}")
+    };
+    if let Some(file) = file {
+        text.push_str(&format!(" (in {})", file.display()));
+    }
+    text
+}
+
+/// How [`import_gltf`] lays out the scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Bake static nodes' world transforms into their vertices, one submesh
+    /// per primitive per instance (`true`), or emit each mesh once in its own
+    /// space (`false`).
+    pub merge: bool,
+}
+
+impl Default for ImportOptions {
+    /// `merge: true`, the `assetc.yml` default.
+    fn default() -> Self {
+        Self { merge: true }
+    }
+}
+
+/// Reads a whole glTF or GLB source (`bytes` is the file at `source`) into a
+/// [`Scene`]: primitives per the scene walk, every material (texture refs
+/// hashed from `<source_ref>/tex_<image>`), and, when a skinned mesh is
+/// emitted, the skeleton of `skins[0]` and the clips animating it.
+///
+/// `source_ref` is the source's path relative to the input folder, without
+/// extension, lowercased (`models/chair`). Buffers are loaded from files next
+/// to the source; URIs must stay inside `input_root`. Returns the scene and
+/// the extra files read (external buffers), for the depfile.
+pub fn import_gltf(
+    bytes: &[u8],
+    source: &Path,
+    input_root: &Path,
+    source_ref: &str,
+    options: &ImportOptions,
+) -> Result<(Scene, Vec<PathBuf>), GltfError> {
+    let gltf = parse_document(bytes)?;
+    let buffers = load_buffers(&gltf, source, input_root)?;
+    let json = document::json_text(bytes)?;
+    let scene = guarded("", || {
+        build_scene(&gltf, &buffers, json, source_ref, options)
+    })?;
+    Ok((scene, buffers.files))
+}
+
+/// Everything [`import_gltf`] does once the buffers are in memory.
+fn build_scene(
+    gltf: &::gltf::Gltf,
+    buffers: &Buffers,
+    json: &[u8],
+    source_ref: &str,
+    options: &ImportOptions,
+) -> Result<Scene, GltfError> {
+    let root = gltf.document.as_json();
+    let mut warnings = Vec::new();
+    let strengths = materials::emissive_strengths(root, json, &mut warnings)?;
+    let materials = materials::source_materials(root, source_ref, &strengths, &mut warnings);
+    let walked = walk::walk(root, options.merge)?;
+    warnings.extend(walked.warnings);
+    let reader = accessor::AccessorReader::new(root, &buffers.data);
+    let primitives = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;
+    if primitives.is_empty() {
+        return Err(GltfError::at(walked.location, "the scene has no triangles"));
+    }
+    let skinned = primitives.iter().any(|p| p.skin.is_some());
+    let (skeleton, animations) = if skinned {
+        let skeleton = skin::skeleton(root, &reader)?;
+        let clips = animation::clips(root, &reader, &skeleton.joint_of_node, &mut warnings)?;
+        (skeleton.joints, clips)
+    } else {
+        if !root.animations.is_empty() {
+            warnings.push("animations are ignored: the scene has no skinned mesh".to_owned());
+        }
+        (Vec::new(), Vec::new())
+    };
+    Ok(Scene {
+        primitives,
+        materials,
+        skeleton,
+        animations,
+        warnings: deduplicated(warnings),
+    })
+}
+
+/// `warnings` without repeats, first occurrence kept.
+fn deduplicated(warnings: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    warnings
+        .into_iter()
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
+}
+
+/// Runs `work`, turning a panic inside the `gltf` crate (which the checks
+/// before every crate call should prevent) into an error at `location`.
+fn guarded<T>(location: &str, work: impl FnOnce() -> Result<T, GltfError>) -> Result<T, GltfError> {
+    match catch_unwind(AssertUnwindSafe(work)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            Err(GltfError::at(
+                location,
+                format!("the glTF library failed on this malformed file ({message})"),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_errors_at_the_given_location() {
+        let err = guarded::<()>("meshes[0]", || panic!("index out of bounds")).unwrap_err();
+        assert_eq!(err.location, "meshes[0]");
+        assert!(err.what.contains("index out of bounds"), "{err}");
+    }
+
+    #[test]
+    fn errors_display_location_what_and_file() {
+        let err = GltfError::at("buffers[0].uri", "cannot read: gone").in_file("models/a.bin");
+        assert_eq!(
+            err.to_string(),
+            "buffers[0].uri: cannot read: gone (in models/a.bin)"
+        );
+        assert_eq!(
+            GltfError::at("", "truncated GLB").to_string(),
+            "truncated GLB"
+        );
+    }
+}
