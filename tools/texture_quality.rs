@@ -311,6 +311,7 @@ fn report(row: &Row, source: &Rgba8Image, ktx2: &[u8]) -> Result<(), Error> {
         TextureMode::Color => (&[0, 1, 2][..], None),
         TextureMode::Normal => (&[0, 1][..], Some(mean_angle(source, &decoded))),
         TextureMode::Gray => (&[0][..], None),
+        TextureMode::Linear => (&[0, 1, 2, 3][..], None),
     };
     let optional = |value: Option<f64>, digits: usize| {
         value.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))

@@ -32,7 +32,10 @@ pub use error::{ConfigError, ConfigWarning};
 pub use init::{STARTER_CONFIG, write_starter};
 pub use load::{Config, absolute};
 pub use select::Selection;
-pub use settings::{MeshSettings, Rdo, Settings, TextureSettings, UastcQuality, ZstdLevel};
+pub use settings::{
+    ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,
+    Settings, TextureSettings, UastcQuality, ZstdLevel,
+};
 
 /// The name of the config file that [`Config::discover`] looks for.
 pub const CONFIG_FILE_NAME: &str = "assetc.yml";

@@ -249,8 +249,223 @@ settings_group! {
         /// `true` bakes glTF node transforms into one world-space mesh; `false`
         /// keeps geometry in its source-local space.
         merge: bool = true,
+        /// Most vertices in one meshlet, 3 to 256.
+        meshlet_vertices: MeshletVertices = MeshletVertices(64),
+        /// Most triangles in one meshlet, 1 to 512.
+        meshlet_triangles: MeshletTriangles = MeshletTriangles(124),
+        /// How much meshlet building favours tight normal cones over compact
+        /// clusters, 0 to 1.
+        cone_weight: ConeWeight = ConeWeight(0.25),
+        /// The reduced levels of detail, as fractions of the full triangle
+        /// count, each below 1 and below the one before; empty for none.
+        lods: LodRatios = LodRatios(vec![0.5, 0.25]),
+        /// The simplifier's error budget, relative to the mesh's size, 0 to 1.
+        lod_error: LodError = LodError(0.05),
     }
 }
+
+/// Declares a number type that checks its range wherever it is read: in
+/// `assetc.yml` (through serde) and on the encoder's command line (through
+/// `FromStr`), with one message naming the key. Values pass through `f64`,
+/// which holds every `u32` and `f32` exactly; integer types also refuse
+/// fractions.
+///
+/// Deserialisation asks for "any" value and reads a unit as the minimum: a
+/// YAML `~` never reaches it (the layer fields are `Option`s, which take the
+/// null), but the key probe of `keys.rs` offers a unit, and must not fail.
+macro_rules! ranged_number {
+    ($(#[$doc:meta])* $name:ident($ty:ty, whole: $whole:literal), $key:literal, $min:literal ..= $max:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name(pub $ty);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = deserializer.deserialize_any(NumberVisitor { min: $min as f64 })?;
+                Self::try_from(value).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl TryFrom<f64> for $name {
+            type Error = String;
+
+            fn try_from(value: f64) -> Result<Self, String> {
+                let fits = value >= $min as f64 && value <= $max as f64;
+                let whole = !$whole || value.fract() == 0.0;
+                if fits && whole {
+                    Ok(Self(value as $ty))
+                } else {
+                    Err(format!("{} must be {} to {}, not {value}", $key, $min, $max))
+                }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            fn from_str(text: &str) -> Result<Self, String> {
+                let value: f64 = text
+                    .parse()
+                    .map_err(|_| format!("{} must be {} to {}, not {text:?}", $key, $min, $max))?;
+                value.try_into()
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                (self.0 as f64).to_bits() == (other.0 as f64).to_bits()
+            }
+        }
+
+        impl Eq for $name {}
+    };
+}
+
+ranged_number!(
+    /// The meshlet vertex limit, 3 to 256 (meshlet triangles store 8-bit
+    /// local indices).
+    MeshletVertices(u32, whole: true), "meshlet_vertices", 3 ..= 256
+);
+ranged_number!(
+    /// The meshlet triangle limit, 1 to 512.
+    MeshletTriangles(u32, whole: true), "meshlet_triangles", 1 ..= 512
+);
+ranged_number!(
+    /// The meshlet cone weight, 0 to 1.
+    ConeWeight(f32, whole: false), "cone_weight", 0 ..= 1
+);
+ranged_number!(
+    /// The simplifier's relative error budget, 0 to 1.
+    LodError(f32, whole: false), "lod_error", 0 ..= 1
+);
+
+/// Reads a YAML number as `f64`; a unit (only the key probe sends one) reads
+/// as `min`.
+struct NumberVisitor {
+    min: f64,
+}
+
+impl serde::de::Visitor<'_> for NumberVisitor {
+    type Value = f64;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a number")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<f64, E> {
+        Ok(self.min)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<f64, E> {
+        Ok(value)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<f64, E> {
+        Ok(value as f64)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<f64, E> {
+        Ok(value as f64)
+    }
+}
+
+/// The reduced LOD ratios: each above 0 and below the one before (the first
+/// below 1). On the command line they are comma-separated, or `none`.
+#[derive(Debug, Clone)]
+pub struct LodRatios(pub Vec<f32>);
+
+impl<'de> Deserialize<'de> for LodRatios {
+    /// Reads a YAML list of numbers; a unit (the key probe's offer) is empty.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let values = deserializer.deserialize_any(RatioListVisitor)?;
+        Self::try_from(values).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Reads a YAML list of numbers as `f64`s.
+struct RatioListVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RatioListVisitor {
+    type Value = Vec<f64>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list of fractions, such as [0.5, 0.25]")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<f64>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<f64>, A::Error> {
+        let mut values = Vec::new();
+        while let Some(value) = seq.next_element::<f64>()? {
+            values.push(value);
+        }
+        Ok(values)
+    }
+}
+
+impl TryFrom<Vec<f64>> for LodRatios {
+    type Error = String;
+
+    fn try_from(values: Vec<f64>) -> Result<Self, String> {
+        let mut previous = 1.0;
+        for &ratio in &values {
+            if !(ratio > 0.0 && ratio < previous) {
+                return Err(format!(
+                    "lods must be fractions of the triangle count, each above 0 and below \
+                     the one before (the first below 1); {ratio} is not"
+                ));
+            }
+            previous = ratio;
+        }
+        Ok(Self(values.into_iter().map(|v| v as f32).collect()))
+    }
+}
+
+impl std::str::FromStr for LodRatios {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text == "none" {
+            return Ok(Self(Vec::new()));
+        }
+        let values = text
+            .split(',')
+            .map(|part| {
+                part.parse::<f64>().map_err(|_| {
+                    format!("lods must be `none` or numbers joined by `,`, not {text:?}")
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        values.try_into()
+    }
+}
+
+impl std::fmt::Display for LodRatios {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        let parts: Vec<String> = self.0.iter().map(f32::to_string).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl PartialEq for LodRatios {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |ratios: &Self| ratios.0.iter().map(|r| r.to_bits()).collect::<Vec<_>>();
+        bits(self) == bits(other)
+    }
+}
+
+impl Eq for LodRatios {}
 
 /// Every setting that applies to one source file, fully resolved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -294,7 +509,7 @@ mod tests {
                 compress: Some(false),
                 ..TextureLayer::default()
             }),
-            mesh: Some(MeshLayer { merge: None }),
+            mesh: Some(MeshLayer::default()),
         };
         layer.apply_to(&mut settings);
         assert!(!settings.texture.compress);
@@ -314,6 +529,19 @@ mod tests {
     }
 
     #[test]
+    fn lod_ratios_round_trip_and_must_decrease() {
+        for text in ["none", "0.5", "0.5,0.25", "0.75,0.5,0.125"] {
+            let ratios: LodRatios = text.parse().unwrap();
+            assert_eq!(ratios.to_string(), text);
+        }
+        for bad in [
+            "", "1", "0.5,0.5", "0.25,0.5", "0", "-0.5", "0.5;0.25", "nan",
+        ] {
+            assert!(bad.parse::<LodRatios>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn levels_are_range_checked() {
         assert!(UastcQuality::try_from(4).is_ok());
         assert!(UastcQuality::try_from(5).is_err());
@@ -321,6 +549,13 @@ mod tests {
         assert!(ZstdLevel::try_from(22).is_ok());
         assert!(ZstdLevel::try_from(23).is_err());
         assert!(ZstdLevel::try_from(-1).is_err());
+        assert_eq!("256".parse(), Ok(MeshletVertices(256)));
+        assert!("257".parse::<MeshletVertices>().is_err());
+        assert!("64.5".parse::<MeshletVertices>().is_err());
+        assert!(MeshletTriangles::try_from(0.0).is_err());
+        assert_eq!("0.25".parse(), Ok(ConeWeight(0.25)));
+        assert!("1.5".parse::<ConeWeight>().is_err());
+        assert!("nan".parse::<LodError>().is_err());
         assert_eq!("4".parse(), Ok(UastcQuality(4)));
         assert!("5".parse::<UastcQuality>().is_err());
         assert_eq!("22".parse(), Ok(ZstdLevel(22)));

@@ -54,7 +54,10 @@ fn expect(compress: bool, merge: bool) -> Settings {
             compress,
             ..TextureSettings::default()
         },
-        mesh: MeshSettings { merge },
+        mesh: MeshSettings {
+            merge,
+            ..MeshSettings::default()
+        },
     }
 }
 
@@ -297,7 +300,7 @@ fn an_unknown_key_warns_with_line_and_column() {
 #[test]
 fn unknown_keys_are_found_at_every_depth() {
     let (_dir, config) = load(
-        "texure: {}\npresets:\n  mobile:\n    outptu: x\n    rules:\n      - match: \"*\"\n        texure: { compress: false }\n        mesh: { merge: true, lods: 2 }\n",
+        "texure: {}\npresets:\n  mobile:\n    outptu: x\n    rules:\n      - match: \"*\"\n        texure: { compress: false }\n        mesh: { merge: true, simplify: 2 }\n",
     );
     let found: Vec<(usize, usize, &str)> = config
         .warnings
@@ -308,7 +311,7 @@ fn unknown_keys_are_found_at_every_depth() {
         (1, 1, "'texure'"),
         (4, 5, "'presets.mobile.outptu'"),
         (7, 9, "'presets.mobile.rules[0].texure'"),
-        (8, 30, "'presets.mobile.rules[0].mesh.lods'"),
+        (8, 30, "'presets.mobile.rules[0].mesh.simplify'"),
     ];
     assert_eq!(found.len(), paths.len(), "{found:?}");
     for ((line, column, message), (want_line, want_column, want_path)) in found.iter().zip(paths) {
@@ -499,5 +502,29 @@ fn out_of_range_texture_knobs_name_the_line() {
         let message = error.to_string();
         assert!(message.contains(expected), "{message}");
         assert_eq!(parse_position(&error).0, 3, "{message}");
+    }
+}
+
+#[test]
+fn mesh_knobs_are_read_and_range_checked_with_their_position() {
+    let (_dir, config) = load(
+        "default:\n  mesh:\n    meshlet_vertices: 128\n    meshlet_triangles: 256\n    cone_weight: 0.5\n    lods: [0.6, 0.3, 0.1]\n    lod_error: 0.01\n",
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let mesh = settings(&config, None, "m.glb").mesh;
+    assert_eq!(mesh.meshlet_vertices, MeshletVertices(128));
+    assert_eq!(mesh.meshlet_triangles, MeshletTriangles(256));
+    assert_eq!(mesh.cone_weight, ConeWeight(0.5));
+    assert_eq!(mesh.lods.to_string(), "0.6,0.3,0.1");
+    assert_eq!(mesh.lod_error, LodError(0.01));
+    for (bad, line) in [
+        ("default:\n  mesh:\n    meshlet_vertices: 300\n", 3),
+        ("default:\n  mesh:\n    meshlet_triangles: 0\n", 3),
+        ("default:\n  mesh:\n    cone_weight: 2\n", 3),
+        ("default:\n  mesh:\n    lods: [0.25, 0.5]\n", 3),
+        ("default:\n  mesh:\n    lods: 0.5\n", 3),
+    ] {
+        let error = load_error(bad);
+        assert_eq!(parse_position(&error).0, line, "{bad}: {error}");
     }
 }

@@ -15,7 +15,7 @@
 //! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
 //! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
 //! | `*.n.array/`, `*.ao.array/` …    | texture array | `*.n.arr.ktx2` …      |
-//! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`             |
+//! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`             |
 //! | `*.shader/` folder               | shader        | (its fragment)        |
@@ -136,12 +136,29 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
         SourceKind::Lut => vec![replace_extension(rel, &[".cube"], ".ktx2")],
         SourceKind::Cubemap => vec![format!("{rel}.ktx2")],
         SourceKind::TextureArray(_) => vec![replace_extension(rel, &[ARRAY_SUFFIX], ".arr.ktx2")],
-        SourceKind::Mesh => vec![replace_extension(rel, &[".gltf", ".glb", ".obj"], ".hmesh")],
+        SourceKind::Mesh => vec![
+            replace_extension(rel, MESH_EXTENSIONS, ".hmesh"),
+            replace_extension(rel, MESH_EXTENSIONS, ".hmat"),
+        ],
         SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
         SourceKind::Font => vec![replace_extension(rel, &[".ttf", ".otf"], ".hfont")],
         SourceKind::Shader => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
     }
+}
+
+/// The mesh extensions, stripped to form a mesh source's output stem.
+const MESH_EXTENSIONS: &[&str] = &[".gltf", ".glb", ".obj"];
+
+/// The `.hanim` a skinned, animated mesh source also writes.
+pub fn animation_output(rel: &str) -> String {
+    replace_extension(rel, MESH_EXTENSIONS, ".hanim")
+}
+
+/// The KTX2 of image `index` of a mesh source: `models/chair.glb` writes its
+/// images to `models/chair/tex_<index>.ktx2`.
+pub fn mesh_texture_output(rel: &str, index: usize) -> String {
+    replace_extension(rel, MESH_EXTENSIONS, &format!("/tex_{index}.ktx2"))
 }
 
 fn replace_extension(rel: &str, extensions: &[&str], new: &str) -> String {
@@ -209,7 +226,12 @@ mod tests {
         assert_eq!(outputs(SourceKind::Cubemap, "sky.env"), ["sky.env.ktx2"]);
         let array = SourceKind::TextureArray(TextureMode::Normal);
         assert_eq!(outputs(array, "t.n.array"), ["t.n.arr.ktx2"]);
-        assert_eq!(outputs(SourceKind::Mesh, "m/chair.glb"), ["m/chair.hmesh"]);
+        assert_eq!(
+            outputs(SourceKind::Mesh, "m/chair.glb"),
+            ["m/chair.hmesh", "m/chair.hmat"]
+        );
+        assert_eq!(animation_output("m/Fox.GLTF"), "m/Fox.hanim");
+        assert_eq!(mesh_texture_output("m/chair.glb", 3), "m/chair/tex_3.ktx2");
         assert_eq!(outputs(SourceKind::Embed, "d/x.json"), ["d/x.json"]);
     }
 }

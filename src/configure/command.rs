@@ -96,6 +96,9 @@ fn print_report(report: &ConfigureReport) {
     for w in &report.warnings {
         warn(PROGRAM, w);
     }
+    for w in &report.source_warnings {
+        warn(PROGRAM, w);
+    }
     for path in &report.removed {
         println!("assetc: removed stale output {}", path.display());
     }

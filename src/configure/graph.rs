@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use super::classify::{self, SourceKind};
+use super::meshes;
 use super::ninja::{self, Build, Writer};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
-use crate::config::{Config, Selection, Settings, TextureSettings};
+use crate::config::{Config, MeshSettings, Selection, Settings, TextureSettings};
+use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::fsutil;
 use crate::link::pack::pack_path;
@@ -28,9 +30,14 @@ pub const MANIFEST_FILE: &str = "assets.hman";
 /// One encode edge.
 #[derive(Debug, Clone)]
 pub struct Job {
-    /// Source path relative to the input folder.
+    /// The source asset, relative to the input folder (for messages).
     pub source: String,
-    /// What it compiles as.
+    /// The edge's input file or folder, relative to the input folder: the
+    /// source itself, or an image file a mesh source's material uses.
+    pub input: String,
+    /// Unique among jobs; names the edge's fragment and depfile.
+    pub name: String,
+    /// The encoder it runs.
     pub kind: SourceKind,
     /// Runtime paths it produces, relative to the output folder.
     pub outputs: Vec<String>,
@@ -53,6 +60,8 @@ pub struct Plan {
     preset: Option<String>,
     regenerate: Vec<String>,
     tools: [String; 3],
+    /// Things configure noticed inside sources (mesh materials), one line each.
+    pub warnings: Vec<String>,
 }
 
 impl Plan {
@@ -69,20 +78,45 @@ impl Plan {
         let build = root_relative(root, build_dir)?;
         let pack = (config.pack || options.pack)
             .then(|| pack_path(Path::new(&output)).to_string_lossy().into_owned());
-        let jobs = scanned
-            .sources
-            .iter()
-            .map(|s| Job {
-                source: s.rel.clone(),
-                kind: s.kind,
-                outputs: classify::outputs(s.kind, &s.rel),
-                flags: settings_flags(s.kind, &selection.settings_for(&s.rel)),
-            })
-            .collect::<Vec<_>>();
+        let mut jobs = Vec::with_capacity(scanned.sources.len());
+        let mut inspected = Vec::new();
+        let mut warnings = Vec::new();
+        for source in &scanned.sources {
+            let settings = selection.settings_for(&source.rel);
+            let mut job = Job {
+                source: source.rel.clone(),
+                input: source.rel.clone(),
+                name: source.rel.clone(),
+                kind: source.kind,
+                outputs: classify::outputs(source.kind, &source.rel),
+                flags: settings_flags(source.kind, &settings),
+            };
+            if source.kind != SourceKind::Mesh {
+                jobs.push(job);
+                continue;
+            }
+            let inspection = meshes::inspect(&config.input, &source.rel);
+            if inspection.animated {
+                job.outputs.push(classify::animation_output(&source.rel));
+            }
+            jobs.push(job);
+            for texture in &inspection.textures {
+                match mesh_texture_job(&config.input, &source.rel, &settings, texture) {
+                    Some(job) => jobs.push(job),
+                    None => warnings.push(format!(
+                        "{}: image {} lies outside the input folder or has a name Ninja cannot use; skipped",
+                        source.rel, texture.index
+                    )),
+                }
+            }
+            inspected.extend(inspection.inputs);
+            warnings.extend(inspection.warnings);
+        }
         check_sources(&config.input, &jobs)?;
         let folders = scanned
             .folders
             .iter()
+            .chain(&inspected)
             .map(|f| root_relative(root, f))
             .collect::<Result<_, _>>()?;
         Ok(Self {
@@ -97,6 +131,7 @@ impl Plan {
             build,
             folders,
             pack,
+            warnings,
         })
     }
 
@@ -127,7 +162,8 @@ impl Plan {
     }
 
     /// What the regeneration edge depends on besides `assetc.yml`: every folder
-    /// walked, so adding or removing a source re-runs configure.
+    /// walked, so adding or removing a source re-runs configure, and every
+    /// file configure read inside a mesh source (its edges depend on them).
     pub fn regeneration_inputs(&self) -> Vec<String> {
         self.folders.clone()
     }
@@ -175,8 +211,8 @@ impl Plan {
     }
 
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
-        let source = join(&self.input, &job.source);
-        let dep = join(&self.build, &format!("dep/{}.d", job.source));
+        let source = join(&self.input, &job.input);
+        let dep = join(&self.build, &format!("dep/{}.d", job.name));
         let mut args = job.flags.clone();
         args.extend(["--source".into(), job.source.clone()]);
         args.extend(["--fragment".into(), frag.to_string()]);
@@ -241,7 +277,7 @@ impl Plan {
     }
 
     fn fragment(&self, job: &Job) -> String {
-        join(&self.build, &format!("frag/{}.frag", job.source))
+        join(&self.build, &format!("frag/{}.frag", job.name))
     }
 
     fn job_outputs(&self, job: &Job) -> Vec<String> {
@@ -260,11 +296,56 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         }
         SourceKind::Cubemap => surface_flags(texture),
         SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
-        SourceKind::Mesh => vec!["--merge".into(), settings.mesh.merge.to_string()],
+        SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Material | SourceKind::Font | SourceKind::Shader | SourceKind::Embed => {
             Vec::new()
         }
     }
+}
+
+/// The texture edge of one image a mesh source's materials use: `<stem>/tex_<i>.ktx2`
+/// in the mode of the slot that uses the image first, with the mesh source's
+/// texture settings. An embedded image is read out of the source itself
+/// (`--gltf-image`); an image file is the edge's input. `None` when the file
+/// is not below the input folder as a UTF-8 path.
+fn mesh_texture_job(
+    input_root: &Path,
+    rel: &str,
+    settings: &Settings,
+    texture: &TextureUse,
+) -> Option<Job> {
+    let mut flags = vec!["--mode".into(), mode_name(texture.mode)];
+    flags.extend(surface_flags(&settings.texture));
+    let input = match &texture.source {
+        ImageSource::Embedded => {
+            flags.extend(["--gltf-image".into(), texture.index.to_string()]);
+            rel.to_string()
+        }
+        ImageSource::File(path) => fsutil::slash_relative(input_root, path)?,
+    };
+    Some(Job {
+        source: rel.to_string(),
+        input,
+        name: format!("{rel}.tex_{}", texture.index),
+        kind: SourceKind::Texture(texture.mode),
+        outputs: vec![classify::mesh_texture_output(rel, texture.index)],
+        flags,
+    })
+}
+
+/// The mesh encoder's flags.
+fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
+    [
+        ("--merge", mesh.merge.to_string()),
+        ("--meshlet-vertices", mesh.meshlet_vertices.to_string()),
+        ("--meshlet-triangles", mesh.meshlet_triangles.to_string()),
+        ("--cone-weight", mesh.cone_weight.to_string()),
+        ("--lods", mesh.lods.to_string()),
+        ("--lod-error", mesh.lod_error.to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(flag, value)| [flag.to_string(), value])
+    .collect()
 }
 
 /// The `assetc-encode` name of a texture mode.

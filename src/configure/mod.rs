@@ -9,6 +9,7 @@
 pub mod classify;
 pub mod command;
 pub mod graph;
+pub mod meshes;
 pub mod ninja;
 pub mod scan;
 pub mod stale;
@@ -81,6 +82,8 @@ pub struct ConfigureReport {
     pub removed: Vec<PathBuf>,
     /// Config warnings (unknown keys).
     pub warnings: Vec<ConfigWarning>,
+    /// Warnings about sources (mesh materials configure could not use).
+    pub source_warnings: Vec<String>,
 }
 
 /// Why configure stopped.
@@ -182,5 +185,6 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         ignored: scanned.ignored,
         removed,
         warnings: config.warnings,
+        source_warnings: plan.warnings,
     })
 }

@@ -11,12 +11,17 @@ use std::path::PathBuf;
 
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
+use super::mesh::compile::compile_mesh;
+use super::mesh::gltf as gltf_source;
 use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
 use super::uastc::UastcOptions;
 use super::{embed, folder};
-use crate::config::{Rdo, TextureSettings, UastcQuality, ZstdLevel};
+use crate::config::{
+    ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,
+    TextureSettings, UastcQuality, ZstdLevel,
+};
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
 
@@ -55,9 +60,13 @@ pub enum Command {
 /// Texture settings plus the image's mode.
 #[derive(Debug, Args)]
 pub struct TextureArgs {
-    /// Colour (sRGB), normal map or grayscale.
+    /// Colour (sRGB), normal map, grayscale or linear RGBA.
     #[arg(long, value_enum)]
     pub mode: TextureMode,
+    /// The input is a glTF or GLB; encode its image with this index (stored in
+    /// a buffer view or a data URI) instead of reading the input as an image.
+    #[arg(long)]
+    pub gltf_image: Option<usize>,
     /// The texture settings.
     #[command(flatten)]
     pub surface: SurfaceArgs,
@@ -122,12 +131,28 @@ pub struct LutArgs {
     pub job: JobArgs,
 }
 
-/// Mesh settings.
+/// Mesh settings; the defaults are those of `assetc.yml`.
 #[derive(Debug, Args)]
 pub struct MeshArgs {
-    /// Bake node transforms into one world-space mesh.
-    #[arg(long, action = clap::ArgAction::Set)]
+    /// Bake glTF node transforms into one world-space mesh.
+    #[arg(long, default_value_t = MeshSettings::default().merge, action = clap::ArgAction::Set)]
     pub merge: bool,
+    /// Most vertices per meshlet, 3 to 256.
+    #[arg(long, default_value_t = MeshSettings::default().meshlet_vertices)]
+    pub meshlet_vertices: MeshletVertices,
+    /// Most triangles per meshlet, 1 to 512.
+    #[arg(long, default_value_t = MeshSettings::default().meshlet_triangles)]
+    pub meshlet_triangles: MeshletTriangles,
+    /// Meshlet cone weight, 0 to 1.
+    #[arg(long, default_value_t = MeshSettings::default().cone_weight)]
+    pub cone_weight: ConeWeight,
+    /// Reduced levels of detail as fractions of the triangle count, joined by
+    /// `,` (for example `0.5,0.25`), or `none`.
+    #[arg(long, default_value_t = MeshSettings::default().lods)]
+    pub lods: LodRatios,
+    /// The simplifier's relative error budget, 0 to 1.
+    #[arg(long, default_value_t = MeshSettings::default().lod_error)]
+    pub lod_error: LodError,
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
@@ -142,7 +167,7 @@ impl Command {
             Command::Lut(l) => job::run(&l.job, |j| lut(j, l)),
             Command::Cubemap(s) => job::run(&s.job, |j| cubemap(j, s)),
             Command::Array(t) => job::run(&t.surface.job, |j| array(j, t)),
-            Command::Mesh(m) => job::run(&m.job, |j| unsupported(j, "mesh")),
+            Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(j) => job::run(j, |j| unsupported(j, "font")),
             Command::Shader(j) => job::run(j, |j| unsupported(j, "shader")),
@@ -151,10 +176,27 @@ impl Command {
 }
 
 fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
-    let source = fsutil::read(&job.input)?;
+    let (source, extra_inputs) = match args.gltf_image {
+        Some(index) => gltf_image(job, index)?,
+        None => (fsutil::read(&job.input)?, Vec::new()),
+    };
     let options = args.surface.options(args.mode);
     let bytes = encode_texture(&source, &options).map_err(|e| cannot_encode(job, e))?;
-    Ok(texture_output(bytes, args.mode, Vec::new()))
+    Ok(texture_output(bytes, args.mode, extra_inputs))
+}
+
+/// The stored bytes of image `index` of the glTF at the job's input, and the
+/// files read to find them.
+fn gltf_image(job: &JobArgs, index: usize) -> Result<(Vec<u8>, Vec<PathBuf>), EncodeError> {
+    let input_root = job.input_root()?;
+    let bytes = fsutil::read(&job.input)?;
+    let gltf_error = |e| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: format!("cannot read image {index} of this glTF"),
+        source: Some(Box::new(e)),
+    };
+    let gltf = gltf_source::parse_document(&bytes).map_err(gltf_error)?;
+    gltf_source::image_bytes(&gltf, index, &job.input, &input_root).map_err(gltf_error)
 }
 
 fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {

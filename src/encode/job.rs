@@ -43,6 +43,27 @@ pub struct JobArgs {
     pub invalidate: Vec<PathBuf>,
 }
 
+impl JobArgs {
+    /// The input folder: the input path with the `--source` path (its path
+    /// below the input folder) taken off the end.
+    pub fn input_root(&self) -> Result<PathBuf, EncodeError> {
+        let mut root = self.input.clone();
+        for part in self.source.split('/').rev() {
+            if root.file_name().and_then(|n| n.to_str()) != Some(part) || !root.pop() {
+                return Err(EncodeError::Invalid {
+                    path: self.input.clone(),
+                    what: format!(
+                        "the input does not end with its source path '{}'",
+                        self.source
+                    ),
+                    source: None,
+                });
+            }
+        }
+        Ok(root)
+    }
+}
+
 /// One file an encoder produced, with its manifest registration.
 #[derive(Debug)]
 pub struct OutputFile {
@@ -220,6 +241,16 @@ mod tests {
             "{err}"
         );
         assert!(!args.fragment.exists());
+    }
+
+    #[test]
+    fn the_input_root_is_the_input_without_its_source_path() {
+        let mut args = job_in(Path::new("assets"));
+        args.input = PathBuf::from("assets/models/chair.glb");
+        args.source = "models/chair.glb".into();
+        assert_eq!(args.input_root().unwrap(), Path::new("assets"));
+        args.source = "other/chair.glb".into();
+        assert!(args.input_root().is_err());
     }
 
     #[test]

@@ -436,12 +436,14 @@ mod tests {
         assert!(TextureMode::Color.is_srgb());
         assert!(!TextureMode::Normal.is_srgb());
         assert_eq!(TextureMode::Color.swizzle(), None);
+        assert!(!TextureMode::Linear.is_srgb());
+        assert_eq!(TextureMode::Linear.swizzle(), None);
         use clap::ValueEnum;
         let names: Vec<String> = TextureMode::value_variants()
             .iter()
             .map(|mode| mode.to_possible_value().unwrap().get_name().to_owned())
             .collect();
-        assert_eq!(names, ["color", "normal", "gray"]);
+        assert_eq!(names, ["color", "normal", "gray", "linear"]);
     }
 }
 

@@ -4,13 +4,18 @@
 //! gate on any tree. The rules:
 //! * `assets.hman` is a valid manifest;
 //! * every entry's file exists and its id follows its kind's rule;
-//! * every texture and LUT is a structurally valid KTX2 file;
+//! * every texture and LUT is a structurally valid KTX2 file, and every mesh,
+//!   material table and animation passes its format's validator;
+//! * the files of one mesh source agree: the `.hmat` has exactly one row per
+//!   material slot of its `.hmesh`, every texture a row names is a texture in
+//!   the manifest, and every joint a `.hanim` animates exists in the
+//!   `.hmesh` skeleton;
 //! * every other file in the folder is listed (else it is an orphan that no
 //!   job produced);
 //! * with `--pack`: the pack is valid, holds exactly the listed files plus the
 //!   manifest, byte for byte as in the folder, each tagged with its kind.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -18,7 +23,7 @@ use walkdir::WalkDir;
 
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
-use crate::format::{hman, hpack, ktx2};
+use crate::format::{hanim, hman, hmat, hmesh, hpack, ktx2};
 use crate::fsutil;
 
 /// One inconsistency, reported as `path: what`.
@@ -101,6 +106,7 @@ fn check_manifest(
         }
     };
     let mut listed = BTreeSet::new();
+    let mut meshes = MeshFiles::default();
     for entry in manifest.iter() {
         let expected = entry.kind.id_for_path(entry.path);
         if entry.hash != expected {
@@ -114,21 +120,138 @@ fn check_manifest(
                 ),
             );
         }
-        check_entry_file(root, entry.path, entry.kind, problems);
+        if entry.kind == AssetKind::Texture {
+            meshes.textures.insert(entry.hash);
+        }
+        check_entry_file(root, entry.path, entry.kind, &mut meshes, problems);
         listed.insert(entry.path.to_string());
     }
+    meshes.cross_check(problems);
     listed
 }
 
-fn check_entry_file(root: &Path, path: &str, kind: AssetKind, problems: &mut Vec<Problem>) {
+fn check_entry_file(
+    root: &Path,
+    path: &str,
+    kind: AssetKind,
+    meshes: &mut MeshFiles,
+    problems: &mut Vec<Problem>,
+) {
     let Ok(bytes) = std::fs::read(root.join(path)) else {
         problem(problems, path, "listed in the manifest but missing");
         return;
     };
-    if matches!(kind, AssetKind::Texture | AssetKind::Lut)
-        && let Err(e) = ktx2::parse(&bytes)
-    {
-        problem(problems, path, format!("invalid KTX2: {e}"));
+    let result = match kind {
+        AssetKind::Texture | AssetKind::Lut => ktx2::parse(&bytes).map(drop),
+        AssetKind::Mesh => hmesh::parse_hmesh(&bytes).map(|mesh| {
+            meshes.record_mesh(path, &mesh);
+        }),
+        AssetKind::Material => hmat::parse_hmat(&bytes).map(|rows| {
+            meshes.record_materials(path, rows);
+        }),
+        AssetKind::Animation => hanim::parse_hanim(&bytes).map(|clips| {
+            meshes.record_animation(path, &clips);
+        }),
+        AssetKind::Shader | AssetKind::Embed | AssetKind::Font => Ok(()),
+    };
+    if let Err(e) = result {
+        problem(problems, path, format!("invalid {}: {e}", kind.name()));
+    }
+}
+
+/// What the cross-file rules need from the files of mesh sources, keyed by
+/// their shared stem (`models/chair` for `models/chair.hmesh`).
+#[derive(Debug, Default)]
+struct MeshFiles {
+    /// Per `.hmesh`: material slots and skeleton joints.
+    meshes: BTreeMap<String, (u32, usize)>,
+    /// Per `.hmat`: its row count and every non-zero texture ref with its row.
+    materials: BTreeMap<String, (usize, Vec<(usize, u64)>)>,
+    /// Per `.hanim`: the largest joint index a channel animates.
+    animations: BTreeMap<String, Option<u32>>,
+    /// The ids of every texture in the manifest.
+    textures: HashSet<u64>,
+}
+
+impl MeshFiles {
+    fn record_mesh(&mut self, path: &str, mesh: &hmesh::HMesh<'_>) {
+        let shape = (mesh.desc.material_count, mesh.skeleton.len());
+        self.meshes.insert(stem(path).to_string(), shape);
+    }
+
+    fn record_materials(&mut self, path: &str, rows: &[hmat::GpuMaterial]) {
+        let refs = rows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| {
+                row.texture_refs()
+                    .into_iter()
+                    .filter(|&id| id != 0)
+                    .map(move |id| (i, id))
+            })
+            .collect();
+        self.materials
+            .insert(stem(path).to_string(), (rows.len(), refs));
+    }
+
+    fn record_animation(&mut self, path: &str, clips: &[hanim::AnimClip]) {
+        self.animations
+            .insert(stem(path).to_string(), hanim::max_joint(clips));
+    }
+
+    /// Applies the cross-file rules, reporting against the dependent file.
+    fn cross_check(&self, problems: &mut Vec<Problem>) {
+        for (stem, (rows, refs)) in &self.materials {
+            let path = format!("{stem}.hmat");
+            match self.meshes.get(stem) {
+                Some(&(slots, _)) if slots as usize != *rows => problem(
+                    problems,
+                    &path,
+                    format!("has {rows} rows but {stem}.hmesh has {slots} material slots"),
+                ),
+                Some(_) => {}
+                None => problem(problems, &path, format!("no {stem}.hmesh in the manifest")),
+            }
+            for (row, id) in refs.iter().filter(|(_, id)| !self.textures.contains(id)) {
+                problem(
+                    problems,
+                    &path,
+                    format!(
+                        "row {row} refers to texture {id:#018x}, which the manifest does not list"
+                    ),
+                );
+            }
+        }
+        for (stem, &(slots, _)) in &self.meshes {
+            if slots > 0 && !self.materials.contains_key(stem) {
+                problem(
+                    problems,
+                    format!("{stem}.hmesh"),
+                    format!("has {slots} material slots but no {stem}.hmat in the manifest"),
+                );
+            }
+        }
+        for (stem, max_joint) in &self.animations {
+            let path = format!("{stem}.hanim");
+            let joints = self.meshes.get(stem).map(|&(_, joints)| joints);
+            match (joints, max_joint) {
+                (None, _) => problem(problems, &path, format!("no {stem}.hmesh in the manifest")),
+                (Some(joints), Some(joint)) if *joint as usize >= joints => problem(
+                    problems,
+                    &path,
+                    format!("animates joint {joint} but {stem}.hmesh has {joints} joints"),
+                ),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A runtime path without its extension.
+fn stem(path: &str) -> &str {
+    match path.rfind('.') {
+        Some(dot) if !path[dot..].contains('/') => &path[..dot],
+        _ => path,
     }
 }
 

@@ -28,8 +28,6 @@ mod assemble;
 mod corners;
 mod error;
 mod materials;
-// TEMP: replaced by format::oct on merge.
-mod oct;
 mod options;
 mod skin;
 mod validate;

@@ -79,6 +79,7 @@ fn sample(mode: TextureMode) -> (Rgba8Image, &'static [usize]) {
         TextureMode::Color => (photo, &[0, 1, 2]),
         TextureMode::Normal => (normal_map(&photo), &[0, 1]),
         TextureMode::Gray => (luminance(&photo), &[0]),
+        TextureMode::Linear => (photo, &[0, 1, 2, 3]),
     }
 }
 

@@ -18,10 +18,10 @@
 use bytemuck::{Pod, Zeroable};
 use meshopt::{TangentOptions, generate_tangents};
 
-use super::oct::{oct_encode, oct_encode_tangent};
 use super::vectors::{face_normal, normalized, perpendicular, positive_zero};
 use crate::encode::mesh::scene::Primitive;
 use crate::format::hmesh::{GpuSkinVertex, GpuVertex};
+use crate::format::oct::{oct_encode, oct_encode_tangent};
 
 /// What ends up in the file for one vertex: two vertices are the same when
 /// these bytes are.

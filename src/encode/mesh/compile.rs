@@ -1,0 +1,154 @@
+//! The mesh edge: import a source, build its geometry, write its files.
+//!
+//! `assetc-encode mesh` writes, in the order configure lists them, the
+//! `.hmesh`, the `.hmat` (one row per material slot of the mesh) and, for a
+//! skinned and animated glTF, the `.hanim`. The images the materials use are
+//! not touched here: each has its own texture edge, and the `.hmat` rows only
+//! hold their ids.
+
+use std::path::Path;
+
+use super::build::{BuildOptions, build_mesh};
+use super::scene::Scene;
+use super::{gltf as gltf_source, obj as obj_source};
+use crate::encode::command::MeshArgs;
+use crate::encode::job::{EncodeError, Encoded, JobArgs, OutputFile};
+use crate::format::kind::{AssetKind, ColorSpace};
+use crate::format::{hanim, hmat, hmesh};
+use crate::fsutil;
+
+/// Compiles the mesh source of `job`.
+pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeError> {
+    let input_root = job.input_root()?;
+    let source_ref = source_ref(&job.source);
+    let imported = if is_obj(&job.source) {
+        import_obj(job, &input_root, &source_ref)?
+    } else {
+        import_gltf(job, &input_root, &source_ref, args.merge)?
+    };
+    for warning in &imported.scene.warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
+    let options = BuildOptions {
+        meshlet_max_vertices: args.meshlet_vertices.0,
+        meshlet_max_triangles: args.meshlet_triangles.0,
+        cone_weight: args.cone_weight.0,
+        lod_ratios: args.lods.0.clone(),
+        lod_error: args.lod_error.0,
+    };
+    let built = build_mesh(&imported.scene, &source_ref, &options)
+        .map_err(|e| invalid(job, "cannot build the mesh", e))?;
+    let mut files = vec![
+        output(hmesh::write_hmesh(&built.mesh), AssetKind::Mesh, job)?,
+        output(
+            Ok(hmat::write_hmat(&built.materials)),
+            AssetKind::Material,
+            job,
+        )?,
+    ];
+    if imported.animated {
+        let bytes = hanim::write_hanim(&imported.scene.animations);
+        files.push(output(bytes, AssetKind::Animation, job)?);
+    }
+    Ok(Encoded {
+        files,
+        extra_inputs: imported.inputs,
+    })
+}
+
+/// A source read into a scene, with what else the edge depends on.
+struct Imported {
+    scene: Scene,
+    /// Whether the source is skinned and animated, so also writes `.hanim`.
+    animated: bool,
+    /// Files read besides the source, for the depfile.
+    inputs: Vec<std::path::PathBuf>,
+}
+
+fn import_gltf(
+    job: &JobArgs,
+    input_root: &Path,
+    source_ref: &str,
+    merge: bool,
+) -> Result<Imported, EncodeError> {
+    let bytes = fsutil::read(&job.input)?;
+    let read_error = |e| invalid(job, "cannot read glTF", e);
+    let document = gltf_source::parse_document(&bytes).map_err(read_error)?;
+    let animated = document.document.skins().len() > 0 && document.document.animations().len() > 0;
+    let options = gltf_source::ImportOptions { merge };
+    let (scene, inputs) =
+        gltf_source::import_gltf(&bytes, &job.input, input_root, source_ref, &options)
+            .map_err(read_error)?;
+    Ok(Imported {
+        scene,
+        animated,
+        inputs,
+    })
+}
+
+fn import_obj(job: &JobArgs, input_root: &Path, source_ref: &str) -> Result<Imported, EncodeError> {
+    let (scene, inputs) = obj_source::import_obj(&job.input, input_root, source_ref)
+        .map_err(|e| invalid(job, "cannot read OBJ", e))?;
+    Ok(Imported {
+        scene,
+        animated: false,
+        inputs,
+    })
+}
+
+/// One written file, or the format's refusal as an error naming the source.
+fn output(
+    bytes: Result<Vec<u8>, crate::format::error::FormatError>,
+    kind: AssetKind,
+    job: &JobArgs,
+) -> Result<OutputFile, EncodeError> {
+    let bytes = bytes.map_err(|e| invalid(job, "cannot write the mesh files", e))?;
+    Ok(OutputFile {
+        bytes,
+        kind,
+        colorspace: ColorSpace::Linear,
+    })
+}
+
+fn invalid(
+    job: &JobArgs,
+    what: &str,
+    error: impl std::error::Error + Send + Sync + 'static,
+) -> EncodeError {
+    EncodeError::Invalid {
+        path: job.input.clone(),
+        what: what.into(),
+        source: Some(Box::new(error)),
+    }
+}
+
+/// The reference's canonical source ref: the path below the input folder,
+/// extension dropped, lowercased (`Models/Chair.GLB` is `models/chair`).
+pub fn source_ref(source: &str) -> String {
+    let stem = match source.rfind('.') {
+        Some(dot) if !source[dot..].contains('/') => &source[..dot],
+        _ => source,
+    };
+    stem.to_ascii_lowercase()
+}
+
+fn is_obj(source: &str) -> bool {
+    source.to_ascii_lowercase().ends_with(".obj")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_refs_drop_the_extension_and_fold_case() {
+        assert_eq!(source_ref("Models/Chair.GLB"), "models/chair");
+        assert_eq!(source_ref("a.b/c.gltf"), "a.b/c");
+        assert_eq!(source_ref("noext"), "noext");
+        assert!(is_obj("m/Crate.OBJ"));
+        assert!(!is_obj("m/crate.glb"));
+    }
+}
