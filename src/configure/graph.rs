@@ -5,7 +5,7 @@
 //! outside it. Jobs carry their resolved settings as command-line flags, so a
 //! changed rule changes exactly the command lines it resolves differently.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
@@ -81,6 +81,7 @@ impl Plan {
         let mut jobs = Vec::with_capacity(scanned.sources.len());
         let mut inspected = Vec::new();
         let mut warnings = Vec::new();
+        let mut mesh_images = HashSet::new();
         for source in &scanned.sources {
             let settings = selection.settings_for(&source.rel);
             let mut job = Job {
@@ -102,7 +103,12 @@ impl Plan {
             jobs.push(job);
             for texture in &inspection.textures {
                 match mesh_texture_job(&config.input, &source.rel, &settings, texture) {
-                    Some(job) => jobs.push(job),
+                    Some(job) => {
+                        if job.input != job.source {
+                            mesh_images.insert(job.input.clone());
+                        }
+                        jobs.push(job);
+                    }
                     None => warnings.push(format!(
                         "{}: image {} lies outside the input folder or has a name Ninja cannot use; skipped",
                         source.rel, texture.index
@@ -112,6 +118,13 @@ impl Plan {
             inspected.extend(inspection.inputs);
             warnings.extend(inspection.warnings);
         }
+        // An image file a mesh source's material uses is compiled as that
+        // source's texture, in the mode its slot needs, not also on its own.
+        jobs.retain(|job| {
+            !(matches!(job.kind, SourceKind::Texture(_))
+                && job.input == job.source
+                && mesh_images.contains(&job.input))
+        });
         check_sources(&config.input, &jobs)?;
         let folders = scanned
             .folders

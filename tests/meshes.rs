@@ -1,0 +1,437 @@
+//! Meshes through the real pipeline: glTF, GLB and OBJ sources become
+//! `.hmesh`, `.hmat`, `.hanim` and one texture edge per image; edits rebuild
+//! exactly their dependents; bad sources fail only their own edge; and two
+//! small meshes match golden files byte for byte.
+
+mod common;
+
+#[path = "../src/encode/mesh/fixtures.rs"]
+#[allow(dead_code)] // each test binary uses a different part of the builder
+mod fixtures;
+
+use std::path::Path;
+
+use assetc::format::hash::asset_hash;
+use assetc::format::{hanim, hman, hmat, hmesh, ktx2};
+use common::{Project, Run, rgba_png};
+use fixtures::{GltfBuilder, Material, Node, Primitive};
+
+/// Raw textures keep these tests fast; the texture tests cover UASTC.
+const CONFIG: &str = "input: assets\noutput: runtime\ndefault:\n  texture: { compress: false }\n";
+
+/// Adds a unit cube (24 vertices, normals, UVs) whose faces are split into
+/// two primitives: the first four faces with `materials.0`, the last two with
+/// `materials.1`. Returns the mesh index.
+fn add_cube(b: &mut GltfBuilder, materials: (usize, usize)) -> usize {
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut uvs = Vec::new();
+    let axes: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
+        ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
+        ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
+        ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
+        ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
+        ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+        ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+    ];
+    for (n, u, v) in axes {
+        for (s, t) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+            positions.push([0, 1, 2].map(|i| 0.5 * (n[i] + s * u[i] + t * v[i])));
+            normals.push(n);
+            uvs.push([(s + 1.0) / 2.0, (1.0 - t) / 2.0]);
+        }
+    }
+    let quads = |faces: std::ops::Range<u16>| -> Vec<u16> {
+        faces
+            .flat_map(|f| [0, 1, 2, 0, 2, 3].map(|i| f * 4 + i))
+            .collect()
+    };
+    let position = b.add_positions(&positions);
+    let normal = b.add_vec3(&normals);
+    let uv = b.add_vec2(&uvs);
+    let first = b.add_indices_u16(&quads(0..4));
+    let second = b.add_indices_u16(&quads(4..6));
+    let primitive = |indices, material| {
+        Primitive::new(position)
+            .normal(normal)
+            .uv(uv)
+            .indices(indices)
+            .material(material)
+    };
+    b.add_mesh(&[
+        primitive(first, materials.0),
+        primitive(second, materials.1),
+    ])
+}
+
+/// `assets/models/crate.gltf` + `.bin`: a cube with two materials using
+/// three images — an external PNG (base colour), one in a buffer view
+/// (normal map) and one in a data URI (occlusion-roughness-metallic).
+fn write_crate(p: &Project) {
+    let mut b = GltfBuilder::new();
+    let colour = b.add_image_uri("crate_color.png");
+    let normal = b.add_image_view(&rgba_png(8, 8, 2), "image/png");
+    let orm = b.add_image_data_uri(&rgba_png(4, 4, 3), "image/png");
+    let textures = [colour, normal, orm].map(|image| b.add_texture(Some(image)));
+    let wood = b.add_material(&Material {
+        name: Some("Wood".into()),
+        base_color_texture: Some(textures[0]),
+        normal_texture: Some((textures[1], 0.5)),
+        ..Material::default()
+    });
+    let metal = b.add_material(&Material {
+        name: Some("Metal".into()),
+        metallic_roughness_texture: Some(textures[2]),
+        occlusion_texture: Some((textures[2], 1.0)),
+        alpha_mode: Some("MASK".into()),
+        double_sided: true,
+        ..Material::default()
+    });
+    let mesh = add_cube(&mut b, (wood, metal));
+    let node = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[node]);
+    p.png("assets/models/crate_color.png", 16, 16, 1);
+    std::fs::create_dir_all(p.path("assets/models")).unwrap();
+    b.write_gltf(&p.path("assets/models"), "crate").unwrap();
+}
+
+/// `assets/props/box.obj` + `box.mtl`: a cube with two materials, the first
+/// textured.
+fn write_obj_box(p: &Project) {
+    let mut obj = String::from("mtllib box.mtl\n");
+    for z in [0.0, 1.0] {
+        for y in [0.0, 1.0] {
+            for x in [0.0, 1.0] {
+                obj += &format!("v {x} {y} {z}\n");
+            }
+        }
+    }
+    obj += "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n";
+    obj += "usemtl Painted\n";
+    for face in [[1, 2, 4, 3], [5, 7, 8, 6], [1, 5, 6, 2]] {
+        let corners: Vec<String> = face
+            .iter()
+            .zip(1..)
+            .map(|(v, t)| format!("{v}/{t}"))
+            .collect();
+        obj += &format!("f {}\n", corners.join(" "));
+    }
+    obj += "usemtl Bare\n";
+    for face in [[3, 4, 8, 7], [1, 3, 7, 5], [2, 6, 8, 4]] {
+        let corners: Vec<String> = face.iter().map(|v| v.to_string()).collect();
+        obj += &format!("f {}\n", corners.join(" "));
+    }
+    p.write("assets/props/box.obj", obj.as_bytes());
+    p.write(
+        "assets/props/box.mtl",
+        b"newmtl Painted\nKd 0.8 0.2 0.1\nNs 30\nmap_Kd paint.png\n\nnewmtl Bare\nKd 0.5 0.5 0.5\nd 0.5\n",
+    );
+    p.png("assets/props/paint.png", 8, 8, 4);
+}
+
+/// The mesh-related edges Ninja ran, sorted.
+fn mesh_edges(run: &Run) -> Vec<String> {
+    let mut edges: Vec<String> = run
+        .edges()
+        .into_iter()
+        .filter(|e| e.starts_with("MESH ") || e.starts_with("TEXTURE "))
+        .collect();
+    edges.sort();
+    edges
+}
+
+fn read(p: &Project, rel: &str) -> Vec<u8> {
+    std::fs::read(p.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+#[test]
+fn a_gltf_becomes_mesh_materials_and_one_texture_per_image() {
+    let p = Project::new(CONFIG);
+    write_crate(&p);
+    p.build(&[]);
+
+    let bytes = read(&p, "runtime/models/crate.hmesh");
+    let mesh = hmesh::parse_hmesh(&bytes).unwrap();
+    assert_eq!(mesh.submeshes.len(), 2);
+    assert_eq!(mesh.desc.vertex_count, 24);
+    assert_eq!(mesh.desc.index_count, 36);
+    assert_eq!(mesh.indices.width(), 2);
+    let refs = ["models/crate/wood", "models/crate/metal"].map(asset_hash);
+    assert_eq!(mesh.materials, refs);
+    assert_eq!(mesh.lod_count, 2);
+
+    let hmat_bytes = read(&p, "runtime/models/crate.hmat");
+    let rows = hmat::parse_hmat(&hmat_bytes).unwrap();
+    assert_eq!(rows.len(), 2);
+    let tex = |i: usize| asset_hash(&format!("models/crate/tex_{i}"));
+    assert_eq!(rows[0].base_color_texture, tex(0));
+    assert_eq!(rows[0].normal_texture, tex(1));
+    assert_eq!(rows[0].normal_scale, 0.5);
+    assert_eq!(rows[1].metallic_roughness_texture, tex(2));
+    assert_eq!(rows[1].occlusion_texture, tex(2));
+    assert_eq!(rows[1].alpha_mode(), Some(hmat::AlphaMode::Mask));
+    assert!(rows[1].double_sided());
+
+    let formats = [
+        (0, ktx2::VK_FORMAT_R8G8B8A8_SRGB, None),
+        (1, ktx2::VK_FORMAT_R8G8B8A8_UNORM, Some(&b"rg01\0"[..])),
+        (2, ktx2::VK_FORMAT_R8G8B8A8_UNORM, None),
+    ];
+    for (i, format, swizzle) in formats {
+        let bytes = read(&p, &format!("runtime/models/crate/tex_{i}.ktx2"));
+        let view = ktx2::parse(&bytes).unwrap();
+        assert_eq!(view.header().vk_format, format, "tex_{i}");
+        assert_eq!(view.key_value("KTXswizzle"), swizzle, "tex_{i}");
+    }
+
+    let manifest_bytes = read(&p, "runtime/assets.hman");
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    for path in [
+        "models/crate.hmesh",
+        "models/crate.hmat",
+        "models/crate/tex_0.ktx2",
+        "models/crate/tex_2.ktx2",
+    ] {
+        assert!(manifest.iter().any(|e| e.path == path), "{path} not listed");
+    }
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    p.assert_no_op();
+}
+
+#[test]
+fn edits_rebuild_exactly_what_depends_on_them() {
+    let p = Project::new(CONFIG);
+    write_crate(&p);
+    p.build(&[]);
+
+    p.touch("assets/models/crate_color.png");
+    let run = p.ninja(&[]).expect_ok("ninja after an image edit");
+    assert_eq!(mesh_edges(&run), ["TEXTURE assets/models/crate_color.png"]);
+
+    p.touch("assets/models/crate.bin");
+    let run = p.ninja(&[]).expect_ok("ninja after a buffer edit");
+    assert_eq!(
+        mesh_edges(&run),
+        [
+            "MESH assets/models/crate.gltf",
+            "TEXTURE assets/models/crate.gltf"
+        ],
+        "the mesh and the buffer-view image, not the data-URI one"
+    );
+
+    p.touch("assets/models/crate.gltf");
+    let run = p.ninja(&[]).expect_ok("ninja after a glTF edit");
+    assert!(
+        run.edges().iter().any(|e| e.starts_with("CONFIGURE")),
+        "{:?}",
+        run.edges()
+    );
+    assert_eq!(mesh_edges(&run).len(), 3, "{:?}", run.edges());
+    p.assert_no_op();
+}
+
+#[test]
+fn a_mesh_setting_rebuilds_only_the_meshes() {
+    let p = Project::new(CONFIG);
+    write_crate(&p);
+    p.png("assets/ui/icon.png", 8, 8, 5);
+    p.build(&[]);
+    let before = hmesh::read_hmesh(&read(&p, "runtime/models/crate.hmesh")).unwrap();
+
+    p.write(
+        "assetc.yml",
+        format!("{CONFIG}  mesh: {{ lods: [0.5], meshlet_triangles: 2 }}\n").as_bytes(),
+    );
+    let run = p.ninja(&[]).expect_ok("ninja after a mesh setting");
+    assert_eq!(mesh_edges(&run), ["MESH assets/models/crate.gltf"]);
+    let after = hmesh::read_hmesh(&read(&p, "runtime/models/crate.hmesh")).unwrap();
+    assert_eq!((before.lod_count, after.lod_count), (2, 1));
+    assert!(after.meshlets.iter().all(|m| m.triangle_count <= 2));
+    assert!(after.meshlets.len() > before.meshlets.len());
+}
+
+#[test]
+fn merge_bakes_instances_and_off_keeps_one_local_copy() {
+    let build = |merge: bool| {
+        let p = Project::new(&format!("{CONFIG}  mesh: {{ merge: {merge} }}\n"));
+        let mut b = GltfBuilder::new();
+        let mesh = fixtures::triangle_mesh(&mut b, None);
+        let left = b.add_node(Node {
+            translation: Some([-5.0, 0.0, 0.0]),
+            ..Node::mesh(mesh)
+        });
+        let right = b.add_node(Node {
+            translation: Some([5.0, 0.0, 0.0]),
+            ..Node::mesh(mesh)
+        });
+        b.add_scene(&[left, right]);
+        p.write("assets/pair.glb", &b.to_glb());
+        p.build(&[]);
+        hmesh::read_hmesh(&read(&p, "runtime/pair.hmesh")).unwrap()
+    };
+    let merged = build(true);
+    assert_eq!(merged.submeshes.len(), 2);
+    assert_eq!(merged.bounds.aabb_min[0], -5.0);
+    assert_eq!(merged.bounds.aabb_max[0], 6.0);
+    let local = build(false);
+    assert_eq!(local.submeshes.len(), 1);
+    assert_eq!(
+        (local.bounds.aabb_min[0], local.bounds.aabb_max[0]),
+        (0.0, 1.0)
+    );
+}
+
+#[test]
+fn a_skinned_animated_glb_also_writes_clips_that_check_accepts() {
+    let p = Project::new(CONFIG);
+    p.write("assets/fox.glb", &fixtures::skinned_animated().to_glb());
+    p.build(&[]);
+    let mesh_bytes = read(&p, "runtime/fox.hmesh");
+    let mesh = hmesh::parse_hmesh(&mesh_bytes).unwrap();
+    assert_eq!(mesh.skeleton.len(), 2);
+    assert_eq!(mesh.skin.len(), mesh.vertices.len());
+    let clips = hanim::parse_hanim(&read(&p, "runtime/fox.hanim")).unwrap();
+    assert_eq!(clips.len(), 1);
+    assert_eq!(clips[0].name, "walk");
+    assert!(clips[0].channels.iter().all(|c| c.joint < 2));
+    assert!(
+        clips[0]
+            .channels
+            .iter()
+            .all(|c| c.interpolation != hanim::Interpolation::Step || c.joint == 0)
+    );
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+
+    // A clip that animates a joint the skeleton lacks is caught by check.
+    let mut broken = clips.clone();
+    broken[0].channels[0].joint = 7;
+    p.write("runtime/fox.hanim", &hanim::write_hanim(&broken).unwrap());
+    let run = p.link(&["check", "--root", "runtime"]);
+    assert!(!run.ok);
+    assert!(
+        run.stderr
+            .contains("fox.hanim: animates joint 7 but fox.hmesh has 2 joints"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn an_obj_gets_materials_and_its_mtl_textures() {
+    let p = Project::new(CONFIG);
+    write_obj_box(&p);
+    p.build(&[]);
+    let mesh = hmesh::read_hmesh(&read(&p, "runtime/props/box.hmesh")).unwrap();
+    assert_eq!(mesh.submeshes.len(), 2);
+    let rows = hmat::read_hmat(&read(&p, "runtime/props/box.hmat")).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].base_color_texture, asset_hash("props/box/tex_0"));
+    assert_eq!(rows[0].base_color_factor, [0.8, 0.2, 0.1, 1.0]);
+    assert_eq!(rows[1].alpha_mode(), Some(hmat::AlphaMode::Blend));
+    assert!(p.path("runtime/props/box/tex_0.ktx2").exists());
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+
+    p.touch("assets/props/box.mtl");
+    let run = p.ninja(&[]).expect_ok("ninja after an .mtl edit");
+    assert!(mesh_edges(&run).contains(&"MESH assets/props/box.obj".to_string()));
+
+    // A table whose row count disagrees with the mesh is caught by check.
+    p.write("runtime/props/box.hmat", &hmat::write_hmat(&rows[..1]));
+    let run = p.link(&["check", "--root", "runtime"]);
+    assert!(
+        run.stderr
+            .contains("box.hmat: has 1 rows but props/box.hmesh has 2 material slots"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_mesh_sources_fail_their_own_edge_and_leave_nothing() {
+    let p = Project::new(CONFIG);
+    p.png("assets/fine.png", 4, 4, 1);
+
+    let mut b = GltfBuilder::new();
+    fixtures::triangle_mesh(&mut b, None);
+    let node = b.add_node(Node::mesh(0));
+    b.add_scene(&[node]);
+    let (json, _) = b.to_gltf_with_bin("gone.bin");
+    p.write("assets/nobin.gltf", &json);
+    let glb = b.to_glb();
+    p.write("assets/cut.glb", &glb[..glb.len() - 7]);
+    let mut nan = GltfBuilder::new();
+    let positions = nan.add_positions(&[[0.0, 0.0, 0.0], [f32::NAN, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    let mesh = nan.add_mesh(&[Primitive::new(positions)]);
+    let node = nan.add_node(Node::mesh(mesh));
+    nan.add_scene(&[node]);
+    p.write("assets/nan.glb", &nan.to_glb());
+    p.write(
+        "assets/escape.obj",
+        b"mtllib ../../outside.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&["-k", "0"]);
+    assert!(!run.ok, "the build must fail");
+    for needle in ["gone.bin", "cut.glb", "nan.glb", "escape.obj"] {
+        assert!(
+            run.stdout.contains(needle),
+            "{needle} not named:\n{}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout.contains("POSITION"),
+        "the NaN is located:\n{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("panicked"), "{}", run.stdout);
+    assert!(p.path("runtime/fine.ktx2").exists());
+    for stem in ["nobin", "cut", "nan", "escape"] {
+        for ext in ["hmesh", "hmat"] {
+            assert!(
+                !p.path(&format!("runtime/{stem}.{ext}")).exists(),
+                "{stem}.{ext}"
+            );
+        }
+    }
+    assert!(!p.path("runtime/assets.hman").exists());
+}
+
+/// Compares `runtime/<rel>` with `tests/data/golden/<name>`, or rewrites the
+/// golden file when `ASSETC_BLESS` is set.
+fn assert_golden(p: &Project, rel: &str, name: &str) {
+    let actual = read(p, rel);
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/golden")
+        .join(name);
+    if std::env::var_os("ASSETC_BLESS").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, &actual).unwrap();
+    }
+    let expected = std::fs::read(&golden).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with ASSETC_BLESS=1 to create it)",
+            golden.display()
+        )
+    });
+    assert!(
+        actual == expected,
+        "{rel} differs from {} ({} vs {} bytes); if the change is intended, re-run with ASSETC_BLESS=1",
+        golden.display(),
+        actual.len(),
+        expected.len()
+    );
+}
+
+#[test]
+fn two_small_meshes_match_their_golden_files() {
+    let p = Project::new(CONFIG);
+    write_crate(&p);
+    write_obj_box(&p);
+    p.build(&[]);
+    assert_golden(&p, "runtime/models/crate.hmesh", "crate.hmesh");
+    assert_golden(&p, "runtime/models/crate.hmat", "crate.hmat");
+    assert_golden(&p, "runtime/props/box.hmesh", "box.hmesh");
+    assert_golden(&p, "runtime/props/box.hmat", "box.hmat");
+}
