@@ -6,7 +6,6 @@
 mod common;
 
 #[path = "../src/encode/mesh/fixtures.rs"]
-#[allow(dead_code)] // each test binary uses a different part of the builder
 mod fixtures;
 
 use std::path::Path;
