@@ -40,6 +40,15 @@ default:
     # true: bake glTF node transforms into one mesh in world space.
     # false: keep each part's geometry in its own local space.
     merge: true
+    # Meshlet limits (3 to 256 vertices, 1 to 512 triangles) and how much
+    # they favour tight normal cones (0 to 1).
+    meshlet_vertices: 64
+    meshlet_triangles: 124
+    cone_weight: 0.25
+    # Reduced levels of detail as fractions of the triangles; [] for none.
+    lods: [0.5, 0.25]
+    # The simplifier's error budget, relative to the mesh's size.
+    lod_error: 0.05
   texture:
     # true: encode as UASTC (small, GPU-ready).
     # false: store raw RGBA8 with lossless Zstd, exact to the pixel.
