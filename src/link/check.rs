@@ -141,21 +141,24 @@ fn check_entry_file(
         problem(problems, path, "listed in the manifest but missing");
         return;
     };
-    let result = match kind {
-        AssetKind::Texture | AssetKind::Lut => ktx2::parse(&bytes).map(drop),
-        AssetKind::Mesh => hmesh::parse_hmesh(&bytes).map(|mesh| {
-            meshes.record_mesh(path, &mesh);
-        }),
-        AssetKind::Material => hmat::parse_hmat(&bytes).map(|rows| {
-            meshes.record_materials(path, rows);
-        }),
-        AssetKind::Animation => hanim::parse_hanim(&bytes).map(|clips| {
-            meshes.record_animation(path, &clips);
-        }),
-        AssetKind::Shader | AssetKind::Embed | AssetKind::Font => Ok(()),
+    let (format, result) = match kind {
+        AssetKind::Texture | AssetKind::Lut => ("KTX2", ktx2::parse(&bytes).map(drop)),
+        AssetKind::Mesh => (
+            ".hmesh",
+            hmesh::read_hmesh(&bytes).map(|mesh| meshes.record_mesh(path, &mesh)),
+        ),
+        AssetKind::Material => (
+            ".hmat",
+            hmat::read_hmat(&bytes).map(|rows| meshes.record_materials(path, &rows)),
+        ),
+        AssetKind::Animation => (
+            ".hanim",
+            hanim::parse_hanim(&bytes).map(|clips| meshes.record_animation(path, &clips)),
+        ),
+        AssetKind::Shader | AssetKind::Embed | AssetKind::Font => ("", Ok(())),
     };
     if let Err(e) = result {
-        problem(problems, path, format!("invalid {}: {e}", kind.name()));
+        problem(problems, path, format!("invalid {format}: {e}"));
     }
 }
 
@@ -174,8 +177,8 @@ struct MeshFiles {
 }
 
 impl MeshFiles {
-    fn record_mesh(&mut self, path: &str, mesh: &hmesh::HMesh<'_>) {
-        let shape = (mesh.desc.material_count, mesh.skeleton.len());
+    fn record_mesh(&mut self, path: &str, mesh: &hmesh::MeshData) {
+        let shape = (mesh.materials.len() as u32, mesh.skeleton.len());
         self.meshes.insert(stem(path).to_string(), shape);
     }
 
