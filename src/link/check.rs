@@ -316,3 +316,48 @@ fn check_pack(
     }
     Some(pack.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems_of(files: &MeshFiles) -> Vec<String> {
+        let mut problems = Vec::new();
+        files.cross_check(&mut problems);
+        problems.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn cross_file_rules_name_the_dependent_file() {
+        let mut files = MeshFiles::default();
+        files.meshes.insert("m/a".into(), (2, 3));
+        files.materials.insert("m/a".into(), (2, vec![(1, 0xabc)]));
+        files.animations.insert("m/a".into(), Some(2));
+        assert_eq!(
+            problems_of(&files),
+            [
+                "m/a.hmat: row 1 refers to texture 0x0000000000000abc, which the manifest does not list"
+            ]
+        );
+        files.textures.insert(0xabc);
+        assert!(problems_of(&files).is_empty());
+
+        files.animations.insert("m/a".into(), Some(3));
+        files.meshes.insert("m/b".into(), (1, 0));
+        files.animations.insert("m/c".into(), None);
+        assert_eq!(
+            problems_of(&files),
+            [
+                "m/b.hmesh: has 1 material slots but no m/b.hmat in the manifest",
+                "m/a.hanim: animates joint 3 but m/a.hmesh has 3 joints",
+                "m/c.hanim: no m/c.hmesh in the manifest",
+            ]
+        );
+    }
+
+    #[test]
+    fn stems_drop_only_the_last_extension() {
+        assert_eq!(stem("models/chair.hmesh"), "models/chair");
+        assert_eq!(stem("a.b/c"), "a.b/c");
+    }
+}
