@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ::gltf::json::{self, validation::Validate};
 
+use super::geometry::attribute_name;
 use super::{GltfError, guarded};
 
 /// The four bytes every GLB starts with.
@@ -356,18 +357,8 @@ fn check_primitive_accessors(root: &json::Root) -> Result<(), GltfError> {
 
 /// An attribute name as written in the JSON.
 fn semantic_name(semantic: &json::validation::Checked<json::mesh::Semantic>) -> String {
-    use json::mesh::Semantic;
     match semantic {
-        json::validation::Checked::Valid(s) => match s {
-            Semantic::Positions => "POSITION".to_owned(),
-            Semantic::Normals => "NORMAL".to_owned(),
-            Semantic::Tangents => "TANGENT".to_owned(),
-            Semantic::Colors(n) => format!("COLOR_{n}"),
-            Semantic::TexCoords(n) => format!("TEXCOORD_{n}"),
-            Semantic::Joints(n) => format!("JOINTS_{n}"),
-            Semantic::Weights(n) => format!("WEIGHTS_{n}"),
-            Semantic::Extras(name) => format!("_{name}"),
-        },
+        json::validation::Checked::Valid(s) => attribute_name(s),
         json::validation::Checked::Invalid => "(invalid name)".to_owned(),
     }
 }

@@ -326,7 +326,7 @@ fn check_vertex_count(found: usize, vertex_count: usize, path: &str) -> Result<(
 }
 
 /// The attribute name as written in the JSON.
-fn attribute_name(semantic: &Semantic) -> String {
+pub(super) fn attribute_name(semantic: &Semantic) -> String {
     match semantic {
         Semantic::Positions => "POSITION".to_owned(),
         Semantic::Normals => "NORMAL".to_owned(),
