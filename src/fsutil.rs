@@ -111,6 +111,15 @@ pub fn slash_relative(base: &Path, path: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
+/// A `/`-separated path without the extension of its last component
+/// (`models/chair.glb` is `models/chair`; `a.b/c` has none to drop).
+pub fn without_extension(path: &str) -> &str {
+    match path.rfind('.') {
+        Some(dot) if !path[dot..].contains('/') => &path[..dot],
+        _ => path,
+    }
+}
+
 /// Best-effort removal of several files, for clean-up after a failure: a file
 /// that cannot be removed must not hide the error that caused the clean-up.
 pub fn remove_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) {

@@ -252,10 +252,7 @@ impl MeshFiles {
 
 /// A runtime path without its extension.
 fn stem(path: &str) -> &str {
-    match path.rfind('.') {
-        Some(dot) if !path[dot..].contains('/') => &path[..dot],
-        _ => path,
-    }
+    fsutil::without_extension(path)
 }
 
 /// Reports files below `root` that the manifest does not list.

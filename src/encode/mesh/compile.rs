@@ -26,6 +26,13 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
     } else {
         import_gltf(job, &input_root, &source_ref, args.merge)?
     };
+    // Configure decided from the same glTF whether the source is skinned and
+    // animated (it is a regeneration input, so the two cannot disagree): the
+    // edge lists a `.hanim` exactly when one is due.
+    let animated = job
+        .outputs
+        .iter()
+        .any(|o| o.extension().is_some_and(|e| e == "hanim"));
     for warning in &imported.scene.warnings {
         crate::cli::warn(
             "assetc-encode",
@@ -49,7 +56,7 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
             job,
         )?,
     ];
-    if imported.animated {
+    if animated {
         let bytes = hanim::write_hanim(&imported.scene.animations);
         files.push(output(bytes, AssetKind::Animation, job)?);
     }
@@ -62,8 +69,6 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
 /// A source read into a scene, with what else the edge depends on.
 struct Imported {
     scene: Scene,
-    /// Whether the source is skinned and animated, so also writes `.hanim`.
-    animated: bool,
     /// Files read besides the source, for the depfile.
     inputs: Vec<std::path::PathBuf>,
 }
@@ -75,28 +80,17 @@ fn import_gltf(
     merge: bool,
 ) -> Result<Imported, EncodeError> {
     let bytes = fsutil::read(&job.input)?;
-    let read_error = |e| invalid(job, "cannot read glTF", e);
-    let document = gltf_source::parse_document(&bytes).map_err(read_error)?;
-    let animated = document.document.skins().len() > 0 && document.document.animations().len() > 0;
     let options = gltf_source::ImportOptions { merge };
     let (scene, inputs) =
         gltf_source::import_gltf(&bytes, &job.input, input_root, source_ref, &options)
-            .map_err(read_error)?;
-    Ok(Imported {
-        scene,
-        animated,
-        inputs,
-    })
+            .map_err(|e| invalid(job, "cannot read glTF", e))?;
+    Ok(Imported { scene, inputs })
 }
 
 fn import_obj(job: &JobArgs, input_root: &Path, source_ref: &str) -> Result<Imported, EncodeError> {
     let (scene, inputs) = obj_source::import_obj(&job.input, input_root, source_ref)
         .map_err(|e| invalid(job, "cannot read OBJ", e))?;
-    Ok(Imported {
-        scene,
-        animated: false,
-        inputs,
-    })
+    Ok(Imported { scene, inputs })
 }
 
 /// One written file, or the format's refusal as an error naming the source.
@@ -128,11 +122,7 @@ fn invalid(
 /// The reference's canonical source ref: the path below the input folder,
 /// extension dropped, lowercased (`Models/Chair.GLB` is `models/chair`).
 pub fn source_ref(source: &str) -> String {
-    let stem = match source.rfind('.') {
-        Some(dot) if !source[dot..].contains('/') => &source[..dot],
-        _ => source,
-    };
-    stem.to_ascii_lowercase()
+    fsutil::without_extension(source).to_ascii_lowercase()
 }
 
 fn is_obj(source: &str) -> bool {
