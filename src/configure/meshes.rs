@@ -38,7 +38,7 @@ pub fn inspect(input_root: &Path, rel: &str) -> MeshInspection {
         inputs: vec![path.clone()],
         ..MeshInspection::default()
     };
-    let result = if is_obj(rel) {
+    let result = if obj_source::is_obj(rel) {
         inspect_obj(&path, input_root, rel, &mut inspection).map_err(|e| e.to_string())
     } else {
         inspect_gltf(&path, input_root, rel, &mut inspection).map_err(|e| e.to_string())
@@ -49,12 +49,6 @@ pub fn inspect(input_root: &Path, rel: &str) -> MeshInspection {
         ));
     }
     inspection
-}
-
-fn is_obj(rel: &str) -> bool {
-    rel.len() >= 4
-        && rel.is_char_boundary(rel.len() - 4)
-        && rel[rel.len() - 4..].eq_ignore_ascii_case(".obj")
 }
 
 fn inspect_gltf(

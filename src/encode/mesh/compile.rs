@@ -21,7 +21,7 @@ use crate::fsutil;
 pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeError> {
     let input_root = job.input_root()?;
     let source_ref = source_ref(&job.source);
-    let imported = if is_obj(&job.source) {
+    let imported = if obj_source::is_obj(&job.source) {
         import_obj(job, &input_root, &source_ref)?
     } else {
         import_gltf(job, &input_root, &source_ref, args.merge)?
@@ -125,10 +125,6 @@ pub fn source_ref(source: &str) -> String {
     fsutil::without_extension(source).to_ascii_lowercase()
 }
 
-fn is_obj(source: &str) -> bool {
-    source.to_ascii_lowercase().ends_with(".obj")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +134,7 @@ mod tests {
         assert_eq!(source_ref("Models/Chair.GLB"), "models/chair");
         assert_eq!(source_ref("a.b/c.gltf"), "a.b/c");
         assert_eq!(source_ref("noext"), "noext");
-        assert!(is_obj("m/Crate.OBJ"));
-        assert!(!is_obj("m/crate.glb"));
+        assert!(obj_source::is_obj("m/Crate.OBJ"));
+        assert!(!obj_source::is_obj("m/crate.glb"));
     }
 }

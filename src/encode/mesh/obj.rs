@@ -84,6 +84,12 @@ pub struct ObjTextures {
     pub warnings: Vec<String>,
 }
 
+/// Whether a source path names an OBJ (by its extension, in any case); other
+/// mesh sources are glTF or GLB.
+pub fn is_obj(source: &str) -> bool {
+    source.to_ascii_lowercase().ends_with(".obj")
+}
+
 /// Lists the textures an OBJ's materials use, without reading its geometry.
 ///
 /// Scans `obj` for `mtllib` statements (a statement whose whole rest names
