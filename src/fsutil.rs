@@ -111,6 +111,18 @@ pub fn slash_relative(base: &Path, path: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
+/// `path` as a report should show it: relative to the current folder when it
+/// lies below it (`runtime`, not `/home/me/game/runtime`), else as it is.
+pub fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 /// A `/`-separated path without the extension of its last component
 /// (`models/chair.glb` is `models/chair`; `a.b/c` has none to drop).
 pub fn without_extension(path: &str) -> &str {

@@ -26,4 +26,6 @@ pub mod fragment;
 #[cfg(feature = "tool")]
 pub mod fsutil;
 #[cfg(feature = "tool")]
+pub mod inspect;
+#[cfg(feature = "tool")]
 pub mod link;

@@ -8,11 +8,10 @@ mod common;
 #[path = "../src/encode/mesh/fixtures.rs"]
 mod fixtures;
 
-use std::path::Path;
 
 use assetc::format::hash::asset_hash;
 use assetc::format::{hanim, hman, hmat, hmesh, ktx2};
-use common::{Project, Run, rgba_png};
+use common::{Project, Run, assert_golden, rgba_png};
 use fixtures::{GltfBuilder, Material, Node, Primitive};
 
 /// Raw textures keep these tests fast; the texture tests cover UASTC.
@@ -397,40 +396,18 @@ fn bad_mesh_sources_fail_their_own_edge_and_leave_nothing() {
     assert!(!p.path("runtime/assets.hman").exists());
 }
 
-/// Compares `runtime/<rel>` with `tests/data/golden/<name>`, or rewrites the
-/// golden file when `ASSETC_BLESS` is set.
-fn assert_golden(p: &Project, rel: &str, name: &str) {
-    let actual = read(p, rel);
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/golden")
-        .join(name);
-    if std::env::var_os("ASSETC_BLESS").is_some() {
-        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-        std::fs::write(&golden, &actual).unwrap();
-    }
-    let expected = std::fs::read(&golden).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with ASSETC_BLESS=1 to create it)",
-            golden.display()
-        )
-    });
-    assert!(
-        actual == expected,
-        "{rel} differs from {} ({} vs {} bytes); if the change is intended, re-run with ASSETC_BLESS=1",
-        golden.display(),
-        actual.len(),
-        expected.len()
-    );
-}
-
 #[test]
 fn two_small_meshes_match_their_golden_files() {
     let p = Project::new(CONFIG);
     write_crate(&p);
     write_obj_box(&p);
     p.build(&[]);
-    assert_golden(&p, "runtime/models/crate.hmesh", "crate.hmesh");
-    assert_golden(&p, "runtime/models/crate.hmat", "crate.hmat");
-    assert_golden(&p, "runtime/props/box.hmesh", "box.hmesh");
-    assert_golden(&p, "runtime/props/box.hmat", "box.hmat");
+    for (rel, name) in [
+        ("models/crate.hmesh", "crate.hmesh"),
+        ("models/crate.hmat", "crate.hmat"),
+        ("props/box.hmesh", "box.hmesh"),
+        ("props/box.hmat", "box.hmat"),
+    ] {
+        assert_golden(&read(&p, &format!("runtime/{rel}")), name);
+    }
 }

@@ -1,5 +1,5 @@
-//! The `assetc` command line: `configure` (the default), `init` and
-//! `--list-presets`.
+//! The `assetc` command line: `configure` (the default), `init`,
+//! `--list-presets`, and the inspection commands `info` and `pack info`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use super::{ConfigureOptions, ConfigureReport, ToolPaths, run};
 use crate::cli::{finish, report_error, warn};
 use crate::config::{Config, write_starter};
+use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
 
 const PROGRAM: &str = "assetc";
 
@@ -36,6 +37,11 @@ pub enum Command {
     Configure(ConfigureArgs),
     /// Write a commented starter assetc.yml here (never overwrites).
     Init,
+    /// Print per-file figures and totals for an output folder.
+    Info(InfoArgs),
+    /// Inspect a `.hpack`.
+    #[command(subcommand)]
+    Pack(PackCommand),
 }
 
 /// Options of `assetc configure`.
@@ -64,6 +70,8 @@ impl Cli {
         match self.command {
             Some(Command::Configure(args)) => configure(&args),
             Some(Command::Init) => init(),
+            Some(Command::Info(args)) => run_info(&args),
+            Some(Command::Pack(command)) => run_pack(&command),
             None => configure(&self.configure),
         }
     }

@@ -27,7 +27,7 @@ use crate::format::{hanim, hman, hmat, hmesh, hpack, ktx2};
 use crate::fsutil;
 
 /// One inconsistency, reported as `path: what`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Problem {
     /// The file at fault.
     pub path: String,

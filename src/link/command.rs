@@ -9,7 +9,8 @@ use super::pack::pack_path;
 use super::{LinkError, check, manifest, pack};
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
-use crate::fsutil;
+use crate::fsutil::{self, shown};
+use crate::inspect::to_json;
 
 /// `assetc-link`: merge fragments into the manifest and pack, or check an
 /// output folder.
@@ -64,6 +65,10 @@ pub enum Command {
         /// Preset whose output to check when `--root` is not given.
         #[arg(long, conflicts_with = "root")]
         preset: Option<String>,
+        /// Print the result as JSON (schema `assetc-check/1`) on standard
+        /// output instead of text; the exit status is the same.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -84,12 +89,15 @@ impl Command {
                 output,
                 invalidate,
             } => finish_link(pack::link_pack(fragments, root, output), invalidate),
-            Command::Check { root, pack, preset } => {
-                match check_target(root.as_deref(), pack.as_deref(), preset.as_deref()) {
-                    Ok((root, pack)) => run_check(&root, pack.as_deref()),
-                    Err(e) => finish(PROGRAM, Err(e)),
-                }
-            }
+            Command::Check {
+                root,
+                pack,
+                preset,
+                json,
+            } => match check_target(root.as_deref(), pack.as_deref(), preset.as_deref()) {
+                Ok((root, pack)) => run_check(&root, pack.as_deref(), *json),
+                Err(e) => finish(PROGRAM, Err(e)),
+            },
         }
     }
 }
@@ -120,8 +128,17 @@ fn check_target(
     Ok((selection.output, pack))
 }
 
-fn run_check(root: &Path, pack: Option<&Path>) -> ExitCode {
-    match check::check(root, pack) {
+fn run_check(root: &Path, pack: Option<&Path>, json: bool) -> ExitCode {
+    let result = check::check(root, pack);
+    if json {
+        print!("{}", to_json(&CheckReport::new(root, pack, &result)));
+        return if result.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
+    match result {
         Ok(summary) => {
             let pack = summary
                 .pack_entries
@@ -129,7 +146,7 @@ fn run_check(root: &Path, pack: Option<&Path>) -> ExitCode {
                 .unwrap_or_default();
             println!(
                 "{}: ok, {} manifest entries{pack}",
-                root.display(),
+                shown(root),
                 summary.entries
             );
             ExitCode::SUCCESS
@@ -141,6 +158,40 @@ fn run_check(root: &Path, pack: Option<&Path>) -> ExitCode {
             let count = CheckFailed(problems.len());
             report_error(PROGRAM, &count);
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// The JSON form of a check's result (schema `assetc-check/1`).
+#[derive(Debug, serde::Serialize)]
+struct CheckReport<'a> {
+    schema: &'static str,
+    root: String,
+    pack: Option<String>,
+    ok: bool,
+    entries: Option<usize>,
+    pack_entries: Option<usize>,
+    problems: &'a [check::Problem],
+}
+
+impl<'a> CheckReport<'a> {
+    fn new(
+        root: &Path,
+        pack: Option<&Path>,
+        result: &'a Result<check::Summary, Vec<check::Problem>>,
+    ) -> Self {
+        let (summary, problems) = match result {
+            Ok(summary) => (Some(summary), &[][..]),
+            Err(problems) => (None, problems.as_slice()),
+        };
+        Self {
+            schema: "assetc-check/1",
+            root: shown(root),
+            pack: pack.map(shown),
+            ok: result.is_ok(),
+            entries: summary.map(|s| s.entries),
+            pack_entries: summary.and_then(|s| s.pack_entries),
+            problems,
         }
     }
 }

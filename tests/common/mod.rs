@@ -215,3 +215,42 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Compares `actual` with `tests/data/golden/<name>`, or rewrites the golden
+/// file first when `ASSETC_BLESS` is set. Text files report the first line
+/// that differs.
+pub fn assert_golden(actual: &[u8], name: &str) {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/golden")
+        .join(name);
+    if std::env::var_os("ASSETC_BLESS").is_some() {
+        fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        fs::write(&golden, actual).unwrap();
+    }
+    let expected = fs::read(&golden).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with ASSETC_BLESS=1 to create it)",
+            golden.display()
+        )
+    });
+    if actual == expected {
+        return;
+    }
+    let first_difference = std::str::from_utf8(actual)
+        .ok()
+        .zip(std::str::from_utf8(&expected).ok())
+        .and_then(|(a, e)| {
+            a.lines()
+                .zip(e.lines())
+                .enumerate()
+                .find(|(_, (a, e))| a != e)
+                .map(|(n, (a, e))| format!("\nline {}:\n  got:      {a}\n  expected: {e}", n + 1))
+        })
+        .unwrap_or_default();
+    panic!(
+        "output differs from {} ({} vs {} bytes); if the change is intended, re-run with ASSETC_BLESS=1{first_difference}",
+        golden.display(),
+        actual.len(),
+        expected.len()
+    );
+}

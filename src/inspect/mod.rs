@@ -1,0 +1,68 @@
+//! Read-only inspection of compiled output: `assetc info` and `assetc pack info`.
+//!
+//! * [`stats`] turns one file's bytes into the figures worth showing (vertex
+//!   counts, texture formats, manifest kinds, ...), judged by its extension and
+//!   read with the engine-side readers of [`crate::format`];
+//! * [`info`] walks an output folder, adds the figures up and prints them as
+//!   text or as JSON (schema `assetc-info/1`);
+//! * [`pack_info`] breaks a `.hpack` down by layout, kind and entry (schema
+//!   `assetc-pack-info/1`).
+//!
+//! Ids are printed as `0x`-prefixed 16-digit hex strings, in JSON too, because
+//! a JSON number cannot hold every 64-bit value exactly.
+
+pub mod command;
+pub mod info;
+pub mod pack_info;
+pub mod stats;
+
+/// `bytes` for people: `812 B`, `4.0 KiB`, `1.3 MiB`, `2.0 GiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// A 64-bit id as printed everywhere: `0x` and 16 lowercase hex digits.
+pub fn hex_id(id: u64) -> String {
+    format!("{id:#018x}")
+}
+
+/// Serialises `value` as pretty JSON followed by a newline.
+pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    // Plain structs of numbers, strings and string-keyed maps always
+    // serialise; should one ever fail, the output says so as valid JSON.
+    let mut text = serde_json::to_string_pretty(value)
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string());
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_counts_pick_the_largest_whole_unit() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.0 KiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
+        assert_eq!(human_bytes(5 << 30), "5.0 GiB");
+    }
+
+    #[test]
+    fn ids_print_as_fixed_width_hex() {
+        assert_eq!(hex_id(0x1f), "0x000000000000001f");
+        assert_eq!(hex_id(u64::MAX), "0xffffffffffffffff");
+    }
+}

@@ -1,0 +1,433 @@
+//! The figures `assetc info` shows for one file, read with the engine-side
+//! readers and judged by the file's extension.
+//!
+//! A file whose extension names one of our formats but whose bytes do not
+//! parse is reported as [`Details::Invalid`] with the reader's error (byte
+//! offset and field); any other extension is [`Details::Other`], counted only
+//! by size. Every struct here is part of the documented JSON schema, so field
+//! names are stable: add fields, never rename them.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::format::error::FormatResult;
+use crate::format::kind::{AssetKind, ColorSpace};
+use crate::format::{hanim, hman, hmat, hmesh, ktx2};
+
+/// One file of the output tree and what it holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    /// Path relative to the inspected folder, with `/` separators.
+    pub path: String,
+    /// Size on disk.
+    pub bytes: u64,
+    /// What the file holds (the JSON `type` field and its figures).
+    #[serde(flatten)]
+    pub details: Details,
+}
+
+/// The figures of one file, by type.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Details {
+    /// A `.hmesh`.
+    Mesh(MeshStats),
+    /// A `.hmat`.
+    Material(MaterialStats),
+    /// A `.hman`.
+    Manifest(ManifestStats),
+    /// A `.hanim`.
+    Animation(AnimationStats),
+    /// A `.ktx2` (textures, cubemaps, arrays, LUTs).
+    Texture(TextureStats),
+    /// A compiled shader the manifest lists.
+    Shader,
+    /// A file copied verbatim that the manifest lists.
+    Embed,
+    /// Any other file.
+    Other,
+    /// A file of one of our formats that does not parse.
+    Invalid {
+        /// The format its extension claims, e.g. `mesh`.
+        format: &'static str,
+        /// The reader's error, with byte offset and field.
+        error: String,
+    },
+}
+
+/// A mesh's shape.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MeshStats {
+    /// Vertices in `VTXS`.
+    pub vertices: u64,
+    /// Indices in `IDXS` (full resolution).
+    pub indices: u64,
+    /// `indices / 3`.
+    pub triangles: u64,
+    /// 16 or 32.
+    pub index_bits: u8,
+    /// Meshlets.
+    pub meshlets: u64,
+    /// Submeshes (draw ranges).
+    pub submeshes: u64,
+    /// Material slots.
+    pub materials: u64,
+    /// Reduced levels per submesh.
+    pub lods: u32,
+    /// Triangles of each reduced level, summed over submeshes (a stalled
+    /// level counts as the level before it, as an engine would draw it).
+    pub lod_triangles: Vec<u64>,
+    /// Skeleton joints (0 for a static mesh).
+    pub joints: u64,
+    /// Whether vertices carry real tangents.
+    pub tangents: bool,
+    /// The mesh's bounds.
+    pub bounds: BoundsStats,
+}
+
+/// A box and sphere.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BoundsStats {
+    /// Box minimum.
+    pub min: [f32; 3],
+    /// Box maximum.
+    pub max: [f32; 3],
+    /// Sphere radius.
+    pub radius: f32,
+}
+
+/// A material table's make-up.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MaterialStats {
+    /// Rows.
+    pub rows: u64,
+    /// Rows that use each texture slot, by slot name.
+    pub slots: BTreeMap<&'static str, u64>,
+    /// Rows per alpha mode (`opaque`, `mask`, `blend`).
+    pub alpha_modes: BTreeMap<&'static str, u64>,
+    /// Double-sided rows.
+    pub double_sided: u64,
+}
+
+/// A manifest's entries by kind and colour space.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ManifestStats {
+    /// Entries.
+    pub entries: u64,
+    /// Entries per asset kind name (every kind listed, zeros included).
+    pub kinds: BTreeMap<&'static str, u64>,
+    /// Entries per colour space name.
+    pub color_spaces: BTreeMap<&'static str, u64>,
+}
+
+/// An animation file's clips.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AnimationStats {
+    /// Every clip, in file order.
+    pub clips: Vec<ClipStats>,
+    /// Channels over all clips.
+    pub channels: u64,
+    /// Keys over all channels.
+    pub keys: u64,
+    /// The longest clip, in seconds.
+    pub duration: f32,
+    /// The highest joint index animated, if any channel exists.
+    pub max_joint: Option<u32>,
+}
+
+/// One clip.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClipStats {
+    /// Its name.
+    pub name: String,
+    /// Seconds.
+    pub duration: f32,
+    /// Channels.
+    pub channels: u64,
+    /// Keys over its channels.
+    pub keys: u64,
+}
+
+/// A KTX2 file's shape and encoding.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TextureStats {
+    /// Level 0 width.
+    pub width: u32,
+    /// Level 0 height.
+    pub height: u32,
+    /// Level 0 depth (1 unless 3D).
+    pub depth: u32,
+    /// Array layers (1 unless an array).
+    pub layers: u32,
+    /// 1, or 6 for a cubemap.
+    pub faces: u32,
+    /// Mip levels stored.
+    pub mips: u32,
+    /// The header's `vkFormat` (0 for UASTC).
+    pub vk_format: u32,
+    /// A readable format name, e.g. `UASTC 4x4` or `R8G8B8A8_SRGB`.
+    pub format: String,
+    /// `none`, `basislz`, `zstd`, `zlib` or `scheme <n>`.
+    pub supercompression: String,
+    /// The DFD transfer function: `srgb`, `linear` or `transfer <n>`.
+    pub transfer: String,
+    /// Texels over every level, face and layer.
+    pub texels: u64,
+}
+
+/// Reads one file's figures. `path` decides the format by its extension;
+/// `listed` is the kind the manifest gives the file, which names shaders and
+/// embeds.
+pub fn analyse(path: &str, bytes: &[u8], listed: Option<AssetKind>) -> FileReport {
+    let details = match (format_of(path), listed) {
+        (Some(format), _) => read_details(format, bytes).unwrap_or_else(|e| Details::Invalid {
+            format: format.name(),
+            error: e.to_string(),
+        }),
+        (None, Some(AssetKind::Shader)) => Details::Shader,
+        (None, Some(AssetKind::Embed)) => Details::Embed,
+        (None, _) => Details::Other,
+    };
+    FileReport {
+        path: path.to_owned(),
+        bytes: bytes.len() as u64,
+        details,
+    }
+}
+
+/// The formats `info` reads, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Mesh,
+    Material,
+    Manifest,
+    Animation,
+    Texture,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Mesh => "mesh",
+            Format::Material => "material",
+            Format::Manifest => "manifest",
+            Format::Animation => "animation",
+            Format::Texture => "texture",
+        }
+    }
+}
+
+fn format_of(path: &str) -> Option<Format> {
+    const BY_EXTENSION: [(&str, Format); 5] = [
+        (".hmesh", Format::Mesh),
+        (".hmat", Format::Material),
+        (".hman", Format::Manifest),
+        (".hanim", Format::Animation),
+        (".ktx2", Format::Texture),
+    ];
+    BY_EXTENSION
+        .into_iter()
+        .find(|(ext, _)| path.ends_with(ext))
+        .map(|(_, format)| format)
+}
+
+fn read_details(format: Format, bytes: &[u8]) -> FormatResult<Details> {
+    Ok(match format {
+        Format::Mesh => Details::Mesh(mesh_stats(bytes)?),
+        Format::Material => Details::Material(material_stats(&hmat::read_hmat(bytes)?)),
+        Format::Manifest => Details::Manifest(manifest_stats(&hman::parse(bytes)?)),
+        Format::Animation => Details::Animation(animation_stats(&hanim::parse_hanim(bytes)?)),
+        Format::Texture => Details::Texture(texture_stats(&ktx2::parse(bytes)?)),
+    })
+}
+
+fn mesh_stats(bytes: &[u8]) -> FormatResult<MeshStats> {
+    let aligned = AlignedCopy::new(bytes);
+    let mesh = hmesh::parse_hmesh(aligned.bytes())?;
+    let indices = mesh.indices.len() as u64;
+    Ok(MeshStats {
+        vertices: mesh.vertices.len() as u64,
+        indices,
+        triangles: indices / 3,
+        index_bits: mesh.indices.width() * 8,
+        meshlets: mesh.meshlets.len() as u64,
+        submeshes: mesh.submeshes.len() as u64,
+        materials: mesh.materials.len() as u64,
+        lods: mesh.lod_count,
+        lod_triangles: lod_triangles(&mesh),
+        joints: mesh.skeleton.len() as u64,
+        tangents: mesh.desc.flags & hmesh::MESH_FLAG_HAS_TANGENTS != 0,
+        bounds: BoundsStats {
+            min: mesh.bounds.aabb_min,
+            max: mesh.bounds.aabb_max,
+            radius: mesh.bounds.sphere_radius,
+        },
+    })
+}
+
+/// Triangles per reduced level; a stalled level (count 0) falls back to the
+/// level an engine would draw instead.
+fn lod_triangles(mesh: &hmesh::HMesh<'_>) -> Vec<u64> {
+    let mut totals = vec![0_u64; mesh.lod_count as usize];
+    for (submesh, full) in mesh.submeshes.iter().enumerate() {
+        let mut previous = u64::from(full.index_count) / 3;
+        for (level, total) in totals.iter_mut().enumerate() {
+            let count = mesh.lod(submesh, level).map_or(0, |lod| lod.index_count);
+            if count > 0 {
+                previous = u64::from(count) / 3;
+            }
+            *total += previous;
+        }
+    }
+    totals
+}
+
+fn material_stats(rows: &[hmat::GpuMaterial]) -> MaterialStats {
+    let mut stats = MaterialStats {
+        rows: rows.len() as u64,
+        slots: hmat::TEXTURE_SLOTS.iter().map(|&slot| (slot, 0)).collect(),
+        alpha_modes: ["opaque", "mask", "blend"].map(|m| (m, 0)).into(),
+        double_sided: 0,
+    };
+    for row in rows {
+        for (slot, id) in hmat::TEXTURE_SLOTS.iter().zip(row.texture_refs()) {
+            if id != 0 {
+                *stats.slots.entry(slot).or_default() += 1;
+            }
+        }
+        let mode = row.alpha_mode().map_or("invalid", alpha_mode_name);
+        *stats.alpha_modes.entry(mode).or_default() += 1;
+        stats.double_sided += u64::from(row.double_sided());
+    }
+    stats
+}
+
+fn alpha_mode_name(mode: hmat::AlphaMode) -> &'static str {
+    match mode {
+        hmat::AlphaMode::Opaque => "opaque",
+        hmat::AlphaMode::Mask => "mask",
+        hmat::AlphaMode::Blend => "blend",
+    }
+}
+
+fn manifest_stats(manifest: &hman::Manifest<'_>) -> ManifestStats {
+    let mut stats = ManifestStats {
+        entries: manifest.len() as u64,
+        kinds: AssetKind::ALL.map(|k| (k.name(), 0)).into(),
+        color_spaces: ColorSpace::ALL.map(|c| (c.name(), 0)).into(),
+    };
+    for entry in manifest.iter() {
+        *stats.kinds.entry(entry.kind.name()).or_default() += 1;
+        *stats
+            .color_spaces
+            .entry(entry.colorspace.name())
+            .or_default() += 1;
+    }
+    stats
+}
+
+fn animation_stats(source: &[hanim::AnimClip]) -> AnimationStats {
+    let clips: Vec<ClipStats> = source
+        .iter()
+        .map(|clip| ClipStats {
+            name: clip.name.clone(),
+            duration: clip.duration,
+            channels: clip.channels.len() as u64,
+            keys: clip.channels.iter().map(|c| c.times.len() as u64).sum(),
+        })
+        .collect();
+    AnimationStats {
+        channels: clips.iter().map(|c| c.channels).sum(),
+        keys: clips.iter().map(|c| c.keys).sum(),
+        duration: clips.iter().map(|c| c.duration).fold(0.0, f32::max),
+        max_joint: hanim::max_joint(source),
+        clips,
+    }
+}
+
+fn texture_stats(view: &ktx2::Ktx2View<'_>) -> TextureStats {
+    let header = view.header();
+    let dfd = view.dfd();
+    TextureStats {
+        width: header.pixel_width,
+        height: header.pixel_height.max(1),
+        depth: header.pixel_depth.max(1),
+        layers: header.layer_count.max(1),
+        faces: header.face_count,
+        mips: header.stored_level_count(),
+        vk_format: header.vk_format,
+        format: format_name(header.vk_format, dfd),
+        supercompression: supercompression_name(header.supercompression_scheme),
+        transfer: transfer_name(dfd),
+        texels: texels(header),
+    }
+}
+
+/// Byte 12 of the DFD (after the total size and the two block-header
+/// words) is the colour model; byte 14 is the transfer function.
+const DFD_COLOR_MODEL_BYTE: usize = 12;
+const DFD_TRANSFER_BYTE: usize = 14;
+
+fn format_name(vk_format: u32, dfd: &[u8]) -> String {
+    match (vk_format, dfd.get(DFD_COLOR_MODEL_BYTE)) {
+        (ktx2::VK_FORMAT_UNDEFINED, Some(166)) => "UASTC 4x4".into(),
+        (ktx2::VK_FORMAT_UNDEFINED, Some(163)) => "ETC1S".into(),
+        (ktx2::VK_FORMAT_R8G8B8A8_UNORM, _) => "R8G8B8A8_UNORM".into(),
+        (ktx2::VK_FORMAT_R8G8B8A8_SRGB, _) => "R8G8B8A8_SRGB".into(),
+        (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, _) => "R16G16B16A16_SFLOAT".into(),
+        (other, _) => format!("VkFormat({other})"),
+    }
+}
+
+fn supercompression_name(scheme: u32) -> String {
+    match scheme {
+        0 => "none".into(),
+        1 => "basislz".into(),
+        2 => "zstd".into(),
+        3 => "zlib".into(),
+        other => format!("scheme {other}"),
+    }
+}
+
+fn transfer_name(dfd: &[u8]) -> String {
+    match dfd.get(DFD_TRANSFER_BYTE) {
+        Some(1) => "linear".into(),
+        Some(2) => "srgb".into(),
+        Some(other) => format!("transfer {other}"),
+        None => "unknown".into(),
+    }
+}
+
+/// Texels over the whole mip chain, every face and layer.
+fn texels(header: &ktx2::Ktx2Header) -> u64 {
+    let per_level = |level: u32| {
+        let size = |extent: u32| u64::from((extent >> level).max(1));
+        size(header.pixel_width) * size(header.pixel_height) * size(header.pixel_depth)
+    };
+    let images = u64::from(header.face_count) * u64::from(header.layer_count.max(1));
+    (0..header.stored_level_count())
+        .map(|level| per_level(level).saturating_mul(images))
+        .fold(0_u64, u64::saturating_add)
+}
+
+/// A copy of a file in 8-byte-aligned memory, for the zero-copy readers.
+struct AlignedCopy {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl AlignedCopy {
+    fn new(bytes: &[u8]) -> Self {
+        let mut words = vec![0_u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        Self {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+    }
+}
