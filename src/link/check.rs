@@ -239,6 +239,11 @@ impl MeshFiles {
             let joints = self.meshes.get(stem).map(|&(_, joints)| joints);
             match (joints, max_joint) {
                 (None, _) => problem(problems, &path, format!("no {stem}.hmesh in the manifest")),
+                (Some(0), _) => problem(
+                    problems,
+                    &path,
+                    format!("{stem}.hmesh has no skeleton for its channels to animate"),
+                ),
                 (Some(joints), Some(joint)) if *joint as usize >= joints => problem(
                     problems,
                     &path,
@@ -349,6 +354,15 @@ mod tests {
                 "m/a.hanim: animates joint 3 but m/a.hmesh has 3 joints",
                 "m/c.hanim: no m/c.hmesh in the manifest",
             ]
+        );
+
+        files.animations.insert("m/b".into(), None);
+        files.materials.insert("m/b".into(), (1, vec![]));
+        files.animations.remove("m/a");
+        files.animations.remove("m/c");
+        assert_eq!(
+            problems_of(&files),
+            ["m/b.hanim: m/b.hmesh has no skeleton for its channels to animate"]
         );
     }
 
