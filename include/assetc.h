@@ -1,0 +1,1297 @@
+/*
+ * assetc.h - the on-disk formats of assetc for C and C++ engines.
+ *
+ * One self-contained C99 header; it needs nothing beyond <stdint.h>,
+ * <stddef.h> and <string.h> and compiles as C99 or later and as C++11 or
+ * later. It holds:
+ *
+ *   - the magic numbers, versions, chunk ids, flag bits and enumerations of
+ *     .hmesh, .hmat, .hman, .hanim, .hfont, .hpack and the KTX2 identifier;
+ *   - a byte-packed struct for every fixed-size record on disk, each with a
+ *     compile-time size check;
+ *   - small static inline helpers: the asset-id hash, and bounds-checked,
+ *     allocation-free readers for .hpack (table of contents), .hman (entries,
+ *     lookup by id), .hmesh (header, chunk table, DESC and array sizes) and
+ *     .hmat (header and rows).
+ *
+ * Every multi-byte value on disk is little-endian. The helpers decode header
+ * and table fields byte by byte, so they work on any host and on buffers of
+ * any alignment. The structs mirror the disk bytes exactly, so reading one by
+ * memcpy (or using an array of them in place) gives the right values only on
+ * a little-endian host; the helpers that hand out structs refuse to run on a
+ * big-endian one (ASSETC_ERR_ENDIAN).
+ *
+ * The helpers check structure, not content: after assetc_hmesh_read_desc
+ * succeeds every array chunk holds exactly the elements DESC announces, but
+ * the values inside (an index past the vertex count, a NaN position) are not
+ * looked at. Validate untrusted files fully with `assetc-link check` or the
+ * Rust crate's `assetc::format` module before shipping them.
+ *
+ * Naming: every identifier starts with `assetc_` / `ASSETC_`; names that
+ * contain `_detail_` are internal.
+ */
+#ifndef ASSETC_H
+#define ASSETC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Compile-time checks                                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ASSETC_STATIC_ASSERT(condition, name): fails the build when `condition`
+ * (an integer constant expression) is false. C11 and C++11 compilers get
+ * their native assertion; in C99 a typedef of an array whose size turns
+ * negative does the job. `name` must be a valid identifier fragment.
+ */
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSC_VER) && _MSC_VER >= 1600))
+#define ASSETC_STATIC_ASSERT(condition, name) static_assert(condition, #name)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define ASSETC_STATIC_ASSERT(condition, name) _Static_assert(condition, #name)
+#else
+#define ASSETC_STATIC_ASSERT(condition, name) \
+    typedef char assetc_static_assert_##name[(condition) ? 1 : -1]
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Magic numbers and versions                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A four-letter tag as the little-endian uint32_t its bytes spell on disk. */
+#define ASSETC_FOURCC(a, b, c, d)                                  \
+    ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) |      \
+     ((uint32_t)(uint8_t)(c) << 16) | ((uint32_t)(uint8_t)(d) << 24))
+
+/* .hmesh: GPU-ready geometry in a tagged-chunk container. */
+#define ASSETC_HMESH_MAGIC ASSETC_FOURCC('H', 'M', 'S', 'H')
+#define ASSETC_HMESH_VERSION 2u
+/* .hmat: a table of PBR material rows. */
+#define ASSETC_HMAT_MAGIC ASSETC_FOURCC('H', 'M', 'A', 'T')
+#define ASSETC_HMAT_VERSION 1u
+/* .hman: the manifest mapping asset ids to runtime paths. */
+#define ASSETC_HMAN_MAGIC ASSETC_FOURCC('H', 'M', 'A', 'N')
+#define ASSETC_HMAN_VERSION 1u
+/* .hanim: skeletal animation clips. */
+#define ASSETC_HANIM_MAGIC ASSETC_FOURCC('H', 'A', 'N', 'M')
+#define ASSETC_HANIM_VERSION 1u
+/* .hfont: glyph metrics and kerning beside an SDF atlas. */
+#define ASSETC_HFONT_MAGIC ASSETC_FOURCC('H', 'F', 'N', 'T')
+#define ASSETC_HFONT_VERSION 1u
+/* .hpack: every runtime file of a build in one archive. */
+#define ASSETC_HPACK_MAGIC ASSETC_FOURCC('H', 'P', 'A', 'K')
+#define ASSETC_HPACK_VERSION 2u
+
+/* The 12 bytes every KTX 2.0 file starts with (the literal holds a 13th NUL). */
+#define ASSETC_KTX2_IDENTIFIER "\xABKTX 20\xBB\r\n\x1A\n"
+#define ASSETC_KTX2_IDENTIFIER_BYTES 12u
+
+/* ------------------------------------------------------------------------ */
+/* .hmesh constants                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Chunk ids, in the order the writer emits them. */
+#define ASSETC_CHUNK_DESC ASSETC_FOURCC('D', 'E', 'S', 'C') /* assetc_mesh_desc, required */
+#define ASSETC_CHUNK_BNDS ASSETC_FOURCC('B', 'N', 'D', 'S') /* assetc_mesh_bounds, required */
+#define ASSETC_CHUNK_VTXS ASSETC_FOURCC('V', 'T', 'X', 'S') /* assetc_gpu_vertex[], required */
+#define ASSETC_CHUNK_IDXS ASSETC_FOURCC('I', 'D', 'X', 'S') /* uint16_t[] or uint32_t[], required */
+#define ASSETC_CHUNK_MLET ASSETC_FOURCC('M', 'L', 'E', 'T') /* assetc_meshlet[] */
+#define ASSETC_CHUNK_MLVR ASSETC_FOURCC('M', 'L', 'V', 'R') /* uint32_t[] meshlet vertices */
+#define ASSETC_CHUNK_MLTR ASSETC_FOURCC('M', 'L', 'T', 'R') /* assetc_meshlet_triangle[] */
+#define ASSETC_CHUNK_MLBN ASSETC_FOURCC('M', 'L', 'B', 'N') /* assetc_meshlet_bounds[] */
+#define ASSETC_CHUNK_MTRL ASSETC_FOURCC('M', 'T', 'R', 'L') /* uint64_t[] material ids */
+#define ASSETC_CHUNK_SUBM ASSETC_FOURCC('S', 'U', 'B', 'M') /* assetc_submesh[], required */
+#define ASSETC_CHUNK_SKIN ASSETC_FOURCC('S', 'K', 'I', 'N') /* assetc_gpu_skin_vertex[] */
+#define ASSETC_CHUNK_SKEL ASSETC_FOURCC('S', 'K', 'E', 'L') /* assetc_gpu_joint[] */
+#define ASSETC_CHUNK_LODI ASSETC_FOURCC('L', 'O', 'D', 'I') /* uint32_t[] reduced-level indices */
+#define ASSETC_CHUNK_LODT ASSETC_FOURCC('L', 'O', 'D', 'T') /* assetc_lod_table_header + assetc_mesh_lod[] */
+/* How many chunk ids version 2 defines. */
+#define ASSETC_KNOWN_CHUNK_COUNT 14u
+
+/* Chunk payloads start on multiples of this many bytes from the file start. */
+#define ASSETC_HMESH_CHUNK_ALIGN 16u
+/* assetc_mesh_desc.vertex_stride: sizeof(assetc_gpu_vertex). */
+#define ASSETC_HMESH_VERTEX_STRIDE 28u
+/* assetc_mesh_desc.flags bit: the tangents in VTXS are meaningful. */
+#define ASSETC_MESH_FLAG_HAS_TANGENTS 0x01u
+/* Every assetc_mesh_desc.flags bit with a meaning; the others are 0. */
+#define ASSETC_MESH_KNOWN_FLAGS ASSETC_MESH_FLAG_HAS_TANGENTS
+/* assetc_submesh.material_slot of a submesh that has no material. */
+#define ASSETC_NO_MATERIAL 0xFFFFFFFFu
+
+/* ------------------------------------------------------------------------ */
+/* .hmat constants                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* assetc_gpu_material.flags bit 0: render both faces. */
+#define ASSETC_MATERIAL_FLAG_DOUBLE_SIDED 0x01u
+/* assetc_gpu_material.flags bits 1-2 hold an assetc_alpha_mode. */
+#define ASSETC_MATERIAL_ALPHA_MODE_SHIFT 1u
+#define ASSETC_MATERIAL_ALPHA_MODE_MASK 0x06u
+/* Every assetc_gpu_material.flags bit with a meaning; the others are 0. */
+#define ASSETC_MATERIAL_KNOWN_FLAGS \
+    (ASSETC_MATERIAL_FLAG_DOUBLE_SIDED | ASSETC_MATERIAL_ALPHA_MODE_MASK)
+
+/* How a material uses alpha (flags bits 1-2). */
+typedef enum assetc_alpha_mode {
+    ASSETC_ALPHA_OPAQUE = 0, /* alpha ignored */
+    ASSETC_ALPHA_MASK = 1,   /* alpha tested against alpha_cutoff */
+    ASSETC_ALPHA_BLEND = 2   /* alpha blended */
+} assetc_alpha_mode;
+
+/* The alpha-mode bits of a material's flags (3 is not a valid mode). */
+#define ASSETC_MATERIAL_ALPHA_MODE(flags) \
+    (((uint32_t)(flags) & ASSETC_MATERIAL_ALPHA_MODE_MASK) >> ASSETC_MATERIAL_ALPHA_MODE_SHIFT)
+
+/* ------------------------------------------------------------------------ */
+/* .hanim and .hfont constants                                               */
+/* ------------------------------------------------------------------------ */
+
+/* What an animation channel drives (its `path` byte). */
+typedef enum assetc_anim_path {
+    ASSETC_ANIM_TRANSLATION = 0, /* 3 floats per key */
+    ASSETC_ANIM_ROTATION = 1,    /* quaternion x, y, z, w: 4 floats per key */
+    ASSETC_ANIM_SCALE = 2        /* 3 floats per key */
+} assetc_anim_path;
+
+/* How an animation channel fills the time between keys. */
+typedef enum assetc_anim_interpolation {
+    ASSETC_ANIM_STEP = 0,  /* hold the previous key */
+    ASSETC_ANIM_LINEAR = 1 /* lerp (slerp for rotations) */
+} assetc_anim_interpolation;
+
+/* assetc_font_file_header.flags bit 0: multi-channel SDF atlas (reserved in v1). */
+#define ASSETC_FONT_FLAG_MSDF 0x01u
+
+/* ------------------------------------------------------------------------ */
+/* Enumerations stored as bytes in .hman and .hpack                          */
+/* ------------------------------------------------------------------------ */
+
+/* The `kind` byte of a manifest entry. */
+typedef enum assetc_asset_kind {
+    ASSETC_ASSET_TEXTURE = 0,   /* .ktx2 image */
+    ASSETC_ASSET_MESH = 1,      /* .hmesh */
+    ASSETC_ASSET_MATERIAL = 2,  /* .hmat */
+    ASSETC_ASSET_LUT = 3,       /* 3D colour lookup table, .lut.ktx2 */
+    ASSETC_ASSET_SHADER = 4,    /* SPIR-V stage, .spv */
+    ASSETC_ASSET_EMBED = 5,     /* a file copied unchanged */
+    ASSETC_ASSET_ANIMATION = 6, /* .hanim */
+    ASSETC_ASSET_FONT = 7,      /* .hfont */
+    ASSETC_ASSET_KIND_COUNT = 8
+} assetc_asset_kind;
+
+/* The `colorspace` byte of a manifest entry. */
+typedef enum assetc_color_space {
+    ASSETC_COLOR_LINEAR = 0, /* linear data and every non-image file */
+    ASSETC_COLOR_SRGB = 1,   /* sRGB-encoded colour */
+    ASSETC_COLOR_SPACE_COUNT = 2
+} assetc_color_space;
+
+/* The `kind` byte of a pack TOC entry, chosen by the file's extension. */
+typedef enum assetc_pack_kind {
+    ASSETC_PACK_OTHER = 0,     /* any other extension */
+    ASSETC_PACK_MESH = 1,      /* .hmesh */
+    ASSETC_PACK_MATERIAL = 2,  /* .hmat */
+    ASSETC_PACK_MANIFEST = 3,  /* .hman */
+    ASSETC_PACK_ANIMATION = 4, /* .hanim */
+    ASSETC_PACK_TEXTURE = 5,   /* .ktx2 */
+    ASSETC_PACK_SHADER = 6,    /* .spv */
+    ASSETC_PACK_KIND_COUNT = 7
+} assetc_pack_kind;
+
+/* Sizes of the variable-length formats' fixed parts. */
+#define ASSETC_HMAN_HEADER_BYTES 16u      /* assetc_man_header */
+#define ASSETC_HMAN_ENTRY_FIXED_BYTES 12u /* id u64, kind u8, colorspace u8, pathLen u16 */
+#define ASSETC_HPACK_HEADER_BYTES 24u     /* assetc_pack_header */
+#define ASSETC_HPACK_TOC_FIXED_BYTES 19u  /* offset u64, size u64, kind u8, pathLen u16 */
+#define ASSETC_HPACK_PAYLOAD_ALIGN 16u    /* every payload offset is a multiple of this */
+
+/* ------------------------------------------------------------------------ */
+/* On-disk records                                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every struct below has alignment 1 and no padding: its bytes are the file's
+ * bytes. Field order, types and offsets match the Rust definitions in
+ * assetc::format one for one.
+ */
+#pragma pack(push, 1)
+
+/* .hmesh: the 32-byte file header at offset 0. */
+typedef struct assetc_mesh_file_header {
+    uint32_t magic;       /* ASSETC_HMESH_MAGIC */
+    uint32_t version;     /* ASSETC_HMESH_VERSION */
+    uint32_t chunk_count; /* rows of the chunk table that follows */
+    uint32_t flags;       /* 0 */
+    uint64_t reserved1;   /* 0 */
+    uint64_t reserved2;   /* 0 */
+} assetc_mesh_file_header;
+
+/* .hmesh: one row of the chunk table (which starts at offset 32). */
+typedef struct assetc_chunk_entry {
+    uint32_t fourcc; /* an ASSETC_CHUNK_* id; skip ids you do not know */
+    uint32_t flags;  /* 0 */
+    uint64_t offset; /* payload start from the file start, a multiple of 16 */
+    uint64_t size;   /* payload bytes */
+} assetc_chunk_entry;
+
+/* .hmesh DESC: every element count of the mesh. */
+typedef struct assetc_mesh_desc {
+    uint32_t vertex_count;          /* VTXS (and SKIN) elements, at least 1 */
+    uint32_t index_count;           /* IDXS elements */
+    uint32_t meshlet_count;         /* MLET and MLBN elements */
+    uint32_t submesh_count;         /* SUBM elements, at least 1 */
+    uint32_t material_count;        /* MTRL elements */
+    uint16_t vertex_stride;         /* 28 */
+    uint8_t index_width;            /* 2 or 4 bytes per IDXS element */
+    uint8_t flags;                  /* ASSETC_MESH_FLAG_* */
+    uint32_t meshlet_max_vertices;  /* limit the meshlets were built with */
+    uint32_t meshlet_max_triangles; /* limit the meshlets were built with */
+} assetc_mesh_desc;
+
+/* .hmesh BNDS (and inside every submesh): a box and a bounding sphere. */
+typedef struct assetc_mesh_bounds {
+    float aabb_min[3];
+    float aabb_max[3];
+    float sphere_center[3];
+    float sphere_radius;
+} assetc_mesh_bounds;
+
+/* .hmesh VTXS element. */
+typedef struct assetc_gpu_vertex {
+    float position[3];  /* object space */
+    int16_t normal[2];  /* octahedral unit normal, SNORM16 */
+    int16_t tangent[2]; /* octahedral unit tangent; bit 0 of x set: bitangent negated */
+    float uv[2];        /* first UV set, top-left origin */
+} assetc_gpu_vertex;
+
+/* .hmesh SKIN element, parallel to VTXS. */
+typedef struct assetc_gpu_skin_vertex {
+    uint16_t joints[4]; /* indices into SKEL */
+    float weights[4];   /* sum to 1 */
+} assetc_gpu_skin_vertex;
+
+/* .hmesh SKEL element. */
+typedef struct assetc_gpu_joint {
+    float inverse_bind[16];    /* mesh space to joint bind space, column-major */
+    float bind_translation[3]; /* local bind pose */
+    float bind_rotation[4];    /* unit quaternion x, y, z, w */
+    float bind_scale[3];
+    int32_t parent; /* parent joint index, -1 for a root */
+    uint32_t pad;   /* 0 */
+} assetc_gpu_joint;
+
+/* .hmesh MLET element; offsets count elements of MLVR and MLTR. */
+typedef struct assetc_meshlet {
+    uint32_t vertex_offset;
+    uint32_t vertex_count;
+    uint32_t triangle_offset;
+    uint32_t triangle_count;
+} assetc_meshlet;
+
+/* .hmesh MLTR element: three meshlet-local vertex indices. */
+typedef struct assetc_meshlet_triangle {
+    uint8_t indices[3];
+} assetc_meshlet_triangle;
+
+/* .hmesh MLBN element: culling data of one meshlet. */
+typedef struct assetc_meshlet_bounds {
+    float center[3];
+    float radius;
+    float cone_axis[3];
+    float cone_cutoff; /* cosine; 1 means the cone culls nothing */
+} assetc_meshlet_bounds;
+
+/* .hmesh SUBM element: one drawable section. */
+typedef struct assetc_submesh {
+    uint32_t first_index;   /* into IDXS */
+    uint32_t index_count;   /* a multiple of 3 */
+    uint32_t first_meshlet; /* into MLET */
+    uint32_t meshlet_count;
+    uint32_t material_slot; /* into MTRL and the .hmat rows, or ASSETC_NO_MATERIAL */
+    uint32_t base_vertex;   /* 0: indices are global */
+    assetc_mesh_bounds bounds;
+} assetc_submesh;
+
+/* .hmesh LODT row, laid out [submesh][level]. */
+typedef struct assetc_mesh_lod {
+    uint32_t first_index; /* into LODI */
+    uint32_t index_count; /* 0: simplification stalled, reuse the previous level */
+} assetc_mesh_lod;
+
+/* .hmesh LODT head, followed by submesh_count * lod_count assetc_mesh_lod. */
+typedef struct assetc_lod_table_header {
+    uint32_t lod_count;     /* reduced levels per submesh, LOD0 not counted */
+    uint32_t submesh_count; /* equals assetc_mesh_desc.submesh_count */
+} assetc_lod_table_header;
+
+/* .hmat: the 16-byte header, followed by `count` assetc_gpu_material rows. */
+typedef struct assetc_mat_file_header {
+    uint32_t magic;   /* ASSETC_HMAT_MAGIC */
+    uint32_t version; /* ASSETC_HMAT_VERSION */
+    uint32_t count;   /* rows */
+    uint32_t flags;   /* 0 */
+} assetc_mat_file_header;
+
+/* .hmat row i: the material of submeshes with material_slot i. */
+typedef struct assetc_gpu_material {
+    float base_color_factor[4]; /* linear RGBA */
+    float emissive_factor[3];   /* linear RGB */
+    float metallic_factor;
+    float roughness_factor;
+    float normal_scale;
+    float occlusion_strength;
+    float alpha_cutoff;
+    uint32_t flags; /* ASSETC_MATERIAL_FLAG_DOUBLE_SIDED | alpha mode << 1 */
+    uint32_t pad;   /* 0 */
+    /* Texture ids (resolve them through the .hman), 0 for none. */
+    uint64_t base_color_texture;
+    uint64_t metallic_roughness_texture; /* occlusion R, roughness G, metalness B */
+    uint64_t normal_texture;
+    uint64_t occlusion_texture;
+    uint64_t emissive_texture;
+} assetc_gpu_material;
+
+/* .hman: the 16-byte header, followed by `count` variable-length entries. */
+typedef struct assetc_man_header {
+    uint8_t magic[4];  /* the bytes "HMAN" */
+    uint32_t version;  /* ASSETC_HMAN_VERSION */
+    uint32_t count;    /* entries */
+    uint32_t reserved; /* 0 */
+} assetc_man_header;
+
+/* .hpack: the 24-byte header, followed by the TOC and the payloads. */
+typedef struct assetc_pack_header {
+    uint8_t magic[4];   /* the bytes "HPAK" */
+    uint32_t version;   /* ASSETC_HPACK_VERSION */
+    uint32_t count;     /* TOC entries */
+    uint32_t flags;     /* 0 */
+    uint64_t toc_bytes; /* size of the TOC right after this header */
+} assetc_pack_header;
+
+/* .hanim: the 16-byte header, followed by `clip_count` variable-length clips. */
+typedef struct assetc_anim_header {
+    uint32_t magic;      /* ASSETC_HANIM_MAGIC */
+    uint32_t version;    /* ASSETC_HANIM_VERSION */
+    uint32_t clip_count; /* clips */
+    uint32_t reserved;   /* 0 */
+} assetc_anim_header;
+
+/* .hfont: the 52-byte header, then glyph_count glyphs, then kerning_count pairs. */
+typedef struct assetc_font_file_header {
+    uint32_t magic;         /* ASSETC_HFONT_MAGIC */
+    uint32_t version;       /* ASSETC_HFONT_VERSION */
+    uint32_t glyph_count;   /* at least 1; glyph 0 is the codepoint-0 fallback */
+    uint32_t kerning_count; /* 0 without a kerning table */
+    uint64_t atlas_tex;     /* asset id of the SDF atlas .ktx2 */
+    float ascent;           /* em above the baseline */
+    float descent;          /* em below the baseline (negative) */
+    float line_gap;         /* em; line advance = ascent - descent + line_gap */
+    float distance_range;   /* SDF spread in atlas texels */
+    float edge_value;       /* normalised atlas value on the glyph outline */
+    uint16_t atlas_width;   /* texels */
+    uint16_t atlas_height;  /* texels */
+    uint32_t flags;         /* ASSETC_FONT_FLAG_* */
+} assetc_font_file_header;
+
+/* .hfont glyph, sorted by codepoint. Plane rect: em, y up, pen at the origin. */
+typedef struct assetc_gpu_glyph {
+    uint32_t codepoint; /* 0 is the fallback glyph */
+    float advance;      /* em */
+    float plane_left;
+    float plane_bottom;
+    float plane_right;
+    float plane_top;
+    float uv_left; /* atlas UV, top-left origin */
+    float uv_top;
+    float uv_right;
+    float uv_bottom;
+} assetc_gpu_glyph;
+
+/* .hfont kerning pair, sorted by (left, right). */
+typedef struct assetc_kerning_pair {
+    uint32_t left;  /* codepoint */
+    uint32_t right; /* codepoint */
+    float advance;  /* em added to left's advance when right follows */
+} assetc_kerning_pair;
+
+#pragma pack(pop)
+
+ASSETC_STATIC_ASSERT(sizeof(assetc_mesh_file_header) == 32, mesh_file_header_is_32_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_chunk_entry) == 24, chunk_entry_is_24_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_mesh_desc) == 32, mesh_desc_is_32_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_mesh_bounds) == 40, mesh_bounds_is_40_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_gpu_vertex) == 28, gpu_vertex_is_28_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_gpu_skin_vertex) == 24, gpu_skin_vertex_is_24_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_gpu_joint) == 112, gpu_joint_is_112_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_meshlet) == 16, meshlet_is_16_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_meshlet_triangle) == 3, meshlet_triangle_is_3_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_meshlet_bounds) == 32, meshlet_bounds_is_32_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_submesh) == 64, submesh_is_64_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_mesh_lod) == 8, mesh_lod_is_8_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_lod_table_header) == 8, lod_table_header_is_8_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_mat_file_header) == 16, mat_file_header_is_16_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_gpu_material) == 96, gpu_material_is_96_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_man_header) == ASSETC_HMAN_HEADER_BYTES, man_header_is_16_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_pack_header) == ASSETC_HPACK_HEADER_BYTES, pack_header_is_24_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_anim_header) == 16, anim_header_is_16_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_font_file_header) == 52, font_file_header_is_52_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_gpu_glyph) == 40, gpu_glyph_is_40_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_kerning_pair) == 12, kerning_pair_is_12_bytes);
+/* The fields whose place packing decides (natural alignment would move them). */
+ASSETC_STATIC_ASSERT(offsetof(assetc_font_file_header, atlas_tex) == 16, font_atlas_tex_at_16);
+ASSETC_STATIC_ASSERT(offsetof(assetc_font_file_header, flags) == 48, font_flags_at_48);
+ASSETC_STATIC_ASSERT(offsetof(assetc_gpu_material, base_color_texture) == 56, material_textures_at_56);
+ASSETC_STATIC_ASSERT(offsetof(assetc_mesh_desc, meshlet_max_vertices) == 24, desc_limits_at_24);
+ASSETC_STATIC_ASSERT(offsetof(assetc_submesh, bounds) == 24, submesh_bounds_at_24);
+ASSETC_STATIC_ASSERT(offsetof(assetc_pack_header, toc_bytes) == 16, pack_toc_bytes_at_16);
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What every helper returns. ASSETC_OK, ASSETC_END and ASSETC_NOT_FOUND are
+ * outcomes; the negative values are errors (test with `result < 0`).
+ */
+typedef enum assetc_result {
+    ASSETC_OK = 0,
+    ASSETC_END = 1,       /* an iteration has no more entries */
+    ASSETC_NOT_FOUND = 2, /* a lookup found nothing (the file is fine) */
+
+    ASSETC_ERR_ARGUMENT = -1,  /* a NULL pointer or too small an output array */
+    ASSETC_ERR_TRUNCATED = -2, /* a field runs past the end of the buffer */
+    ASSETC_ERR_MAGIC = -3,     /* the file does not start with the format's magic */
+    ASSETC_ERR_VERSION = -4,   /* a version this header does not know */
+    ASSETC_ERR_RESERVED = -5,  /* a reserved field or flag bit is not 0 */
+    ASSETC_ERR_RANGE = -6,     /* an offset, size or count points outside its region */
+    ASSETC_ERR_ALIGNMENT = -7, /* a payload offset that is not properly aligned */
+    ASSETC_ERR_KIND = -8,      /* an unknown kind or colour-space byte */
+    ASSETC_ERR_PATH = -9,      /* an empty, absolute or otherwise unclean path */
+    ASSETC_ERR_ORDER = -10,    /* entries out of order, or a duplicate */
+    ASSETC_ERR_MISSING = -11,  /* a required chunk is absent */
+    ASSETC_ERR_SIZE = -12,     /* a chunk size disagrees with the counts */
+    ASSETC_ERR_VALUE = -13,    /* a field holds a value the format forbids */
+    ASSETC_ERR_ENDIAN = -14    /* in-place structs need a little-endian host */
+} assetc_result;
+
+/* A short lowercase description of `result`, never NULL. */
+static inline const char *assetc_result_name(assetc_result result)
+{
+    switch (result) {
+    case ASSETC_OK: return "ok";
+    case ASSETC_END: return "end of entries";
+    case ASSETC_NOT_FOUND: return "not found";
+    case ASSETC_ERR_ARGUMENT: return "invalid argument";
+    case ASSETC_ERR_TRUNCATED: return "truncated";
+    case ASSETC_ERR_MAGIC: return "bad magic";
+    case ASSETC_ERR_VERSION: return "unsupported version";
+    case ASSETC_ERR_RESERVED: return "reserved field not zero";
+    case ASSETC_ERR_RANGE: return "offset or count out of range";
+    case ASSETC_ERR_ALIGNMENT: return "misaligned payload";
+    case ASSETC_ERR_KIND: return "unknown kind";
+    case ASSETC_ERR_PATH: return "invalid path";
+    case ASSETC_ERR_ORDER: return "entries out of order or duplicated";
+    case ASSETC_ERR_MISSING: return "required chunk missing";
+    case ASSETC_ERR_SIZE: return "chunk size disagrees with its count";
+    case ASSETC_ERR_VALUE: return "invalid field value";
+    case ASSETC_ERR_ENDIAN: return "big-endian host";
+    }
+    return "unknown result";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names of the byte enumerations                                            */
+/* ------------------------------------------------------------------------ */
+
+/* "texture", "mesh", ... for a manifest kind byte; NULL for an unknown one. */
+static inline const char *assetc_asset_kind_name(uint8_t kind)
+{
+    static const char *const names[ASSETC_ASSET_KIND_COUNT] = {
+        "texture", "mesh", "material", "lut", "shader", "embed", "animation", "font"};
+    return kind < ASSETC_ASSET_KIND_COUNT ? names[kind] : NULL;
+}
+
+/* "linear" or "srgb" for a colour-space byte; NULL for an unknown one. */
+static inline const char *assetc_color_space_name(uint8_t space)
+{
+    static const char *const names[ASSETC_COLOR_SPACE_COUNT] = {"linear", "srgb"};
+    return space < ASSETC_COLOR_SPACE_COUNT ? names[space] : NULL;
+}
+
+/* "other", "mesh", ... for a pack kind byte; NULL for an unknown one. */
+static inline const char *assetc_pack_kind_name(uint8_t kind)
+{
+    static const char *const names[ASSETC_PACK_KIND_COUNT] = {
+        "other", "mesh", "material", "manifest", "animation", "texture", "shader"};
+    return kind < ASSETC_PACK_KIND_COUNT ? names[kind] : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Byte helpers                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Little-endian loads from any address; the caller has checked the bounds. */
+static inline uint16_t assetc_load_u16le(const uint8_t *p)
+{
+    uint8_t b[2];
+    memcpy(b, p, sizeof b);
+    return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static inline uint32_t assetc_load_u32le(const uint8_t *p)
+{
+    uint8_t b[4];
+    memcpy(b, p, sizeof b);
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+}
+
+static inline uint64_t assetc_load_u64le(const uint8_t *p)
+{
+    return (uint64_t)assetc_load_u32le(p) | ((uint64_t)assetc_load_u32le(p + 4) << 32);
+}
+
+/* Whether this host stores integers little-endian, as the files do. */
+static inline int assetc_host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* Whether `[offset, offset + length)` lies inside a buffer of `size` bytes. */
+static inline int assetc_detail_fits(uint64_t offset, uint64_t length, uint64_t size)
+{
+    return offset <= size && length <= size - offset;
+}
+
+/*
+ * Orders two paths byte by byte, a proper prefix first: the order of a pack's
+ * TOC. Returns <0, 0 or >0; equal means the same bytes and length.
+ */
+static inline int assetc_compare_paths(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    size_t common = a_len < b_len ? a_len : b_len;
+    int order = common == 0 ? 0 : memcmp(a, b, common);
+    if (order != 0)
+        return order;
+    return a_len < b_len ? -1 : (a_len > b_len ? 1 : 0);
+}
+
+/* Whether `data[0 .. size)` starts with the KTX 2.0 identifier. */
+static inline int assetc_is_ktx2(const void *data, size_t size)
+{
+    return data != NULL && size >= ASSETC_KTX2_IDENTIFIER_BYTES &&
+           memcmp(data, ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Asset ids                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The 64-bit id of an asset ref: FNV-1a 64 over the `n` bytes of `s` with
+ * ASCII 'A'-'Z' folded to lowercase (other bytes, UTF-8 included, are hashed
+ * as they are). Material ids in .hmesh, texture ids in .hmat and .hfont, and
+ * the keys of the .hman all use it.
+ */
+static inline uint64_t assetc_hash(const char *s, size_t n)
+{
+    uint64_t hash = UINT64_C(0xcbf29ce484222325);
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        uint8_t byte = (uint8_t)s[i];
+        if (byte >= 'A' && byte <= 'Z')
+            byte = (uint8_t)(byte + ('a' - 'A'));
+        hash ^= byte;
+        hash *= UINT64_C(0x00000100000001b3);
+    }
+    return hash;
+}
+
+/*
+ * The manifest id of the runtime file at `path` (relative to the output root)
+ * of manifest kind `kind`: textures and LUTs are keyed without a trailing
+ * ".ktx2", shaders without a trailing ".spv", every other kind by the whole
+ * path. The suffix test is exact and case-sensitive.
+ */
+static inline uint64_t assetc_id_for_path(uint8_t kind, const char *path, size_t n)
+{
+    const char *suffix = NULL;
+    size_t suffix_len = 0;
+    if (kind == ASSETC_ASSET_TEXTURE || kind == ASSETC_ASSET_LUT) {
+        suffix = ".ktx2";
+        suffix_len = 5;
+    } else if (kind == ASSETC_ASSET_SHADER) {
+        suffix = ".spv";
+        suffix_len = 4;
+    }
+    if (suffix != NULL && n >= suffix_len && memcmp(path + n - suffix_len, suffix, suffix_len) == 0)
+        n -= suffix_len;
+    return assetc_hash(path, n);
+}
+
+/*
+ * Whether `path` is a clean runtime path, as .hman and .hpack require:
+ * non-empty, '/'-separated, relative, no '\\' or NUL byte, and no empty, "."
+ * or ".." component. (UTF-8 validity is not checked here.)
+ */
+static inline int assetc_path_is_clean(const char *path, size_t n)
+{
+    size_t start = 0;
+    size_t i;
+    if (n == 0)
+        return 0;
+    for (i = 0; i <= n; ++i) {
+        if (i < n && (path[i] == '\\' || path[i] == '\0'))
+            return 0;
+        if (i == n || path[i] == '/') {
+            size_t len = i - start;
+            if (len == 0 || (len == 1 && path[start] == '.') ||
+                (len == 2 && path[start] == '.' && path[start + 1] == '.'))
+                return 0;
+            start = i + 1;
+        }
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* .hpack reader                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* An opened pack: the caller's buffer and the header facts the reader needs. */
+typedef struct assetc_pack {
+    const uint8_t *data; /* the whole file, owned by the caller */
+    size_t size;         /* its length */
+    uint32_t count;      /* TOC entries */
+    uint64_t toc_end;    /* file offset one past the TOC */
+} assetc_pack;
+
+/* One TOC entry; `path` and `data` point into the pack buffer. */
+typedef struct assetc_pack_entry {
+    const char *path;    /* not NUL-terminated: use path_len */
+    size_t path_len;
+    uint8_t kind;        /* assetc_pack_kind */
+    uint64_t offset;     /* payload start from the file start */
+    uint64_t size;       /* payload bytes */
+    const uint8_t *data; /* the payload: data[0 .. size) is inside the buffer */
+} assetc_pack_entry;
+
+/* Where a walk over the TOC stands. Start one with assetc_pack_begin(). */
+typedef struct assetc_pack_cursor {
+    uint64_t next;          /* file offset of the next record */
+    uint32_t index;         /* records read so far */
+    const char *prev_path;  /* the previous record's path, for the order check */
+    size_t prev_len;
+} assetc_pack_cursor;
+
+/* A cursor before the first TOC entry. */
+static inline assetc_pack_cursor assetc_pack_begin(void)
+{
+    assetc_pack_cursor cursor;
+    cursor.next = ASSETC_HPACK_HEADER_BYTES;
+    cursor.index = 0;
+    cursor.prev_path = NULL;
+    cursor.prev_len = 0;
+    return cursor;
+}
+
+/* First offset a payload may use: the end of the TOC rounded up to 16. */
+static inline uint64_t assetc_detail_pack_payload_start(const assetc_pack *pack)
+{
+    return (pack->toc_end + (ASSETC_HPACK_PAYLOAD_ALIGN - 1)) & ~(uint64_t)(ASSETC_HPACK_PAYLOAD_ALIGN - 1);
+}
+
+/* Checks one decoded entry's path, kind and payload range. */
+static inline assetc_result assetc_detail_pack_check_entry(const assetc_pack *pack,
+                                                           const assetc_pack_entry *entry)
+{
+    if (entry->kind >= ASSETC_PACK_KIND_COUNT)
+        return ASSETC_ERR_KIND;
+    if (!assetc_path_is_clean(entry->path, entry->path_len))
+        return ASSETC_ERR_PATH;
+    if (entry->offset % ASSETC_HPACK_PAYLOAD_ALIGN != 0)
+        return ASSETC_ERR_ALIGNMENT;
+    if (entry->offset < assetc_detail_pack_payload_start(pack))
+        return ASSETC_ERR_RANGE;
+    if (!assetc_detail_fits(entry->offset, entry->size, (uint64_t)pack->size))
+        return ASSETC_ERR_RANGE;
+    return ASSETC_OK;
+}
+
+/*
+ * Reads the next TOC entry into `entry`. Returns ASSETC_OK, ASSETC_END after
+ * the last one (having checked that the records fill the TOC exactly), or an
+ * error; every byte read is inside both the TOC and the buffer, and entries
+ * must ascend strictly by path.
+ */
+static inline assetc_result assetc_pack_next(const assetc_pack *pack, assetc_pack_cursor *cursor,
+                                             assetc_pack_entry *entry)
+{
+    const uint8_t *record;
+    uint64_t left;
+    size_t path_len;
+    assetc_result result;
+    if (pack == NULL || cursor == NULL || entry == NULL || pack->data == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (pack->toc_end > pack->size || cursor->next < ASSETC_HPACK_HEADER_BYTES ||
+        cursor->next > pack->toc_end)
+        return ASSETC_ERR_RANGE;
+    if (cursor->index >= pack->count)
+        return cursor->next == pack->toc_end ? ASSETC_END : ASSETC_ERR_RANGE;
+    left = pack->toc_end - cursor->next;
+    if (left < ASSETC_HPACK_TOC_FIXED_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    record = pack->data + (size_t)cursor->next;
+    path_len = assetc_load_u16le(record + 17);
+    if (path_len > left - ASSETC_HPACK_TOC_FIXED_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    entry->offset = assetc_load_u64le(record);
+    entry->size = assetc_load_u64le(record + 8);
+    entry->kind = record[16];
+    entry->path = (const char *)(record + ASSETC_HPACK_TOC_FIXED_BYTES);
+    entry->path_len = path_len;
+    result = assetc_detail_pack_check_entry(pack, entry);
+    if (result != ASSETC_OK)
+        return result;
+    if (cursor->prev_path != NULL &&
+        assetc_compare_paths(cursor->prev_path, cursor->prev_len, entry->path, path_len) >= 0)
+        return ASSETC_ERR_ORDER;
+    entry->data = pack->data + (size_t)entry->offset;
+    cursor->next += ASSETC_HPACK_TOC_FIXED_BYTES + (uint64_t)path_len;
+    cursor->index += 1;
+    cursor->prev_path = entry->path;
+    cursor->prev_len = path_len;
+    return ASSETC_OK;
+}
+
+/*
+ * Opens the pack in `data[0 .. size)`: checks the header (magic, version, zero
+ * flags, a TOC that fits the file and can hold `count` records) and then walks
+ * the whole TOC once with assetc_pack_next. The buffer must outlive `pack`.
+ * Not checked: that payloads do not overlap and that the padding is zero.
+ */
+static inline assetc_result assetc_pack_open(assetc_pack *pack, const void *data, size_t size)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    uint64_t toc_bytes;
+    assetc_pack_cursor cursor;
+    assetc_pack_entry entry;
+    assetc_result result;
+    if (pack == NULL || (data == NULL && size != 0))
+        return ASSETC_ERR_ARGUMENT;
+    if (size < ASSETC_HPACK_HEADER_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    if (assetc_load_u32le(bytes) != ASSETC_HPACK_MAGIC)
+        return ASSETC_ERR_MAGIC;
+    if (assetc_load_u32le(bytes + 4) != ASSETC_HPACK_VERSION)
+        return ASSETC_ERR_VERSION;
+    if (assetc_load_u32le(bytes + 12) != 0)
+        return ASSETC_ERR_RESERVED;
+    toc_bytes = assetc_load_u64le(bytes + 16);
+    if (toc_bytes > (uint64_t)size - ASSETC_HPACK_HEADER_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    pack->data = bytes;
+    pack->size = size;
+    pack->count = assetc_load_u32le(bytes + 8);
+    pack->toc_end = ASSETC_HPACK_HEADER_BYTES + toc_bytes;
+    if ((uint64_t)pack->count * ASSETC_HPACK_TOC_FIXED_BYTES > toc_bytes)
+        return ASSETC_ERR_RANGE;
+    cursor = assetc_pack_begin();
+    while ((result = assetc_pack_next(pack, &cursor, &entry)) == ASSETC_OK) {
+    }
+    return result == ASSETC_END ? ASSETC_OK : result;
+}
+
+/*
+ * Finds the entry stored under exactly `path` (`path_len` bytes). Returns
+ * ASSETC_OK, ASSETC_NOT_FOUND, or an error met while walking the TOC. The TOC
+ * is variable-length, so this is a linear walk that stops as soon as the
+ * sorted paths pass `path`.
+ */
+static inline assetc_result assetc_pack_find(const assetc_pack *pack, const char *path,
+                                             size_t path_len, assetc_pack_entry *entry)
+{
+    assetc_pack_cursor cursor = assetc_pack_begin();
+    assetc_result result;
+    if (path == NULL && path_len != 0)
+        return ASSETC_ERR_ARGUMENT;
+    while ((result = assetc_pack_next(pack, &cursor, entry)) == ASSETC_OK) {
+        int order = assetc_compare_paths(entry->path, entry->path_len, path, path_len);
+        if (order == 0)
+            return ASSETC_OK;
+        if (order > 0)
+            return ASSETC_NOT_FOUND;
+    }
+    return result == ASSETC_END ? ASSETC_NOT_FOUND : result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* .hman reader                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* An opened manifest over the caller's buffer. */
+typedef struct assetc_manifest {
+    const uint8_t *data; /* the whole file, owned by the caller */
+    size_t size;         /* its length */
+    uint32_t count;      /* entries */
+} assetc_manifest;
+
+/* One manifest entry; `path` points into the manifest buffer. */
+typedef struct assetc_manifest_entry {
+    uint64_t id;         /* the asset id (assetc_id_for_path of the path) */
+    uint8_t kind;        /* assetc_asset_kind */
+    uint8_t color_space; /* assetc_color_space */
+    const char *path;    /* not NUL-terminated: use path_len */
+    size_t path_len;
+} assetc_manifest_entry;
+
+/* Where a walk over the entries stands. Start one with assetc_manifest_begin(). */
+typedef struct assetc_manifest_cursor {
+    size_t next;      /* file offset of the next entry */
+    uint32_t index;   /* entries read so far */
+    uint64_t prev_id; /* the previous entry's id, for the order check */
+} assetc_manifest_cursor;
+
+/* A cursor before the first manifest entry. */
+static inline assetc_manifest_cursor assetc_manifest_begin(void)
+{
+    assetc_manifest_cursor cursor;
+    cursor.next = ASSETC_HMAN_HEADER_BYTES;
+    cursor.index = 0;
+    cursor.prev_id = 0;
+    return cursor;
+}
+
+/*
+ * Decodes the entry starting at byte `at` and sets `*end` to the byte after
+ * it. Checks that it lies in the buffer and has a known kind, a known colour
+ * space and a clean path.
+ */
+static inline assetc_result assetc_detail_manifest_entry_at(const assetc_manifest *manifest, size_t at,
+                                                            assetc_manifest_entry *entry, size_t *end)
+{
+    const uint8_t *raw;
+    size_t left;
+    size_t path_len;
+    if (manifest == NULL || manifest->data == NULL || entry == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (at < ASSETC_HMAN_HEADER_BYTES || at > manifest->size)
+        return ASSETC_ERR_RANGE;
+    left = manifest->size - at;
+    if (left < ASSETC_HMAN_ENTRY_FIXED_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    raw = manifest->data + at;
+    path_len = assetc_load_u16le(raw + 10);
+    if (path_len > left - ASSETC_HMAN_ENTRY_FIXED_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    entry->id = assetc_load_u64le(raw);
+    entry->kind = raw[8];
+    entry->color_space = raw[9];
+    entry->path = (const char *)(raw + ASSETC_HMAN_ENTRY_FIXED_BYTES);
+    entry->path_len = path_len;
+    if (entry->kind >= ASSETC_ASSET_KIND_COUNT || entry->color_space >= ASSETC_COLOR_SPACE_COUNT)
+        return ASSETC_ERR_KIND;
+    if (!assetc_path_is_clean(entry->path, path_len))
+        return ASSETC_ERR_PATH;
+    *end = at + ASSETC_HMAN_ENTRY_FIXED_BYTES + path_len;
+    return ASSETC_OK;
+}
+
+/*
+ * Reads the next entry. Returns ASSETC_OK, ASSETC_END after the last one
+ * (having checked that the file ends right there), or an error; ids must
+ * ascend strictly.
+ */
+static inline assetc_result assetc_manifest_next(const assetc_manifest *manifest,
+                                                 assetc_manifest_cursor *cursor,
+                                                 assetc_manifest_entry *entry)
+{
+    size_t end = 0;
+    assetc_result result;
+    if (manifest == NULL || cursor == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (cursor->index >= manifest->count)
+        return cursor->next == manifest->size ? ASSETC_END : ASSETC_ERR_RANGE;
+    result = assetc_detail_manifest_entry_at(manifest, cursor->next, entry, &end);
+    if (result != ASSETC_OK)
+        return result;
+    if (cursor->index > 0 && entry->id <= cursor->prev_id)
+        return ASSETC_ERR_ORDER;
+    cursor->next = end;
+    cursor->index += 1;
+    cursor->prev_id = entry->id;
+    return ASSETC_OK;
+}
+
+/*
+ * Opens the manifest in `data[0 .. size)`: checks the header (magic, version,
+ * zero reserved field, `count` entries able to fit) and walks every entry once
+ * with assetc_manifest_next. The buffer must outlive `manifest`.
+ */
+static inline assetc_result assetc_manifest_open(assetc_manifest *manifest, const void *data, size_t size)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    assetc_manifest_cursor cursor;
+    assetc_manifest_entry entry;
+    assetc_result result;
+    if (manifest == NULL || (data == NULL && size != 0))
+        return ASSETC_ERR_ARGUMENT;
+    if (size < ASSETC_HMAN_HEADER_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    if (assetc_load_u32le(bytes) != ASSETC_HMAN_MAGIC)
+        return ASSETC_ERR_MAGIC;
+    if (assetc_load_u32le(bytes + 4) != ASSETC_HMAN_VERSION)
+        return ASSETC_ERR_VERSION;
+    if (assetc_load_u32le(bytes + 12) != 0)
+        return ASSETC_ERR_RESERVED;
+    manifest->data = bytes;
+    manifest->size = size;
+    manifest->count = assetc_load_u32le(bytes + 8);
+    if ((uint64_t)manifest->count * ASSETC_HMAN_ENTRY_FIXED_BYTES > (uint64_t)size - ASSETC_HMAN_HEADER_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    cursor = assetc_manifest_begin();
+    while ((result = assetc_manifest_next(manifest, &cursor, &entry)) == ASSETC_OK) {
+    }
+    return result == ASSETC_END ? ASSETC_OK : result;
+}
+
+/*
+ * Records where each entry starts, so that assetc_manifest_find can binary
+ * search: `offsets` must have room for `manifest->count` values (`capacity`).
+ * An opened manifest never announces more entries than its size / 12.
+ */
+static inline assetc_result assetc_manifest_index(const assetc_manifest *manifest, size_t *offsets,
+                                                  size_t capacity)
+{
+    assetc_manifest_cursor cursor = assetc_manifest_begin();
+    assetc_manifest_entry entry;
+    assetc_result result;
+    if (manifest == NULL || (offsets == NULL && manifest->count != 0) || capacity < manifest->count)
+        return ASSETC_ERR_ARGUMENT;
+    for (;;) {
+        size_t at = cursor.next;
+        result = assetc_manifest_next(manifest, &cursor, &entry);
+        if (result != ASSETC_OK)
+            break;
+        offsets[cursor.index - 1] = at;
+    }
+    return result == ASSETC_END ? ASSETC_OK : result;
+}
+
+/* Binary search over the entry offsets from assetc_manifest_index. */
+static inline assetc_result assetc_detail_manifest_search(const assetc_manifest *manifest,
+                                                          const size_t *offsets, uint64_t id,
+                                                          assetc_manifest_entry *entry)
+{
+    size_t low = 0;
+    size_t high = manifest->count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        size_t end = 0;
+        assetc_result result = assetc_detail_manifest_entry_at(manifest, offsets[middle], entry, &end);
+        if (result != ASSETC_OK)
+            return result;
+        if (entry->id == id)
+            return ASSETC_OK;
+        if (entry->id < id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return ASSETC_NOT_FOUND;
+}
+
+/* Linear walk that stops once the ascending ids pass `id`. */
+static inline assetc_result assetc_detail_manifest_scan(const assetc_manifest *manifest, uint64_t id,
+                                                        assetc_manifest_entry *entry)
+{
+    assetc_manifest_cursor cursor = assetc_manifest_begin();
+    assetc_result result;
+    while ((result = assetc_manifest_next(manifest, &cursor, entry)) == ASSETC_OK) {
+        if (entry->id == id)
+            return ASSETC_OK;
+        if (entry->id > id)
+            return ASSETC_NOT_FOUND;
+    }
+    return result == ASSETC_END ? ASSETC_NOT_FOUND : result;
+}
+
+/*
+ * Finds the entry with id `id`. With `offsets` from assetc_manifest_index this
+ * is a binary search (every probe is bounds-checked, so a stale or damaged
+ * index yields an error, never a stray read); with `offsets == NULL` it is a
+ * linear walk. Returns ASSETC_OK, ASSETC_NOT_FOUND or an error.
+ */
+static inline assetc_result assetc_manifest_find(const assetc_manifest *manifest, const size_t *offsets,
+                                                 uint64_t id, assetc_manifest_entry *entry)
+{
+    if (manifest == NULL || entry == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (offsets == NULL)
+        return assetc_detail_manifest_scan(manifest, id, entry);
+    return assetc_detail_manifest_search(manifest, offsets, id, entry);
+}
+
+/* ------------------------------------------------------------------------ */
+/* .hmesh reader                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* An opened mesh over the caller's buffer. */
+typedef struct assetc_hmesh {
+    const uint8_t *data; /* the whole file, owned by the caller */
+    size_t size;         /* its length */
+    uint32_t chunk_count;
+} assetc_hmesh;
+
+/* The bit of a known chunk id in a set of ids, or 0 for an unknown id. */
+static inline uint32_t assetc_detail_chunk_bit(uint32_t fourcc)
+{
+    static const uint32_t known[ASSETC_KNOWN_CHUNK_COUNT] = {
+        ASSETC_CHUNK_DESC, ASSETC_CHUNK_BNDS, ASSETC_CHUNK_VTXS, ASSETC_CHUNK_IDXS, ASSETC_CHUNK_MLET,
+        ASSETC_CHUNK_MLVR, ASSETC_CHUNK_MLTR, ASSETC_CHUNK_MLBN, ASSETC_CHUNK_MTRL, ASSETC_CHUNK_SUBM,
+        ASSETC_CHUNK_SKIN, ASSETC_CHUNK_SKEL, ASSETC_CHUNK_LODI, ASSETC_CHUNK_LODT};
+    uint32_t i;
+    for (i = 0; i < ASSETC_KNOWN_CHUNK_COUNT; ++i) {
+        if (known[i] == fourcc)
+            return (uint32_t)1 << i;
+    }
+    return 0;
+}
+
+/*
+ * Reads row `index` of the chunk table and checks it: the payload lies inside
+ * the buffer, after the table, on a 16-byte boundary; a known chunk has zero
+ * flags.
+ */
+static inline assetc_result assetc_hmesh_chunk(const assetc_hmesh *mesh, uint32_t index,
+                                               assetc_chunk_entry *chunk)
+{
+    uint64_t table_end;
+    const uint8_t *row;
+    if (mesh == NULL || mesh->data == NULL || chunk == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (index >= mesh->chunk_count)
+        return ASSETC_ERR_RANGE;
+    table_end = sizeof(assetc_mesh_file_header) + (uint64_t)mesh->chunk_count * sizeof(assetc_chunk_entry);
+    if (table_end > mesh->size)
+        return ASSETC_ERR_TRUNCATED;
+    row = mesh->data + sizeof(assetc_mesh_file_header) + (size_t)index * sizeof(assetc_chunk_entry);
+    chunk->fourcc = assetc_load_u32le(row);
+    chunk->flags = assetc_load_u32le(row + 4);
+    chunk->offset = assetc_load_u64le(row + 8);
+    chunk->size = assetc_load_u64le(row + 16);
+    if (!assetc_detail_fits(chunk->offset, chunk->size, (uint64_t)mesh->size) || chunk->offset < table_end)
+        return ASSETC_ERR_RANGE;
+    if (chunk->offset % ASSETC_HMESH_CHUNK_ALIGN != 0)
+        return ASSETC_ERR_ALIGNMENT;
+    if (assetc_detail_chunk_bit(chunk->fourcc) != 0 && chunk->flags != 0)
+        return ASSETC_ERR_RESERVED;
+    return ASSETC_OK;
+}
+
+/*
+ * Opens the mesh in `data[0 .. size)`: checks the header (magic, version, zero
+ * flags and reserved fields, a chunk table inside the file) and every table
+ * row (see assetc_hmesh_chunk), and that no known id appears twice.
+ * Not checked: that payloads do not overlap.
+ */
+static inline assetc_result assetc_hmesh_open(assetc_hmesh *mesh, const void *data, size_t size)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    uint32_t seen = 0;
+    uint32_t i;
+    if (mesh == NULL || (data == NULL && size != 0))
+        return ASSETC_ERR_ARGUMENT;
+    if (size < sizeof(assetc_mesh_file_header))
+        return ASSETC_ERR_TRUNCATED;
+    if (assetc_load_u32le(bytes) != ASSETC_HMESH_MAGIC)
+        return ASSETC_ERR_MAGIC;
+    if (assetc_load_u32le(bytes + 4) != ASSETC_HMESH_VERSION)
+        return ASSETC_ERR_VERSION;
+    if (assetc_load_u32le(bytes + 12) != 0 || assetc_load_u64le(bytes + 16) != 0 ||
+        assetc_load_u64le(bytes + 24) != 0)
+        return ASSETC_ERR_RESERVED;
+    mesh->data = bytes;
+    mesh->size = size;
+    mesh->chunk_count = assetc_load_u32le(bytes + 8);
+    for (i = 0; i < mesh->chunk_count; ++i) {
+        assetc_chunk_entry chunk;
+        uint32_t bit;
+        assetc_result result = assetc_hmesh_chunk(mesh, i, &chunk);
+        if (result != ASSETC_OK)
+            return result;
+        bit = assetc_detail_chunk_bit(chunk.fourcc);
+        if ((seen & bit) != 0)
+            return ASSETC_ERR_ORDER;
+        seen |= bit;
+    }
+    return ASSETC_OK;
+}
+
+/*
+ * Finds chunk `fourcc` and points `*payload` at its `*payload_size` bytes
+ * inside the buffer. Returns ASSETC_OK, ASSETC_NOT_FOUND or an error.
+ */
+static inline assetc_result assetc_hmesh_find_chunk(const assetc_hmesh *mesh, uint32_t fourcc,
+                                                    const uint8_t **payload, uint64_t *payload_size)
+{
+    uint32_t i;
+    if (mesh == NULL || payload == NULL || payload_size == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    for (i = 0; i < mesh->chunk_count; ++i) {
+        assetc_chunk_entry chunk;
+        assetc_result result = assetc_hmesh_chunk(mesh, i, &chunk);
+        if (result != ASSETC_OK)
+            return result;
+        if (chunk.fourcc == fourcc) {
+            *payload = mesh->data + (size_t)chunk.offset;
+            *payload_size = chunk.size;
+            return ASSETC_OK;
+        }
+    }
+    return ASSETC_NOT_FOUND;
+}
+
+/*
+ * Requires chunk `fourcc` to hold exactly `count` elements of `element_size`
+ * bytes. An absent chunk is ASSETC_ERR_MISSING if `required`, otherwise fine
+ * when `count` is 0.
+ */
+static inline assetc_result assetc_detail_hmesh_array(const assetc_hmesh *mesh, uint32_t fourcc,
+                                                      uint64_t count, uint64_t element_size, int required)
+{
+    const uint8_t *payload = NULL;
+    uint64_t size = 0;
+    assetc_result result = assetc_hmesh_find_chunk(mesh, fourcc, &payload, &size);
+    if (result == ASSETC_NOT_FOUND)
+        return (required || count != 0) ? ASSETC_ERR_MISSING : ASSETC_OK;
+    if (result != ASSETC_OK)
+        return result;
+    return size == count * element_size ? ASSETC_OK : ASSETC_ERR_SIZE;
+}
+
+/* Checks the DESC fields that decide how the other chunks are read. */
+static inline assetc_result assetc_detail_hmesh_check_desc(const assetc_mesh_desc *desc)
+{
+    if (desc->vertex_stride != ASSETC_HMESH_VERTEX_STRIDE)
+        return ASSETC_ERR_VALUE;
+    if (desc->index_width != 2 && desc->index_width != 4)
+        return ASSETC_ERR_VALUE;
+    if ((desc->flags & ~ASSETC_MESH_KNOWN_FLAGS) != 0)
+        return ASSETC_ERR_RESERVED;
+    if (desc->vertex_count == 0 || desc->submesh_count == 0)
+        return ASSETC_ERR_VALUE;
+    return ASSETC_OK;
+}
+
+/*
+ * Copies DESC into `*desc` and checks that the arrays it describes have
+ * exactly the announced sizes: BNDS one assetc_mesh_bounds; VTXS, IDXS and
+ * SUBM (required), MLET, MLBN and MTRL (absent only when their count is 0)
+ * and SKIN (when present) their element counts. Afterwards each array can be
+ * read by its DESC count without leaving its chunk. Needs a little-endian host.
+ */
+static inline assetc_result assetc_hmesh_read_desc(const assetc_hmesh *mesh, assetc_mesh_desc *desc)
+{
+    const uint8_t *payload = NULL;
+    uint64_t size = 0;
+    const uint8_t *skin = NULL;
+    uint64_t skin_size = 0;
+    assetc_result result;
+    if (mesh == NULL || desc == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (!assetc_host_is_little_endian())
+        return ASSETC_ERR_ENDIAN;
+    result = assetc_hmesh_find_chunk(mesh, ASSETC_CHUNK_DESC, &payload, &size);
+    if (result == ASSETC_NOT_FOUND)
+        return ASSETC_ERR_MISSING;
+    if (result != ASSETC_OK)
+        return result;
+    if (size != sizeof(assetc_mesh_desc))
+        return ASSETC_ERR_SIZE;
+    memcpy(desc, payload, sizeof(assetc_mesh_desc));
+    result = assetc_detail_hmesh_check_desc(desc);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_BNDS, 1, sizeof(assetc_mesh_bounds), 1);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_VTXS, desc->vertex_count, sizeof(assetc_gpu_vertex), 1);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_IDXS, desc->index_count, desc->index_width, 1);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_SUBM, desc->submesh_count, sizeof(assetc_submesh), 1);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_MLET, desc->meshlet_count, sizeof(assetc_meshlet), 0);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_MLBN, desc->meshlet_count, sizeof(assetc_meshlet_bounds), 0);
+    if (result == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_MTRL, desc->material_count, sizeof(uint64_t), 0);
+    if (result == ASSETC_OK && assetc_hmesh_find_chunk(mesh, ASSETC_CHUNK_SKIN, &skin, &skin_size) == ASSETC_OK)
+        result = assetc_detail_hmesh_array(mesh, ASSETC_CHUNK_SKIN, desc->vertex_count, sizeof(assetc_gpu_skin_vertex), 1);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* .hmat reader                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* An opened material table over the caller's buffer. */
+typedef struct assetc_hmat {
+    const uint8_t *rows; /* count * 96 bytes of assetc_gpu_material */
+    uint32_t count;
+} assetc_hmat;
+
+/*
+ * Opens the material table in `data[0 .. size)`: checks the magic, version,
+ * zero flags, and that the file is exactly 16 + 96 * count bytes.
+ */
+static inline assetc_result assetc_hmat_open(assetc_hmat *table, const void *data, size_t size)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    uint32_t count;
+    if (table == NULL || (data == NULL && size != 0))
+        return ASSETC_ERR_ARGUMENT;
+    if (size < sizeof(assetc_mat_file_header))
+        return ASSETC_ERR_TRUNCATED;
+    if (assetc_load_u32le(bytes) != ASSETC_HMAT_MAGIC)
+        return ASSETC_ERR_MAGIC;
+    if (assetc_load_u32le(bytes + 4) != ASSETC_HMAT_VERSION)
+        return ASSETC_ERR_VERSION;
+    if (assetc_load_u32le(bytes + 12) != 0)
+        return ASSETC_ERR_RESERVED;
+    count = assetc_load_u32le(bytes + 8);
+    if ((uint64_t)size - sizeof(assetc_mat_file_header) != (uint64_t)count * sizeof(assetc_gpu_material))
+        return (uint64_t)size - sizeof(assetc_mat_file_header) < (uint64_t)count * sizeof(assetc_gpu_material)
+                   ? ASSETC_ERR_TRUNCATED
+                   : ASSETC_ERR_SIZE;
+    table->rows = bytes + sizeof(assetc_mat_file_header);
+    table->count = count;
+    return ASSETC_OK;
+}
+
+/* Copies row `index` into `*row`. Needs a little-endian host. */
+static inline assetc_result assetc_hmat_row(const assetc_hmat *table, uint32_t index, assetc_gpu_material *row)
+{
+    if (table == NULL || table->rows == NULL || row == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (index >= table->count)
+        return ASSETC_ERR_RANGE;
+    if (!assetc_host_is_little_endian())
+        return ASSETC_ERR_ENDIAN;
+    memcpy(row, table->rows + (size_t)index * sizeof(assetc_gpu_material), sizeof(assetc_gpu_material));
+    return ASSETC_OK;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ASSETC_H */

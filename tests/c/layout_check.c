@@ -1,0 +1,272 @@
+/*
+ * layout_check: prints what assetc.h says about the formats - every packed
+ * struct's size, every field's offset and size, the magic and version
+ * constants, the chunk ids and flag bits, and the names of the byte
+ * enumerations - one fact per line. tests/c_header.rs prints the same facts
+ * from the Rust crate and compares the two texts. Builds as C99 and as C++.
+ */
+#include "assetc.h"
+
+#include <stdio.h>
+
+#define STRUCT(type) printf("%s size %lu\n", #type, (unsigned long)sizeof(type))
+#define FIELD(type, field)                                      \
+    printf("%s.%s %lu %lu\n", #type, #field,                    \
+           (unsigned long)offsetof(type, field),                \
+           (unsigned long)sizeof(((const type *)NULL)->field))
+#define CONSTANT(name) printf("%s %lu\n", #name, (unsigned long)(name))
+
+static void print_mesh_structs(void)
+{
+    STRUCT(assetc_mesh_file_header);
+    FIELD(assetc_mesh_file_header, magic);
+    FIELD(assetc_mesh_file_header, version);
+    FIELD(assetc_mesh_file_header, chunk_count);
+    FIELD(assetc_mesh_file_header, flags);
+    FIELD(assetc_mesh_file_header, reserved1);
+    FIELD(assetc_mesh_file_header, reserved2);
+    STRUCT(assetc_chunk_entry);
+    FIELD(assetc_chunk_entry, fourcc);
+    FIELD(assetc_chunk_entry, flags);
+    FIELD(assetc_chunk_entry, offset);
+    FIELD(assetc_chunk_entry, size);
+    STRUCT(assetc_mesh_desc);
+    FIELD(assetc_mesh_desc, vertex_count);
+    FIELD(assetc_mesh_desc, index_count);
+    FIELD(assetc_mesh_desc, meshlet_count);
+    FIELD(assetc_mesh_desc, submesh_count);
+    FIELD(assetc_mesh_desc, material_count);
+    FIELD(assetc_mesh_desc, vertex_stride);
+    FIELD(assetc_mesh_desc, index_width);
+    FIELD(assetc_mesh_desc, flags);
+    FIELD(assetc_mesh_desc, meshlet_max_vertices);
+    FIELD(assetc_mesh_desc, meshlet_max_triangles);
+    STRUCT(assetc_mesh_bounds);
+    FIELD(assetc_mesh_bounds, aabb_min);
+    FIELD(assetc_mesh_bounds, aabb_max);
+    FIELD(assetc_mesh_bounds, sphere_center);
+    FIELD(assetc_mesh_bounds, sphere_radius);
+    STRUCT(assetc_gpu_vertex);
+    FIELD(assetc_gpu_vertex, position);
+    FIELD(assetc_gpu_vertex, normal);
+    FIELD(assetc_gpu_vertex, tangent);
+    FIELD(assetc_gpu_vertex, uv);
+    STRUCT(assetc_gpu_skin_vertex);
+    FIELD(assetc_gpu_skin_vertex, joints);
+    FIELD(assetc_gpu_skin_vertex, weights);
+    STRUCT(assetc_gpu_joint);
+    FIELD(assetc_gpu_joint, inverse_bind);
+    FIELD(assetc_gpu_joint, bind_translation);
+    FIELD(assetc_gpu_joint, bind_rotation);
+    FIELD(assetc_gpu_joint, bind_scale);
+    FIELD(assetc_gpu_joint, parent);
+    FIELD(assetc_gpu_joint, pad);
+    STRUCT(assetc_meshlet);
+    FIELD(assetc_meshlet, vertex_offset);
+    FIELD(assetc_meshlet, vertex_count);
+    FIELD(assetc_meshlet, triangle_offset);
+    FIELD(assetc_meshlet, triangle_count);
+    STRUCT(assetc_meshlet_triangle);
+    FIELD(assetc_meshlet_triangle, indices);
+    STRUCT(assetc_meshlet_bounds);
+    FIELD(assetc_meshlet_bounds, center);
+    FIELD(assetc_meshlet_bounds, radius);
+    FIELD(assetc_meshlet_bounds, cone_axis);
+    FIELD(assetc_meshlet_bounds, cone_cutoff);
+    STRUCT(assetc_submesh);
+    FIELD(assetc_submesh, first_index);
+    FIELD(assetc_submesh, index_count);
+    FIELD(assetc_submesh, first_meshlet);
+    FIELD(assetc_submesh, meshlet_count);
+    FIELD(assetc_submesh, material_slot);
+    FIELD(assetc_submesh, base_vertex);
+    FIELD(assetc_submesh, bounds);
+    STRUCT(assetc_mesh_lod);
+    FIELD(assetc_mesh_lod, first_index);
+    FIELD(assetc_mesh_lod, index_count);
+    STRUCT(assetc_lod_table_header);
+    FIELD(assetc_lod_table_header, lod_count);
+    FIELD(assetc_lod_table_header, submesh_count);
+}
+
+static void print_other_structs(void)
+{
+    STRUCT(assetc_mat_file_header);
+    FIELD(assetc_mat_file_header, magic);
+    FIELD(assetc_mat_file_header, version);
+    FIELD(assetc_mat_file_header, count);
+    FIELD(assetc_mat_file_header, flags);
+    STRUCT(assetc_gpu_material);
+    FIELD(assetc_gpu_material, base_color_factor);
+    FIELD(assetc_gpu_material, emissive_factor);
+    FIELD(assetc_gpu_material, metallic_factor);
+    FIELD(assetc_gpu_material, roughness_factor);
+    FIELD(assetc_gpu_material, normal_scale);
+    FIELD(assetc_gpu_material, occlusion_strength);
+    FIELD(assetc_gpu_material, alpha_cutoff);
+    FIELD(assetc_gpu_material, flags);
+    FIELD(assetc_gpu_material, pad);
+    FIELD(assetc_gpu_material, base_color_texture);
+    FIELD(assetc_gpu_material, metallic_roughness_texture);
+    FIELD(assetc_gpu_material, normal_texture);
+    FIELD(assetc_gpu_material, occlusion_texture);
+    FIELD(assetc_gpu_material, emissive_texture);
+    STRUCT(assetc_man_header);
+    FIELD(assetc_man_header, magic);
+    FIELD(assetc_man_header, version);
+    FIELD(assetc_man_header, count);
+    FIELD(assetc_man_header, reserved);
+    STRUCT(assetc_pack_header);
+    FIELD(assetc_pack_header, magic);
+    FIELD(assetc_pack_header, version);
+    FIELD(assetc_pack_header, count);
+    FIELD(assetc_pack_header, flags);
+    FIELD(assetc_pack_header, toc_bytes);
+    STRUCT(assetc_anim_header);
+    FIELD(assetc_anim_header, magic);
+    FIELD(assetc_anim_header, version);
+    FIELD(assetc_anim_header, clip_count);
+    FIELD(assetc_anim_header, reserved);
+}
+
+static void print_font_structs(void)
+{
+    STRUCT(assetc_font_file_header);
+    FIELD(assetc_font_file_header, magic);
+    FIELD(assetc_font_file_header, version);
+    FIELD(assetc_font_file_header, glyph_count);
+    FIELD(assetc_font_file_header, kerning_count);
+    FIELD(assetc_font_file_header, atlas_tex);
+    FIELD(assetc_font_file_header, ascent);
+    FIELD(assetc_font_file_header, descent);
+    FIELD(assetc_font_file_header, line_gap);
+    FIELD(assetc_font_file_header, distance_range);
+    FIELD(assetc_font_file_header, edge_value);
+    FIELD(assetc_font_file_header, atlas_width);
+    FIELD(assetc_font_file_header, atlas_height);
+    FIELD(assetc_font_file_header, flags);
+    STRUCT(assetc_gpu_glyph);
+    FIELD(assetc_gpu_glyph, codepoint);
+    FIELD(assetc_gpu_glyph, advance);
+    FIELD(assetc_gpu_glyph, plane_left);
+    FIELD(assetc_gpu_glyph, plane_bottom);
+    FIELD(assetc_gpu_glyph, plane_right);
+    FIELD(assetc_gpu_glyph, plane_top);
+    FIELD(assetc_gpu_glyph, uv_left);
+    FIELD(assetc_gpu_glyph, uv_top);
+    FIELD(assetc_gpu_glyph, uv_right);
+    FIELD(assetc_gpu_glyph, uv_bottom);
+    STRUCT(assetc_kerning_pair);
+    FIELD(assetc_kerning_pair, left);
+    FIELD(assetc_kerning_pair, right);
+    FIELD(assetc_kerning_pair, advance);
+}
+
+static void print_constants(void)
+{
+    CONSTANT(ASSETC_HMESH_MAGIC);
+    CONSTANT(ASSETC_HMESH_VERSION);
+    CONSTANT(ASSETC_HMAT_MAGIC);
+    CONSTANT(ASSETC_HMAT_VERSION);
+    CONSTANT(ASSETC_HMAN_MAGIC);
+    CONSTANT(ASSETC_HMAN_VERSION);
+    CONSTANT(ASSETC_HANIM_MAGIC);
+    CONSTANT(ASSETC_HANIM_VERSION);
+    CONSTANT(ASSETC_HFONT_MAGIC);
+    CONSTANT(ASSETC_HFONT_VERSION);
+    CONSTANT(ASSETC_HPACK_MAGIC);
+    CONSTANT(ASSETC_HPACK_VERSION);
+    CONSTANT(ASSETC_CHUNK_DESC);
+    CONSTANT(ASSETC_CHUNK_BNDS);
+    CONSTANT(ASSETC_CHUNK_VTXS);
+    CONSTANT(ASSETC_CHUNK_IDXS);
+    CONSTANT(ASSETC_CHUNK_MLET);
+    CONSTANT(ASSETC_CHUNK_MLVR);
+    CONSTANT(ASSETC_CHUNK_MLTR);
+    CONSTANT(ASSETC_CHUNK_MLBN);
+    CONSTANT(ASSETC_CHUNK_MTRL);
+    CONSTANT(ASSETC_CHUNK_SUBM);
+    CONSTANT(ASSETC_CHUNK_SKIN);
+    CONSTANT(ASSETC_CHUNK_SKEL);
+    CONSTANT(ASSETC_CHUNK_LODI);
+    CONSTANT(ASSETC_CHUNK_LODT);
+    CONSTANT(ASSETC_KNOWN_CHUNK_COUNT);
+    CONSTANT(ASSETC_HMESH_CHUNK_ALIGN);
+    CONSTANT(ASSETC_HMESH_VERTEX_STRIDE);
+    CONSTANT(ASSETC_MESH_FLAG_HAS_TANGENTS);
+    CONSTANT(ASSETC_MESH_KNOWN_FLAGS);
+    CONSTANT(ASSETC_NO_MATERIAL);
+    CONSTANT(ASSETC_MATERIAL_FLAG_DOUBLE_SIDED);
+    CONSTANT(ASSETC_MATERIAL_ALPHA_MODE_SHIFT);
+    CONSTANT(ASSETC_MATERIAL_ALPHA_MODE_MASK);
+    CONSTANT(ASSETC_MATERIAL_KNOWN_FLAGS);
+    CONSTANT(ASSETC_ALPHA_OPAQUE);
+    CONSTANT(ASSETC_ALPHA_MASK);
+    CONSTANT(ASSETC_ALPHA_BLEND);
+    CONSTANT(ASSETC_ANIM_TRANSLATION);
+    CONSTANT(ASSETC_ANIM_ROTATION);
+    CONSTANT(ASSETC_ANIM_SCALE);
+    CONSTANT(ASSETC_ANIM_STEP);
+    CONSTANT(ASSETC_ANIM_LINEAR);
+    CONSTANT(ASSETC_FONT_FLAG_MSDF);
+    CONSTANT(ASSETC_HMAN_HEADER_BYTES);
+    CONSTANT(ASSETC_HMAN_ENTRY_FIXED_BYTES);
+    CONSTANT(ASSETC_HPACK_HEADER_BYTES);
+    CONSTANT(ASSETC_HPACK_TOC_FIXED_BYTES);
+    CONSTANT(ASSETC_HPACK_PAYLOAD_ALIGN);
+}
+
+static void print_bytes(const char *name, const char *bytes, unsigned count)
+{
+    unsigned i;
+    printf("%s", name);
+    for (i = 0; i < count; ++i)
+        printf(" %u", (unsigned)(unsigned char)bytes[i]);
+    printf("\n");
+}
+
+/* Names of every byte value 0..9, so a kind added on one side shows up. */
+static void print_enum_names(void)
+{
+    unsigned byte;
+    for (byte = 0; byte < 10; ++byte) {
+        const char *asset = assetc_asset_kind_name((uint8_t)byte);
+        const char *space = assetc_color_space_name((uint8_t)byte);
+        const char *pack = assetc_pack_kind_name((uint8_t)byte);
+        printf("asset_kind %u %s\n", byte, asset != NULL ? asset : "-");
+        printf("color_space %u %s\n", byte, space != NULL ? space : "-");
+        printf("pack_kind %u %s\n", byte, pack != NULL ? pack : "-");
+    }
+}
+
+/* Ids of sample refs: plain, mixed case, empty, non-ASCII, and kind-specific suffixes. */
+static void print_hashes(void)
+{
+    static const char *const refs[] = {"", "a", "court/tex_0", "Court/TEX_0", "caf\xc3\xa9/\xc3\x89"};
+    static const struct {
+        uint8_t kind;
+        const char *path;
+    } files[] = {
+        {ASSETC_ASSET_TEXTURE, "models/crate/tex_0.ktx2"}, {ASSETC_ASSET_LUT, "grading/warm.lut.ktx2"},
+        {ASSETC_ASSET_SHADER, "fx/blur/vertex.spv"},       {ASSETC_ASSET_MESH, "models/crate.hmesh"},
+        {ASSETC_ASSET_MATERIAL, "models/crate.hmat"},      {ASSETC_ASSET_TEXTURE, "ui/icon.KTX2"},
+        {ASSETC_ASSET_EMBED, "data/level1.json"},          {ASSETC_ASSET_FONT, "ui/inter.hfont"}};
+    size_t i;
+    for (i = 0; i < sizeof refs / sizeof refs[0]; ++i)
+        printf("hash \"%s\" %016llx\n", refs[i], (unsigned long long)assetc_hash(refs[i], strlen(refs[i])));
+    for (i = 0; i < sizeof files / sizeof files[0]; ++i)
+        printf("id %s %s %016llx\n", assetc_asset_kind_name(files[i].kind), files[i].path,
+               (unsigned long long)assetc_id_for_path(files[i].kind, files[i].path, strlen(files[i].path)));
+}
+
+int main(void)
+{
+    print_mesh_structs();
+    print_other_structs();
+    print_font_structs();
+    print_constants();
+    print_bytes("ASSETC_KTX2_IDENTIFIER", ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES);
+    print_enum_names();
+    print_hashes();
+    return 0;
+}
