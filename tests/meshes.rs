@@ -288,7 +288,7 @@ fn a_skinned_animated_glb_also_writes_clips_that_check_accepts() {
     let mesh = hmesh::parse_hmesh(&mesh_bytes).unwrap();
     assert_eq!(mesh.skeleton.len(), 2);
     assert_eq!(mesh.skin.len(), mesh.vertices.len());
-    let clips = hanim::parse_hanim(&read(&p, "runtime/fox.hanim")).unwrap();
+    let clips = hanim::read_hanim(&read(&p, "runtime/fox.hanim")).unwrap();
     assert_eq!(clips.len(), 1);
     assert_eq!(clips[0].name, "walk");
     assert!(clips[0].channels.iter().all(|c| c.joint < 2));

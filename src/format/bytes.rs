@@ -1,5 +1,7 @@
 //! Helpers shared by the format readers: a bounds-checked cursor over
-//! untrusted bytes and the rule every runtime path follows.
+//! untrusted bytes and the rule every runtime path follows, plus
+//! [`AlignedBytes`], the buffer an engine loads files into so the in-place
+//! readers can use them.
 
 use super::error::{FormatError, FormatResult};
 
@@ -150,5 +152,134 @@ impl<'a> ByteReader<'a> {
             )
         })?;
         Ok(path)
+    }
+}
+
+/// One 16-byte, 16-aligned block of an [`AlignedBytes`] buffer.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+struct Block([u8; 16]);
+
+/// An owned byte buffer that starts on a 16-byte boundary.
+///
+/// The in-place readers need their buffer aligned: 8 bytes for `.hmesh` and
+/// `.hmat`, 4 for `.hfont`. A `Vec<u8>` is only guaranteed 1-byte alignment
+/// (allocators happen to give more), so an engine that wants a guarantee
+/// loads files into this instead. Pack payloads sit on multiples of 16 from
+/// the start of the pack, so a pack held here lends every entry aligned too.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct AlignedBytes {
+    blocks: Vec<Block>,
+    len: usize,
+}
+
+impl AlignedBytes {
+    /// A buffer of `len` zero bytes.
+    pub fn zeroed(len: usize) -> Self {
+        Self {
+            blocks: vec![Block::default(); len.div_ceil(size_of::<Block>())],
+            len,
+        }
+    }
+
+    /// An aligned copy of `bytes`.
+    pub fn copy_from(bytes: &[u8]) -> Self {
+        let mut buffer = Self::zeroed(bytes.len());
+        buffer.as_mut_bytes().copy_from_slice(bytes);
+        buffer
+    }
+
+    /// Reads a whole file into an aligned buffer, without an intermediate copy.
+    ///
+    /// The buffer is sized from the file's length when it is opened; a file
+    /// that shrinks meanwhile is an `UnexpectedEof` error.
+    pub fn read(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let len = usize::try_from(file.metadata()?.len()).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                "the file is larger than this machine's address space",
+            )
+        })?;
+        let mut buffer = Self::zeroed(len);
+        file.read_exact(buffer.as_mut_bytes())?;
+        Ok(buffer)
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        let all: &[u8] = bytemuck::cast_slice(&self.blocks);
+        all.get(..self.len).unwrap_or_default()
+    }
+
+    /// The bytes, writable.
+    pub fn as_mut_bytes(&mut self) -> &mut [u8] {
+        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.blocks);
+        all.get_mut(..self.len).unwrap_or_default()
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl core::ops::Deref for AlignedBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl AsRef<[u8]> for AlignedBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl From<&[u8]> for AlignedBytes {
+    fn from(bytes: &[u8]) -> Self {
+        Self::copy_from(bytes)
+    }
+}
+
+impl core::fmt::Debug for AlignedBytes {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "AlignedBytes({} bytes)", self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_bytes_start_on_a_16_byte_boundary_and_keep_their_length() {
+        for len in [0, 1, 15, 16, 17, 100] {
+            let source: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let buffer = AlignedBytes::copy_from(&source);
+            assert_eq!(buffer.as_bytes(), source.as_slice());
+            assert_eq!((buffer.len(), buffer.is_empty()), (len, len == 0));
+            assert_eq!(buffer.as_ptr().align_offset(16), 0, "length {len}");
+            assert_eq!(&*AlignedBytes::from(source.as_slice()), source.as_slice());
+        }
+    }
+
+    #[test]
+    fn aligned_bytes_read_a_file() {
+        let path = std::env::temp_dir().join(format!("assetc-aligned-{}", std::process::id()));
+        std::fs::write(&path, b"twenty-one bytes long").unwrap();
+        let buffer = AlignedBytes::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(buffer.as_ref(), b"twenty-one bytes long");
+        assert_eq!(format!("{buffer:?}"), "AlignedBytes(21 bytes)");
+        assert!(AlignedBytes::read(&path).is_err());
     }
 }

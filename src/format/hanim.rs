@@ -17,13 +17,20 @@
 //! one. A channel's `joint` indexes the `SKEL` array of the companion `.hmesh`
 //! ([`max_joint`] gives the number to compare with its length).
 //!
-//! [`parse_hanim`] accepts a file only if every byte is accounted for: known
-//! path and interpolation codes, the matching component count, a zero pad and
+//! A reader accepts a file only if every byte is accounted for: known path
+//! and interpolation codes, the matching component count, a zero pad and
 //! reserved field, UTF-8 names, a finite non-negative duration, finite key
 //! times that never decrease and finite values. Each count is checked against
 //! the bytes left before anything is reserved for it, so memory use stays
 //! proportional to the file size. [`write_hanim`] refuses clips that would
 //! break any of these rules.
+//!
+//! Three readers share those checks, and none cares how the buffer is
+//! aligned: [`parse_hanim`] returns an [`HAnim`] view that walks clips,
+//! channels and keys in place without allocating ([`ClipView`],
+//! [`ChannelView`]); [`read_hanim`] returns owned [`AnimClip`]s; [`validate`]
+//! only checks. Keys start on arbitrary byte boundaries in the file, so the
+//! view decodes them one at a time ([`ChannelView::key`]).
 
 use super::bytes::ByteReader;
 use super::error::{FormatError, FormatResult};
@@ -159,7 +166,7 @@ pub fn max_joint(clips: &[AnimClip]) -> Option<u32> {
 /// Refuses a name longer than 65535 bytes, more than `u32::MAX` clips,
 /// channels or keys, and a channel whose `values` are not `components` floats
 /// per key, with the offset the element would have had. The bytes are then
-/// checked by [`parse_hanim`], so a clip with a non-finite value, decreasing
+/// checked by [`validate`], so a clip with a non-finite value, decreasing
 /// key times or a negative duration is refused with the reader's error.
 pub fn write_hanim(clips: &[AnimClip]) -> FormatResult<Vec<u8>> {
     let mut out = Vec::new();
@@ -170,7 +177,7 @@ pub fn write_hanim(clips: &[AnimClip]) -> FormatResult<Vec<u8>> {
     for (c, clip) in clips.iter().enumerate() {
         write_clip(&mut out, c, clip)?;
     }
-    parse_hanim(&out)?;
+    validate(&out)?;
     Ok(out)
 }
 
@@ -261,13 +268,267 @@ fn write_channel(out: &mut Vec<u8>, c: usize, j: usize, channel: &AnimChannel) -
 // Reading.
 // ---------------------------------------------------------------------------
 
-/// Parses and checks a whole `.hanim` file (see the module docs for the rules).
-pub fn parse_hanim(bytes: &[u8]) -> FormatResult<Vec<AnimClip>> {
+/// A validated `.hanim` file. Its clips, channels and keys are decoded on
+/// demand straight from the file bytes: nothing is allocated, and any
+/// alignment will do.
+#[derive(Debug, Clone, Copy)]
+pub struct HAnim<'a> {
+    bytes: &'a [u8],
+    clip_count: u32,
+}
+
+impl<'a> HAnim<'a> {
+    /// The whole file.
+    pub fn file_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The number of clips.
+    pub fn clip_count(&self) -> usize {
+        self.clip_count as usize
+    }
+
+    /// The clips, in file order.
+    pub fn clips(&self) -> Clips<'a> {
+        let mut reader = ByteReader::new(self.bytes);
+        // The header was checked by `parse_hanim`; this only moves past it.
+        let left = match reader.take(HEADER_BYTES, "AnimHeader") {
+            Ok(_) => self.clip_count,
+            Err(_) => 0,
+        };
+        Clips {
+            bytes: self.bytes,
+            reader,
+            next: 0,
+            left,
+        }
+    }
+
+    /// The first clip called `name`, if any (a linear scan).
+    pub fn clip(&self, name: &str) -> Option<ClipView<'a>> {
+        self.clips().find(|clip| clip.name == name)
+    }
+
+    /// The largest joint index any channel animates, or `None` without
+    /// channels (see [`max_joint`]).
+    pub fn max_joint(&self) -> Option<u32> {
+        self.clips()
+            .flat_map(|clip| clip.channels())
+            .map(|channel| channel.joint)
+            .max()
+    }
+
+    /// Owned copies of every clip, in the writer's input form.
+    pub fn to_clips(&self) -> Vec<AnimClip> {
+        let mut clips = Vec::with_capacity(self.clip_count());
+        clips.extend(self.clips().map(|clip| clip.to_clip()));
+        clips
+    }
+}
+
+/// Iterator over the clips of an [`HAnim`].
+#[derive(Debug, Clone)]
+pub struct Clips<'a> {
+    bytes: &'a [u8],
+    reader: ByteReader<'a>,
+    next: usize,
+    left: u32,
+}
+
+impl<'a> Iterator for Clips<'a> {
+    type Item = ClipView<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.left = self.left.checked_sub(1)?;
+        let clip = read_clip(&mut self.reader, self.bytes, self.next, KeyCheck::Skip);
+        self.next += 1;
+        // The file was validated, so decoding cannot fail; stop if it did.
+        if clip.is_err() {
+            self.left = 0;
+        }
+        clip.ok()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left as usize))
+    }
+}
+
+/// One clip of a validated file, borrowing its name and channels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClipView<'a> {
+    /// The clip's name.
+    pub name: &'a str,
+    /// Seconds.
+    pub duration: f32,
+    channel_count: u32,
+    channels: &'a [u8],
+}
+
+impl<'a> ClipView<'a> {
+    /// The number of channels.
+    pub fn channel_count(&self) -> usize {
+        self.channel_count as usize
+    }
+
+    /// The channels, in file order.
+    pub fn channels(&self) -> Channels<'a> {
+        Channels {
+            reader: ByteReader::new(self.channels),
+            next: 0,
+            left: self.channel_count,
+        }
+    }
+
+    /// An owned copy, in the writer's input form.
+    pub fn to_clip(&self) -> AnimClip {
+        let mut channels = Vec::with_capacity(self.channel_count());
+        channels.extend(self.channels().map(|channel| channel.to_channel()));
+        AnimClip {
+            name: self.name.to_owned(),
+            duration: self.duration,
+            channels,
+        }
+    }
+}
+
+/// Iterator over the channels of a [`ClipView`].
+#[derive(Debug, Clone)]
+pub struct Channels<'a> {
+    reader: ByteReader<'a>,
+    next: usize,
+    left: u32,
+}
+
+impl<'a> Iterator for Channels<'a> {
+    type Item = ChannelView<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.left = self.left.checked_sub(1)?;
+        let channel = read_channel(&mut self.reader, (0, self.next));
+        self.next += 1;
+        // The file was validated, so decoding cannot fail; stop if it did.
+        if channel.is_err() {
+            self.left = 0;
+        }
+        channel.ok().map(|(channel, _)| channel)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left as usize))
+    }
+}
+
+/// One channel of a validated file, its keys still packed in the file.
+///
+/// Keys are `time, value...` runs of little-endian `f32`s that start on any
+/// byte boundary, so they are decoded one at a time by [`ChannelView::key`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChannelView<'a> {
+    /// Index into the companion `.hmesh` `SKEL` array.
+    pub joint: u32,
+    /// The property.
+    pub path: AnimPath,
+    /// The interpolation.
+    pub interpolation: Interpolation,
+    keys: &'a [u8],
+}
+
+impl<'a> ChannelView<'a> {
+    /// Floats per key value: 4 for rotation, else 3.
+    pub fn components(&self) -> usize {
+        self.path.components()
+    }
+
+    /// Bytes per stored key: the time and the value.
+    fn key_bytes(&self) -> usize {
+        4 * (1 + self.components())
+    }
+
+    /// The number of keys.
+    pub fn key_count(&self) -> usize {
+        self.keys.len() / self.key_bytes()
+    }
+
+    /// Key `index` as `(time, value)`, or `None` past the last key. A
+    /// translation or scale value fills the first three components and
+    /// leaves the fourth 0; a rotation is the quaternion `x, y, z, w`.
+    pub fn key(&self, index: usize) -> Option<(f32, [f32; 4])> {
+        let stride = self.key_bytes();
+        let start = index.checked_mul(stride)?;
+        let raw = self.keys.get(start..start.checked_add(stride)?)?;
+        let mut floats = raw.chunks_exact(4).map(|word| {
+            <[u8; 4]>::try_from(word)
+                .map(f32::from_le_bytes)
+                .unwrap_or_default()
+        });
+        let time = floats.next()?;
+        let mut value = [0.0; 4];
+        for (slot, component) in value.iter_mut().zip(floats) {
+            *slot = component;
+        }
+        Some((time, value))
+    }
+
+    /// Every key as `(time, value)`, in order (see [`ChannelView::key`]).
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = (f32, [f32; 4])> + 'a {
+        let channel = *self;
+        (0..self.key_count()).map(move |index| channel.key(index).unwrap_or_default())
+    }
+
+    /// An owned copy, in the writer's input form.
+    pub fn to_channel(&self) -> AnimChannel {
+        let components = self.components();
+        let mut times = Vec::with_capacity(self.key_count());
+        let mut values = Vec::with_capacity(self.key_count() * components);
+        for (time, value) in self.keys() {
+            times.push(time);
+            values.extend(value.iter().take(components));
+        }
+        AnimChannel {
+            joint: self.joint,
+            path: self.path,
+            interpolation: self.interpolation,
+            times,
+            values,
+        }
+    }
+}
+
+/// Checks a whole `.hanim` file (see the module docs for the rules) and
+/// returns a view that decodes its clips on demand, without allocating.
+/// Accepts a buffer of any alignment.
+pub fn parse_hanim(bytes: &[u8]) -> FormatResult<HAnim<'_>> {
+    let clip_count = check_hanim(bytes)?;
+    Ok(HAnim { bytes, clip_count })
+}
+
+/// Checks a whole `.hanim` file and returns owned copies of its clips.
+pub fn read_hanim(bytes: &[u8]) -> FormatResult<Vec<AnimClip>> {
+    parse_hanim(bytes).map(|anim| anim.to_clips())
+}
+
+/// Checks a whole `.hanim` file held in a buffer of any alignment, without
+/// allocating.
+pub fn validate(bytes: &[u8]) -> FormatResult<()> {
+    check_hanim(bytes).map(drop)
+}
+
+/// Whether [`read_clip`] checks every key or only finds where they end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyCheck {
+    /// Check times and values.
+    Check,
+    /// Only skip over them (the file was validated before).
+    Skip,
+}
+
+/// Every rule of the format; returns the clip count.
+fn check_hanim(bytes: &[u8]) -> FormatResult<u32> {
     let mut reader = ByteReader::new(bytes);
     let clip_count = read_header(&mut reader)?;
-    let mut clips = Vec::with_capacity(clip_count as usize);
     for c in 0..clip_count as usize {
-        clips.push(read_clip(&mut reader, c)?);
+        read_clip(&mut reader, bytes, c, KeyCheck::Check)?;
     }
     if reader.remaining() != 0 {
         return Err(FormatError::new(
@@ -279,7 +540,7 @@ pub fn parse_hanim(bytes: &[u8]) -> FormatResult<Vec<AnimClip>> {
             ),
         ));
     }
-    Ok(clips)
+    Ok(clip_count)
 }
 
 /// Reads a little-endian `u32`.
@@ -361,8 +622,13 @@ fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<u32> {
     Ok(clip_count)
 }
 
-/// Reads clip `c`.
-fn read_clip(reader: &mut ByteReader<'_>, c: usize) -> FormatResult<AnimClip> {
+/// Reads clip `c` of the file `bytes`, with or without checking its keys.
+fn read_clip<'a>(
+    reader: &mut ByteReader<'a>,
+    bytes: &'a [u8],
+    c: usize,
+    keys: KeyCheck,
+) -> FormatResult<ClipView<'a>> {
     let name_len = reader.u16("AnimClip.nameLen")?;
     let name_at = reader.offset();
     let raw = reader.take(usize::from(name_len), "AnimClip.name")?;
@@ -384,19 +650,32 @@ fn read_clip(reader: &mut ByteReader<'_>, c: usize) -> FormatResult<AnimClip> {
     }
     let label = |count| format!("clip {c}: {count} channels");
     let channel_count = read_count(reader, "AnimClip.channelCount", MIN_CHANNEL_BYTES, &label)?;
-    let mut channels = Vec::with_capacity(channel_count as usize);
+    let start = reader.offset();
     for j in 0..channel_count as usize {
-        channels.push(read_channel(reader, c, j)?);
+        let (channel, keys_at) = read_channel(reader, (c, j))?;
+        if keys == KeyCheck::Check {
+            check_keys(&channel, keys_at, (c, j))?;
+        }
     }
-    Ok(AnimClip {
-        name: name.to_owned(),
+    let channels = usize::try_from(start)
+        .ok()
+        .zip(usize::try_from(reader.offset()).ok())
+        .and_then(|(start, end)| bytes.get(start..end))
+        .unwrap_or_default();
+    Ok(ClipView {
+        name,
         duration,
+        channel_count,
         channels,
     })
 }
 
-/// Reads channel `j` of clip `c`.
-fn read_channel(reader: &mut ByteReader<'_>, c: usize, j: usize) -> FormatResult<AnimChannel> {
+/// Reads channel `j` of clip `c` up to and including its keys, which are
+/// returned unchecked with the file offset where they start.
+fn read_channel<'a>(
+    reader: &mut ByteReader<'a>,
+    (c, j): (usize, usize),
+) -> FormatResult<(ChannelView<'a>, u64)> {
     let joint = read_u32(reader, "AnimChannel.joint")?;
     let path = read_code(reader, "AnimChannel.path", AnimPath::from_u8, (c, j))?;
     let interpolation = read_code(
@@ -431,15 +710,15 @@ fn read_channel(reader: &mut ByteReader<'_>, c: usize, j: usize) -> FormatResult
     let label = |count| format!("clip {c}, channel {j}: {count} keys");
     let key_count = read_count(reader, "AnimChannel.keyCount", key_bytes as u64, &label)?;
     let keys_at = reader.offset();
+    // `read_count` checked that the keys fit in the file, so this cannot overflow.
     let keys = reader.take(key_count as usize * key_bytes, "AnimKey")?;
-    let (times, values) = read_keys(keys, keys_at, path.components(), (c, j))?;
-    Ok(AnimChannel {
+    let channel = ChannelView {
         joint,
         path,
         interpolation,
-        times,
-        values,
-    })
+        keys,
+    };
+    Ok((channel, keys_at))
 }
 
 /// Reads one enum code byte of channel `(clip, channel)`.
@@ -460,27 +739,13 @@ fn read_code<T>(
     })
 }
 
-/// Splits the key bytes (at file offset `at`) of channel `(clip, channel)`
-/// into times and values, checking both.
-fn read_keys(
-    keys: &[u8],
-    at: u64,
-    components: usize,
-    (c, j): (usize, usize),
-) -> FormatResult<(Vec<f32>, Vec<f32>)> {
-    let key_bytes = 4 * (1 + components);
-    let key_count = keys.len() / key_bytes;
-    let mut times = Vec::with_capacity(key_count);
-    let mut values = Vec::with_capacity(key_count * components);
+/// Checks the keys (at file offset `at`) of channel `(clip, channel)`:
+/// finite times that never decrease and finite values.
+fn check_keys(channel: &ChannelView<'_>, at: u64, (c, j): (usize, usize)) -> FormatResult<()> {
+    let key_bytes = channel.key_bytes() as u64;
     let mut previous = f32::NEG_INFINITY;
-    for (k, key) in keys.chunks_exact(key_bytes).enumerate() {
-        let key_at = at + (k * key_bytes) as u64;
-        let mut floats = key.chunks_exact(4).map(|word| {
-            <[u8; 4]>::try_from(word)
-                .map(f32::from_le_bytes)
-                .unwrap_or_default()
-        });
-        let time = floats.next().unwrap_or_default();
+    for (k, (time, value)) in channel.keys().enumerate() {
+        let key_at = at + k as u64 * key_bytes;
         let problem = if !time.is_finite() {
             Some(format!("time {time} is not finite"))
         } else if time < previous {
@@ -498,19 +763,16 @@ fn read_keys(
             ));
         }
         previous = time;
-        times.push(time);
-        for (i, value) in floats.enumerate() {
-            if !value.is_finite() {
-                return Err(FormatError::new(
-                    key_at + 4 * (1 + i) as u64,
-                    "AnimKey.value",
-                    format!("clip {c}, channel {j}, key {k}: component {i} is {value}"),
-                ));
-            }
-            values.push(value);
+        let components = value.iter().take(channel.components());
+        if let Some((i, bad)) = components.enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(FormatError::new(
+                key_at + 4 * (1 + i) as u64,
+                "AnimKey.value",
+                format!("clip {c}, channel {j}, key {k}: component {i} is {bad}"),
+            ));
         }
     }
-    Ok((times, values))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -581,7 +843,7 @@ mod tests {
     fn parse_changed(change: impl FnOnce(&mut Vec<u8>)) -> FormatResult<Vec<AnimClip>> {
         let mut bytes = write(&sample_clips());
         change(&mut bytes);
-        parse_hanim(&bytes)
+        read_hanim(&bytes)
     }
 
     fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
@@ -595,10 +857,62 @@ mod tests {
     #[test]
     fn round_trips_clips() {
         let clips = sample_clips();
-        assert_eq!(parse_hanim(&write(&clips)).unwrap(), clips);
+        assert_eq!(read_hanim(&write(&clips)).unwrap(), clips);
         let empty = write(&[]);
         assert_eq!(empty, b"HANM\x01\0\0\0\0\0\0\0\0\0\0\0");
-        assert!(parse_hanim(&empty).unwrap().is_empty());
+        assert!(read_hanim(&empty).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_view_walks_clips_channels_and_keys_in_place() {
+        let clips = sample_clips();
+        let bytes = write(&clips);
+        let anim = parse_hanim(&bytes).unwrap();
+        assert_eq!(anim.clip_count(), 3);
+        assert_eq!(anim.file_bytes(), bytes.as_slice());
+        let views: Vec<ClipView<'_>> = anim.clips().collect();
+        assert_eq!(views.len(), 3);
+        let walk = views[0];
+        assert_eq!(
+            (walk.name, walk.duration, walk.channel_count()),
+            ("Walk", 1.0, 2)
+        );
+        let rotation = walk.channels().next().unwrap();
+        assert_eq!(
+            (rotation.joint, rotation.path, rotation.interpolation),
+            (2, AnimPath::Rotation, Interpolation::Linear)
+        );
+        assert_eq!((rotation.key_count(), rotation.components()), (3, 4));
+        assert_eq!(rotation.key(1), Some((0.5, [0.0, 0.707, 0.0, 0.707])));
+        assert_eq!(rotation.key(3), None);
+        assert_eq!(rotation.key(usize::MAX), None);
+        let translation = walk.channels().nth(1).unwrap();
+        assert_eq!(translation.path, AnimPath::Translation);
+        assert_eq!(translation.key(2), Some((1.0, [-1.0, -2.0, -3.0, 0.0])));
+        assert_eq!(translation.keys().len(), 3);
+        assert!(walk.channels().nth(2).is_none());
+        assert_eq!(views[1].channels().count(), 0);
+        assert_eq!(anim.clip("Idle ✓").map(|clip| clip.duration), Some(2.5));
+        assert!(anim.clip("Run").is_none());
+        assert_eq!(walk.to_clip(), clips[0]);
+        assert_eq!(rotation.to_channel(), clips[0].channels[0]);
+        assert_eq!(anim.to_clips(), clips);
+    }
+
+    #[test]
+    fn the_view_needs_no_alignment_and_handles_an_empty_file() {
+        let bytes = write(&sample_clips());
+        for shift in 1..4 {
+            let mut shifted = vec![0_u8; shift];
+            shifted.extend_from_slice(&bytes);
+            let anim = parse_hanim(&shifted[shift..]).unwrap();
+            assert_eq!(anim.to_clips(), sample_clips());
+            assert_eq!(validate(&shifted[shift..]), Ok(()));
+        }
+        let empty = write(&[]);
+        let anim = parse_hanim(&empty).unwrap();
+        assert_eq!((anim.clip_count(), anim.clips().count()), (0, 0));
+        assert_eq!(anim.max_joint(), None);
     }
 
     #[test]
@@ -626,6 +940,8 @@ mod tests {
     #[test]
     fn reports_the_largest_joint() {
         assert_eq!(max_joint(&sample_clips()), Some(7));
+        let bytes = write(&sample_clips());
+        assert_eq!(parse_hanim(&bytes).unwrap().max_joint(), Some(7));
         assert_eq!(max_joint(&sample_clips()[1..2]), None);
         assert_eq!(max_joint(&[]), None);
     }
@@ -637,7 +953,7 @@ mod tests {
         assert_error(write_hanim(&clips), "AnimClip.nameLen", 16);
         let mut clips = sample_clips();
         clips[0].name = "x".repeat(65_535);
-        assert_eq!(parse_hanim(&write(&clips)).unwrap(), clips);
+        assert_eq!(read_hanim(&write(&clips)).unwrap(), clips);
 
         let mut clips = sample_clips();
         clips[0].channels[0].values.pop();
@@ -758,7 +1074,8 @@ mod tests {
     fn every_truncation_is_an_error() {
         let bytes = write(&sample_clips());
         for len in 0..bytes.len() {
-            assert!(parse_hanim(&bytes[..len]).is_err(), "length {len}");
+            assert!(read_hanim(&bytes[..len]).is_err(), "length {len}");
+            assert!(validate(&bytes[..len]).is_err(), "length {len}");
         }
     }
 
@@ -770,9 +1087,10 @@ mod tests {
                 let mut corrupt = bytes.clone();
                 corrupt[at] = value;
                 // Whatever is accepted must be writable again, byte for byte.
-                if let Ok(clips) = parse_hanim(&corrupt) {
+                if let Ok(clips) = read_hanim(&corrupt) {
                     assert_eq!(write_hanim(&clips).unwrap(), corrupt, "byte {at} = {value}");
                 }
+                assert_eq!(validate(&corrupt).is_ok(), parse_hanim(&corrupt).is_ok());
             }
         }
     }

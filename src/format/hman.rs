@@ -28,7 +28,8 @@
 //! entry.
 //!
 //! [`write_manifest`] produces these bytes; [`parse`] checks every rule above
-//! and hands back a borrowed, searchable [`Manifest`].
+//! and hands back a borrowed, searchable [`Manifest`]; [`validate`] only
+//! checks. Neither cares how the buffer is aligned.
 
 use core::fmt;
 
@@ -397,6 +398,12 @@ pub fn parse(bytes: &[u8]) -> FormatResult<Manifest<'_>> {
     Ok(Manifest { header, entries })
 }
 
+/// Checks a whole `.hman` file (every rule [`parse`] checks) held in a buffer
+/// of any alignment. Memory use is bounded by the file size.
+pub fn validate(bytes: &[u8]) -> FormatResult<()> {
+    parse(bytes).map(drop)
+}
+
 /// Reads and checks the header, including that `count` entries could fit.
 fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<ManHeader> {
     let header = ManHeader::from_bytes(reader.array("ManHeader")?);
@@ -727,8 +734,10 @@ mod tests {
                 parse(&bytes[..len]).is_err(),
                 "prefix of {len} bytes parsed"
             );
+            assert!(validate(&bytes[..len]).is_err(), "prefix of {len} bytes");
         }
         assert!(parse(&bytes).is_ok());
+        assert_eq!(validate(&bytes), Ok(()));
     }
 
     #[test]

@@ -20,7 +20,8 @@
 //!
 //! [`write_hmat`] produces a file; [`parse_hmat`] checks every rule above and
 //! lends the rows in place; [`read_hmat`] does the same for a buffer of any
-//! alignment and returns owned rows. Both readers need a little-endian host.
+//! alignment and returns owned rows, and [`validate`] only checks such a
+//! buffer. The readers need a little-endian host.
 
 use core::mem::offset_of;
 
@@ -332,6 +333,12 @@ pub fn read_hmat(bytes: &[u8]) -> FormatResult<Vec<GpuMaterial>> {
         .collect())
 }
 
+/// Checks a whole `.hmat` file held in a buffer of any alignment, without
+/// allocating. Fails on a big-endian host.
+pub fn validate(bytes: &[u8]) -> FormatResult<()> {
+    check_hmat(bytes)
+}
+
 /// Every rule of the format, on a buffer of any alignment.
 fn check_hmat(bytes: &[u8]) -> FormatResult<()> {
     require_little_endian("MatFileHeader")?;
@@ -450,6 +457,7 @@ mod tests {
         assert_eq!(bytes.len(), 16 + 96 * 3);
         assert_eq!(parse_hmat(&bytes).unwrap(), rows.as_slice());
         assert_eq!(read_hmat(&bytes).unwrap(), rows);
+        assert_eq!(validate(&bytes), Ok(()));
         let empty = write_hmat(&[]);
         assert_eq!(empty, b"HMAT\x01\0\0\0\0\0\0\0\0\0\0\0");
         assert!(parse_hmat(&empty).unwrap().is_empty());
@@ -593,6 +601,7 @@ mod tests {
         let bytes = write_hmat(&sample_rows());
         for len in 0..bytes.len() {
             assert!(read_hmat(&bytes[..len]).is_err(), "length {len}");
+            assert!(validate(&bytes[..len]).is_err(), "length {len}");
         }
         for at in 0..bytes.len() {
             for value in [0x00, 0x01, 0x07, 0x7f, 0x80, 0xff] {

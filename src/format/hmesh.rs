@@ -74,8 +74,11 @@
 //!
 //! [`parse_hmesh`] lends the arrays straight out of the buffer, which must
 //! start on an 8-byte boundary (`std::fs::read` returns such a buffer in
-//! practice); [`validate_hmesh`] and [`read_hmesh`] accept any alignment. The
+//! practice); [`validate`] and [`read_hmesh`] accept any alignment. The
 //! readers need a little-endian host and fail cleanly on a big-endian one.
+//! Besides the typed arrays of the known chunks, [`HMesh::chunk`] hands out
+//! the raw payload of any chunk by id, so an engine can carry chunks of its
+//! own in the same file.
 
 use std::borrow::Cow;
 
@@ -446,9 +449,9 @@ pub(crate) fn cast_in_place<'a, T: Pod>(
     bytemuck::try_cast_slice(bytes).map_err(|err| {
         let what = match err {
             PodCastError::TargetAlignmentGreaterAndInputNotAligned => format!(
-                "the data sits at a memory address that is not {}-byte aligned; reading in \
-                 place needs the file buffer to start on an 8-byte boundary",
-                align_of::<T>()
+                "the data sits at a memory address that is not {align}-byte aligned; reading \
+                 in place needs the file buffer to start on a {align}-byte boundary",
+                align = align_of::<T>()
             ),
             _ => format!(
                 "{} bytes are not a whole number of {}-byte elements",
@@ -568,9 +571,34 @@ pub struct HMesh<'a> {
     pub lod_indices: &'a [u32],
     /// `LODT` rows, `[submesh][level]`.
     pub lod_table: &'a [MeshLod],
+    /// The whole file, for [`HMesh::chunk`].
+    bytes: &'a [u8],
 }
 
-impl HMesh<'_> {
+impl<'a> HMesh<'a> {
+    /// The whole file this mesh was parsed from.
+    pub fn file_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The payload of the first chunk with id `id` (see [`fourcc`] and
+    /// [`chunk`]), known or not, or `None` if the table has no such chunk.
+    ///
+    /// Every payload was checked to lie inside the file, so this is only a
+    /// table scan; unknown chunks may repeat, and only the first is returned.
+    pub fn chunk(&self, id: u32) -> Option<&'a [u8]> {
+        let entry = self.chunks.iter().find(|entry| entry.fourcc == id)?;
+        let start = usize::try_from(entry.offset).ok()?;
+        let end = start.checked_add(usize::try_from(entry.size).ok()?)?;
+        self.bytes.get(start..end)
+    }
+
+    /// The id of every chunk in table order, unknown ones included
+    /// ([`chunk_name`] spells them).
+    pub fn chunk_ids(&self) -> impl ExactSizeIterator<Item = u32> + 'a {
+        self.chunks.iter().map(|entry| entry.fourcc)
+    }
+
     /// Reduced level `level` (0 = the first reduced one) of submesh `submesh`.
     pub fn lod(&self, submesh: usize, level: usize) -> Option<MeshLod> {
         let levels = self.lod_count as usize;
@@ -625,7 +653,7 @@ pub fn write_hmesh(mesh: &MeshData) -> FormatResult<Vec<u8>> {
     let table = lay_out(&payloads);
     refuse_unnarrowable_indices(mesh, &desc, &table)?;
     let bytes = assemble(&table, &payloads);
-    validate_hmesh(&bytes)?;
+    validate(&bytes)?;
     Ok(bytes)
 }
 
@@ -826,7 +854,7 @@ fn assemble(table: &[ChunkEntry], payloads: &[(u32, Cow<'_, [u8]>)]) -> Vec<u8> 
 /// arrays in place.
 ///
 /// `bytes` must start on an 8-byte boundary; otherwise this fails with a
-/// clear error and [`validate_hmesh`] or [`read_hmesh`] can be used instead.
+/// clear error and [`validate`] or [`read_hmesh`] can be used instead.
 /// Fails on a big-endian host.
 pub fn parse_hmesh(bytes: &[u8]) -> FormatResult<HMesh<'_>> {
     require_little_endian("FileHeader")?;
@@ -862,11 +890,12 @@ pub fn parse_hmesh(bytes: &[u8]) -> FormatResult<HMesh<'_>> {
         lod_count: lods.lod_count,
         lod_indices: lods.indices,
         lod_table: lods.table,
+        bytes,
     })
 }
 
 /// Checks a whole `.hmesh` held in a buffer of any alignment.
-pub fn validate_hmesh(bytes: &[u8]) -> FormatResult<()> {
+pub fn validate(bytes: &[u8]) -> FormatResult<()> {
     with_aligned(bytes, |aligned| parse_hmesh(aligned).map(drop))
 }
 
@@ -2426,7 +2455,7 @@ mod tests {
     fn assert_bytes_refused(change: impl FnOnce(&mut Vec<u8>), field: &str, offset: u64) {
         let mut bytes = write(&full_mesh());
         change(&mut bytes);
-        assert_error(validate_hmesh(&bytes), field, offset);
+        assert_error(validate(&bytes), field, offset);
     }
 
     // -- round trips -----------------------------------------------------------
@@ -2633,8 +2662,8 @@ mod tests {
     #[test]
     fn rejects_a_truncated_header() {
         let bytes = write(&static_mesh());
-        assert_error(validate_hmesh(&bytes[..31]), "FileHeader", 0);
-        assert_error(validate_hmesh(&[]), "FileHeader", 0);
+        assert_error(validate(&bytes[..31]), "FileHeader", 0);
+        assert_error(validate(&[]), "FileHeader", 0);
     }
 
     #[test]
@@ -2718,7 +2747,7 @@ mod tests {
         let desc = payload_at(&crafted, chunk::DESC);
         put(&mut crafted, xtra_offset_at, desc);
         assert_error(
-            validate_hmesh(&crafted),
+            validate(&crafted),
             "ChunkEntry.offset",
             xtra_offset_at as u64,
         );
@@ -2742,6 +2771,26 @@ mod tests {
     }
 
     #[test]
+    fn looks_up_any_chunk_by_id() {
+        let mut chunks = chunks_of(&write(&static_mesh()));
+        chunks.push((fourcc(b"XTRA"), vec![0xAB; 5]));
+        let crafted = craft(chunks);
+        let mesh = parse_hmesh(&crafted).unwrap();
+        assert_eq!(mesh.chunk(fourcc(b"XTRA")), Some(&[0xAB; 5][..]));
+        let vertices: &[u8] = bytemuck::cast_slice(mesh.vertices);
+        assert_eq!(mesh.chunk(chunk::VTXS), Some(vertices));
+        let desc = mesh.chunk(chunk::DESC).unwrap();
+        assert_eq!(bytemuck::pod_read_unaligned::<MeshDesc>(desc), mesh.desc);
+        assert_eq!(mesh.chunk(fourcc(b"NONE")), None);
+        assert_eq!(mesh.chunk(chunk::SKEL), None);
+        let ids: Vec<u32> = mesh.chunk_ids().collect();
+        assert_eq!(ids.len(), 11);
+        assert_eq!(ids.first(), Some(&chunk::DESC));
+        assert_eq!(ids.last(), Some(&fourcc(b"XTRA")));
+        assert_eq!(mesh.file_bytes(), crafted.as_slice());
+    }
+
+    #[test]
     fn rejects_missing_required_chunks() {
         let bytes = write(&full_mesh());
         for id in [
@@ -2754,7 +2803,7 @@ mod tests {
             let at = entry_field_at(&bytes, id, 0);
             let mut broken = bytes.clone();
             put(&mut broken, at, fourcc(b"GONE"));
-            let err = validate_hmesh(&broken).unwrap_err();
+            let err = validate(&broken).unwrap_err();
             assert_eq!((err.field, err.offset), ("ChunkEntry.fourcc", 32), "{err}");
             assert!(err.what.contains(&chunk_name(id)), "{err}");
         }
@@ -2767,7 +2816,7 @@ mod tests {
             let at = entry_field_at(&bytes, id, 0);
             let mut broken = bytes.clone();
             put(&mut broken, at, fourcc(b"GONE"));
-            assert_error(validate_hmesh(&broken), "ChunkEntry.fourcc", 32);
+            assert_error(validate(&broken), "ChunkEntry.fourcc", 32);
         }
     }
 
@@ -3310,7 +3359,7 @@ mod tests {
             .collect();
         let crafted = craft(chunks);
         let at = HEADER_BYTES + 12 * ENTRY_BYTES;
-        assert_error(validate_hmesh(&crafted), "ChunkEntry.fourcc", at as u64);
+        assert_error(validate(&crafted), "ChunkEntry.fourcc", at as u64);
     }
 
     #[test]
@@ -3339,7 +3388,7 @@ mod tests {
     fn every_truncation_is_rejected_without_panicking() {
         let bytes = write(&full_mesh());
         for len in 0..bytes.len() {
-            assert!(validate_hmesh(&bytes[..len]).is_err(), "length {len}");
+            assert!(validate(&bytes[..len]).is_err(), "length {len}");
         }
     }
 
@@ -3371,7 +3420,7 @@ mod tests {
                     _ => rng.next() as u8,
                 };
             }
-            if validate_hmesh(&corrupt).is_err() {
+            if validate(&corrupt).is_err() {
                 rejected += 1;
             }
         }

@@ -32,6 +32,11 @@
 //! (with no entries, right after the header). This is what the reference
 //! packer writes, so our packs match its output byte for byte. The reader also
 //! accepts a file padded with zeros up to the next multiple of 16.
+//!
+//! [`parse`] checks all of this and returns a [`Pack`] whose entries are found
+//! by path; [`Pack::open`] identifies and checks an entry like any other file
+//! and [`validate`] only checks the pack. Any buffer alignment is accepted,
+//! but a 16-byte aligned pack lends its payloads 16-byte aligned.
 
 use core::fmt;
 
@@ -40,6 +45,7 @@ use bytemuck::{Pod, Zeroable};
 use super::bytes::{ByteReader, abbreviate, check_runtime_path};
 use super::error::{FormatError, FormatResult};
 use super::kind::PackKind;
+use super::open::AssetFile;
 
 /// The four bytes every pack starts with.
 pub const MAGIC: [u8; 4] = *b"HPAK";
@@ -348,6 +354,19 @@ impl<'a> Pack<'a> {
             .unwrap_or_default()
     }
 
+    /// The entry stored under `path`, identified and checked like any file
+    /// by [`open`](super::open::open), or `None` if the pack has no such
+    /// entry. Error offsets count from the start of the entry.
+    ///
+    /// Payloads start on multiples of 16 from the start of the pack, so when
+    /// the pack buffer is 16-byte aligned (see
+    /// [`AlignedBytes`](super::bytes::AlignedBytes)) meshes, materials and
+    /// fonts are lent in place like everything else.
+    pub fn open(&self, path: &str) -> Option<FormatResult<AssetFile<'a>>> {
+        let entry = self.find(path)?;
+        Some(super::open::open(self.data(&entry)))
+    }
+
     /// Size of the whole file.
     pub fn file_bytes(&self) -> u64 {
         self.bytes.len() as u64
@@ -411,6 +430,12 @@ pub fn parse(bytes: &[u8]) -> FormatResult<Pack<'_>> {
         header,
         entries,
     })
+}
+
+/// Checks a whole `.hpack` file (every rule [`parse`] checks) held in a
+/// buffer of any alignment. Entries are not opened; [`Pack::open`] does that.
+pub fn validate(bytes: &[u8]) -> FormatResult<()> {
+    parse(bytes).map(drop)
 }
 
 /// Reads and checks the header, including that the TOC could fit.
@@ -850,8 +875,10 @@ mod tests {
                 parse(&bytes[..len]).is_err(),
                 "prefix of {len} bytes parsed"
             );
+            assert!(validate(&bytes[..len]).is_err(), "prefix of {len} bytes");
         }
         assert!(parse(&bytes).is_ok());
+        assert_eq!(validate(&bytes), Ok(()));
     }
 
     #[test]

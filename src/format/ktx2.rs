@@ -548,28 +548,45 @@ impl<'a> Ktx2View<'a> {
         &self.levels
     }
 
-    /// The stored (possibly supercompressed) bytes of level `index`.
-    ///
-    /// # Panics
-    ///
-    /// If `index >= self.levels().len()`.
+    /// The stored (possibly supercompressed) bytes of level `index`, or an
+    /// empty slice if `index >= self.levels().len()`.
     pub fn level_data(&self, index: usize) -> &'a [u8] {
-        let entry = &self.levels[index];
-        // Bounds were checked by `parse`.
-        &self.bytes[entry.byte_offset as usize..(entry.byte_offset + entry.byte_length) as usize]
+        self.levels.get(index).map_or(&[], |entry| {
+            self.slice(entry.byte_offset, entry.byte_length)
+        })
+    }
+
+    /// Sum of the stored bytes of every level: what an upload reads from
+    /// the file (before any supercompression is undone).
+    pub fn level_bytes(&self) -> u64 {
+        self.levels.iter().map(|entry| entry.byte_length).sum()
     }
 
     /// The whole Data Format Descriptor, its total-size word included.
     pub fn dfd(&self) -> &'a [u8] {
-        let start = self.header.dfd_byte_offset as usize;
-        &self.bytes[start..start + self.header.dfd_byte_length as usize]
+        let header = &self.header;
+        self.slice(header.dfd_byte_offset.into(), header.dfd_byte_length.into())
+    }
+
+    /// `length` bytes of the file at `offset`; [`parse`] checked every range
+    /// this is asked for, so the empty fallback is never taken.
+    fn slice(&self, offset: u64, length: u64) -> &'a [u8] {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(length)
+            .ok()
+            .and_then(|length| start.checked_add(length))
+            .unwrap_or(usize::MAX);
+        self.bytes.get(start..end).unwrap_or_default()
     }
 
     /// The key/value pairs in file order. Values are raw bytes and include the
     /// terminating NUL of string values.
     pub fn key_values(&self) -> KeyValues<'a> {
         let start = self.header.kvd_byte_offset as usize;
-        let data = &self.bytes[start..start + self.header.kvd_byte_length as usize];
+        let data = self.slice(
+            self.header.kvd_byte_offset.into(),
+            self.header.kvd_byte_length.into(),
+        );
         KeyValues {
             data,
             position: 0,
@@ -745,6 +762,12 @@ pub fn parse(bytes: &[u8]) -> FormatResult<Ktx2View<'_>> {
         header,
         levels,
     })
+}
+
+/// Checks a KTX 2.0 file (every rule [`parse`] checks) held in a buffer of any
+/// alignment.
+pub fn validate(bytes: &[u8]) -> FormatResult<()> {
+    parse(bytes).map(drop)
 }
 
 /// Checks the identifier, the dimensions and the level count against the size.
@@ -1111,6 +1134,8 @@ mod tests {
         assert_eq!(view.level_data(0), &[7u8; 32]);
         assert_eq!(view.level_data(1), &[8u8; 8]);
         assert_eq!(view.level_data(2), &[9u8; 4]);
+        assert!(view.level_data(3).is_empty());
+        assert_eq!(view.level_bytes(), 32 + 8 + 4);
         assert_eq!(view.key_value("KTXswizzle"), Some(&b"rg01\0"[..]));
         assert_eq!(view.key_value("KTXorientation"), Some(&b"rd\0"[..]));
         let keys: Vec<_> = view.key_values().map(|(key, _)| key).collect();
@@ -1144,7 +1169,9 @@ mod tests {
         let file = small_file(SUPERCOMPRESSION_ZSTD, Some("r001"));
         for length in 0..file.len() {
             assert!(parse(&file[..length]).is_err(), "length {length}");
+            assert!(validate(&file[..length]).is_err(), "length {length}");
         }
+        assert_eq!(validate(&file), Ok(()));
     }
 
     #[test]

@@ -4,11 +4,18 @@
 //! only, never allocates from an untrusted count before checking it against the
 //! input length, and never panics on malformed input: every reader returns a
 //! [`error::FormatError`] carrying the byte offset and the field at fault.
+//!
+//! Every format module has a `validate(bytes)` that checks a whole file held
+//! in a buffer of any alignment, next to its readers and its writer.
+//! [`identify`] tells a file's type from its first bytes and [`open()`] checks
+//! it and returns the typed view ([`AssetFile`]); `docs/engine.md` walks
+//! through using this module from an engine.
 
 pub mod bytes;
 pub mod error;
 pub mod hanim;
 pub mod hash;
+pub mod hfont;
 pub mod hman;
 pub mod hmat;
 pub mod hmesh;
@@ -16,3 +23,6 @@ pub mod hpack;
 pub mod kind;
 pub mod ktx2;
 pub mod oct;
+pub mod open;
+
+pub use open::{AssetFile, FileType, identify, open};

@@ -153,7 +153,7 @@ fn check_entry_file(
         ),
         AssetKind::Animation => (
             ".hanim",
-            hanim::parse_hanim(&bytes).map(|clips| meshes.record_animation(path, &clips)),
+            hanim::read_hanim(&bytes).map(|clips| meshes.record_animation(path, &clips)),
         ),
         AssetKind::Shader | AssetKind::Embed | AssetKind::Font => ("", Ok(())),
     };
