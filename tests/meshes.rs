@@ -8,7 +8,6 @@ mod common;
 #[path = "../src/encode/mesh/fixtures.rs"]
 mod fixtures;
 
-
 use assetc::format::hash::asset_hash;
 use assetc::format::{hanim, hman, hmat, hmesh, ktx2};
 use common::{Project, Run, assert_golden, rgba_png};

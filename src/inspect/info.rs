@@ -64,6 +64,8 @@ pub struct Totals {
     pub channels: u64,
     /// Texels over every texture's mip chain, faces and layers.
     pub texels: u64,
+    /// Font glyphs.
+    pub glyphs: u64,
 }
 
 /// Files and bytes of one type.
@@ -148,6 +150,8 @@ pub fn type_name(details: &Details) -> &'static str {
         Details::Manifest(_) => "manifest",
         Details::Animation(_) => "animation",
         Details::Texture(_) => "texture",
+        Details::Font(_) => "font",
+        Details::Pack(_) => "pack",
         Details::Shader => "shader",
         Details::Embed => "embed",
         Details::Other => "other",
@@ -177,8 +181,9 @@ fn totals(files: &[FileReport]) -> Totals {
                 t.channels += a.channels;
             }
             Details::Texture(x) => t.texels = t.texels.saturating_add(x.texels),
+            Details::Font(f) => t.glyphs += f.glyphs,
             Details::Invalid { .. } => t.invalid += 1,
-            Details::Shader | Details::Embed | Details::Other => {}
+            Details::Pack(_) | Details::Shader | Details::Embed | Details::Other => {}
         }
     }
     t
@@ -320,6 +325,21 @@ fn describe(details: &Details) -> String {
             }
             line
         }
+        Details::Font(f) => format!(
+            "{}, {}, atlas {} ({}x{} {}), line {:.3} em",
+            count(f.glyphs, "glyph", "glyphs"),
+            count(f.kerning_pairs, "kerning pair", "kerning pairs"),
+            f.atlas,
+            f.atlas_width,
+            f.atlas_height,
+            if f.msdf { "MSDF" } else { "SDF" },
+            f.line_advance
+        ),
+        Details::Pack(p) => format!(
+            "{}, {} of payload",
+            count(p.entries, "entry", "entries"),
+            human_bytes(p.payload)
+        ),
         Details::Shader | Details::Embed | Details::Other => String::new(),
         Details::Invalid { format, error } => format!("not a valid {format} file: {error}"),
     }
@@ -339,6 +359,7 @@ fn type_totals(name: &str, t: &Totals) -> String {
             count(t.channels, "channel", "channels")
         ),
         "texture" => format!("{} texels", t.texels),
+        "font" => count(t.glyphs, "glyph", "glyphs"),
         _ => String::new(),
     }
 }

@@ -1,5 +1,5 @@
 //! The figures `assetc info` shows for one file, read with the engine-side
-//! readers and judged by the file's extension.
+//! readers ([`crate::format::open`]) and judged by the file's extension.
 //!
 //! A file whose extension names one of our formats but whose bytes do not
 //! parse is reported as [`Details::Invalid`] with the reader's error (byte
@@ -11,9 +11,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::format::error::FormatResult;
+use super::hex_id;
+use crate::format::bytes::AlignedBytes;
+use crate::format::error::{FormatError, FormatResult};
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::format::{hanim, hman, hmat, hmesh, ktx2};
+use crate::format::{AssetFile, FileType, hanim, hfont, hman, hmat, hmesh, ktx2, open};
 
 /// One file of the output tree and what it holds.
 #[derive(Debug, Clone, Serialize)]
@@ -39,6 +41,10 @@ pub enum Details {
     Manifest(ManifestStats),
     /// A `.hanim`.
     Animation(AnimationStats),
+    /// A `.hfont`.
+    Font(FontStats),
+    /// A `.hpack`.
+    Pack(PackStats),
     /// A `.ktx2` (textures, cubemaps, arrays, LUTs).
     Texture(TextureStats),
     /// A compiled shader the manifest lists.
@@ -149,6 +155,36 @@ pub struct ClipStats {
     pub keys: u64,
 }
 
+/// A font's glyph table.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FontStats {
+    /// Glyphs, `.notdef` included.
+    pub glyphs: u64,
+    /// Kerning pairs.
+    pub kerning_pairs: u64,
+    /// Id of the atlas texture, as `0x` and 16 hex digits.
+    pub atlas: String,
+    /// Atlas width in texels.
+    pub atlas_width: u16,
+    /// Atlas height in texels.
+    pub atlas_height: u16,
+    /// Whether the atlas is multi-channel (MSDF).
+    pub msdf: bool,
+    /// Baseline-to-baseline distance, in em.
+    pub line_advance: f32,
+    /// SDF spread in atlas texels.
+    pub distance_range: f32,
+}
+
+/// A pack's size.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PackStats {
+    /// Entries.
+    pub entries: u64,
+    /// Payload bytes.
+    pub payload: u64,
+}
+
 /// A KTX2 file's shape and encoding.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TextureStats {
@@ -180,9 +216,9 @@ pub struct TextureStats {
 /// `listed` is the kind the manifest gives the file, which names shaders and
 /// embeds.
 pub fn analyse(path: &str, bytes: &[u8], listed: Option<AssetKind>) -> FileReport {
-    let details = match (format_of(path), listed) {
-        (Some(format), _) => read_details(format, bytes).unwrap_or_else(|e| Details::Invalid {
-            format: format.name(),
+    let details = match (FileType::from_path(path), listed) {
+        (Some(expected), _) => read_details(expected, bytes).unwrap_or_else(|e| Details::Invalid {
+            format: expected.name(),
             error: e.to_string(),
         }),
         (None, Some(AssetKind::Shader)) => Details::Shader,
@@ -196,57 +232,37 @@ pub fn analyse(path: &str, bytes: &[u8], listed: Option<AssetKind>) -> FileRepor
     }
 }
 
-/// The formats `info` reads, by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Mesh,
-    Material,
-    Manifest,
-    Animation,
-    Texture,
-}
-
-impl Format {
-    fn name(self) -> &'static str {
-        match self {
-            Format::Mesh => "mesh",
-            Format::Material => "material",
-            Format::Manifest => "manifest",
-            Format::Animation => "animation",
-            Format::Texture => "texture",
-        }
+fn read_details(expected: FileType, bytes: &[u8]) -> FormatResult<Details> {
+    let aligned = AlignedBytes::copy_from(bytes);
+    let file = open(aligned.as_bytes())?;
+    if file.file_type() != expected {
+        return Err(FormatError::new(
+            0,
+            "magic",
+            format!(
+                "the bytes are a {} file, not a {}",
+                file.file_type(),
+                expected.name()
+            ),
+        ));
     }
-}
-
-fn format_of(path: &str) -> Option<Format> {
-    const BY_EXTENSION: [(&str, Format); 5] = [
-        (".hmesh", Format::Mesh),
-        (".hmat", Format::Material),
-        (".hman", Format::Manifest),
-        (".hanim", Format::Animation),
-        (".ktx2", Format::Texture),
-    ];
-    BY_EXTENSION
-        .into_iter()
-        .find(|(ext, _)| path.ends_with(ext))
-        .map(|(_, format)| format)
-}
-
-fn read_details(format: Format, bytes: &[u8]) -> FormatResult<Details> {
-    Ok(match format {
-        Format::Mesh => Details::Mesh(mesh_stats(bytes)?),
-        Format::Material => Details::Material(material_stats(&hmat::read_hmat(bytes)?)),
-        Format::Manifest => Details::Manifest(manifest_stats(&hman::parse(bytes)?)),
-        Format::Animation => Details::Animation(animation_stats(&hanim::parse_hanim(bytes)?)),
-        Format::Texture => Details::Texture(texture_stats(&ktx2::parse(bytes)?)),
+    Ok(match file {
+        AssetFile::Mesh(mesh) => Details::Mesh(mesh_stats(&mesh)),
+        AssetFile::Material(rows) => Details::Material(material_stats(rows)),
+        AssetFile::Manifest(manifest) => Details::Manifest(manifest_stats(&manifest)),
+        AssetFile::Animation(anim) => Details::Animation(animation_stats(&anim)),
+        AssetFile::Font(font) => Details::Font(font_stats(&font)),
+        AssetFile::Pack(pack) => Details::Pack(PackStats {
+            entries: pack.len() as u64,
+            payload: pack.payload_bytes(),
+        }),
+        AssetFile::Texture(view) => Details::Texture(texture_stats(&view)),
     })
 }
 
-fn mesh_stats(bytes: &[u8]) -> FormatResult<MeshStats> {
-    let aligned = AlignedCopy::new(bytes);
-    let mesh = hmesh::parse_hmesh(aligned.bytes())?;
+fn mesh_stats(mesh: &hmesh::HMesh<'_>) -> MeshStats {
     let indices = mesh.indices.len() as u64;
-    Ok(MeshStats {
+    MeshStats {
         vertices: mesh.vertices.len() as u64,
         indices,
         triangles: indices / 3,
@@ -255,7 +271,7 @@ fn mesh_stats(bytes: &[u8]) -> FormatResult<MeshStats> {
         submeshes: mesh.submeshes.len() as u64,
         materials: mesh.materials.len() as u64,
         lods: mesh.lod_count,
-        lod_triangles: lod_triangles(&mesh),
+        lod_triangles: lod_triangles(mesh),
         joints: mesh.skeleton.len() as u64,
         tangents: mesh.desc.flags & hmesh::MESH_FLAG_HAS_TANGENTS != 0,
         bounds: BoundsStats {
@@ -263,7 +279,7 @@ fn mesh_stats(bytes: &[u8]) -> FormatResult<MeshStats> {
             max: mesh.bounds.aabb_max,
             radius: mesh.bounds.sphere_radius,
         },
-    })
+    }
 }
 
 /// Triangles per reduced level; a stalled level (count 0) falls back to the
@@ -327,22 +343,36 @@ fn manifest_stats(manifest: &hman::Manifest<'_>) -> ManifestStats {
     stats
 }
 
-fn animation_stats(source: &[hanim::AnimClip]) -> AnimationStats {
-    let clips: Vec<ClipStats> = source
-        .iter()
+fn animation_stats(anim: &hanim::HAnim<'_>) -> AnimationStats {
+    let clips: Vec<ClipStats> = anim
+        .clips()
         .map(|clip| ClipStats {
-            name: clip.name.clone(),
+            name: clip.name.to_owned(),
             duration: clip.duration,
-            channels: clip.channels.len() as u64,
-            keys: clip.channels.iter().map(|c| c.times.len() as u64).sum(),
+            channels: clip.channel_count() as u64,
+            keys: clip.channels().map(|c| c.key_count() as u64).sum(),
         })
         .collect();
     AnimationStats {
         channels: clips.iter().map(|c| c.channels).sum(),
         keys: clips.iter().map(|c| c.keys).sum(),
         duration: clips.iter().map(|c| c.duration).fold(0.0, f32::max),
-        max_joint: hanim::max_joint(source),
+        max_joint: anim.max_joint(),
         clips,
+    }
+}
+
+fn font_stats(font: &hfont::HFont<'_>) -> FontStats {
+    let header = font.header();
+    FontStats {
+        glyphs: font.glyphs().len() as u64,
+        kerning_pairs: font.kerning_pairs().len() as u64,
+        atlas: hex_id(font.atlas_tex()),
+        atlas_width: header.atlas_width,
+        atlas_height: header.atlas_height,
+        msdf: header.flags & hfont::FLAG_MSDF != 0,
+        line_advance: font.line_advance(),
+        distance_range: header.distance_range,
     }
 }
 
@@ -411,23 +441,67 @@ fn texels(header: &ktx2::Ktx2Header) -> u64 {
         .fold(0_u64, u64::saturating_add)
 }
 
-/// A copy of a file in 8-byte-aligned memory, for the zero-copy readers.
-struct AlignedCopy {
-    words: Vec<u64>,
-    len: usize,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspect::info::type_name;
 
-impl AlignedCopy {
-    fn new(bytes: &[u8]) -> Self {
-        let mut words = vec![0_u64; bytes.len().div_ceil(8)];
-        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        Self {
-            words,
-            len: bytes.len(),
-        }
+    /// A font with only its `.notdef` glyph and one kerning-free atlas.
+    fn one_glyph_font() -> Vec<u8> {
+        let notdef = hfont::GpuGlyph {
+            codepoint: 0,
+            advance: 0.5,
+            plane_right: 0.5,
+            plane_top: 0.75,
+            uv_right: 1.0,
+            uv_bottom: 1.0,
+            ..bytemuck::Zeroable::zeroed()
+        };
+        let font = hfont::FontData {
+            atlas_tex: 0xabc,
+            ascent: 0.75,
+            descent: -0.25,
+            line_gap: 0.125,
+            distance_range: 6.0,
+            edge_value: 0.5,
+            atlas_width: 64,
+            atlas_height: 32,
+            flags: 0,
+            glyphs: vec![notdef],
+            kerning: vec![],
+        };
+        hfont::write_hfont(&font).unwrap()
     }
 
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+    #[test]
+    fn fonts_report_glyphs_atlas_and_line_advance() {
+        let report = analyse("ui/inter.hfont", &one_glyph_font(), Some(AssetKind::Font));
+        let Details::Font(font) = report.details else {
+            panic!("not a font: {report:?}");
+        };
+        assert_eq!(font.glyphs, 1);
+        assert_eq!(font.kerning_pairs, 0);
+        assert_eq!(font.atlas, "0x0000000000000abc");
+        assert_eq!((font.atlas_width, font.atlas_height), (64, 32));
+        assert!(!font.msdf);
+        assert_eq!(font.line_advance, 1.125);
+    }
+
+    #[test]
+    fn a_file_whose_magic_disagrees_with_its_extension_is_invalid() {
+        let report = analyse("models/chair.hmesh", &one_glyph_font(), None);
+        let Details::Invalid { format, error } = report.details else {
+            panic!("accepted: {report:?}");
+        };
+        assert_eq!(format, "mesh");
+        assert!(error.contains("a font file, not a mesh"), "{error}");
+    }
+
+    #[test]
+    fn the_manifest_names_files_of_no_format_of_ours() {
+        let kind = |listed| type_name(&analyse("data/level.json", b"{}", listed).details);
+        assert_eq!(kind(Some(AssetKind::Embed)), "embed");
+        assert_eq!(kind(Some(AssetKind::Shader)), "shader");
+        assert_eq!(kind(None), "other");
     }
 }

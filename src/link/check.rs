@@ -5,17 +5,19 @@
 //! * `assets.hman` is a valid manifest;
 //! * every entry's file exists and its id follows its kind's rule;
 //! * every texture and LUT is a structurally valid KTX2 file, and every mesh,
-//!   material table and animation passes its format's validator;
+//!   material table, animation and font passes its format's validator;
 //! * the files of one mesh source agree: the `.hmat` has exactly one row per
 //!   material slot of its `.hmesh`, every texture a row names is a texture in
 //!   the manifest, and every joint a `.hanim` animates exists in the
-//!   `.hmesh` skeleton;
+//!   `.hmesh` skeleton (which must exist);
+//! * every `.hfont`'s atlas id is a texture in the manifest whose level 0 is
+//!   the size the font declares;
 //! * every other file in the folder is listed (else it is an orphan that no
 //!   job produced);
 //! * with `--pack`: the pack is valid, holds exactly the listed files plus the
 //!   manifest, byte for byte as in the folder, each tagged with its kind.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -23,7 +25,7 @@ use walkdir::WalkDir;
 
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
-use crate::format::{hanim, hman, hmat, hmesh, hpack, ktx2};
+use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
 use crate::fsutil;
 
 /// One inconsistency, reported as `path: what`.
@@ -106,7 +108,7 @@ fn check_manifest(
         }
     };
     let mut listed = BTreeSet::new();
-    let mut meshes = MeshFiles::default();
+    let mut meshes = CrossRefs::default();
     for entry in manifest.iter() {
         let expected = entry.kind.id_for_path(entry.path);
         if entry.hash != expected {
@@ -123,6 +125,7 @@ fn check_manifest(
         if entry.kind == AssetKind::Texture {
             meshes.textures.insert(entry.hash);
         }
+        meshes.paths.insert(entry.hash, entry.path.to_owned());
         check_entry_file(root, entry.path, entry.kind, &mut meshes, problems);
         listed.insert(entry.path.to_string());
     }
@@ -134,7 +137,7 @@ fn check_entry_file(
     root: &Path,
     path: &str,
     kind: AssetKind,
-    meshes: &mut MeshFiles,
+    meshes: &mut CrossRefs,
     problems: &mut Vec<Problem>,
 ) {
     let Ok(bytes) = std::fs::read(root.join(path)) else {
@@ -142,7 +145,10 @@ fn check_entry_file(
         return;
     };
     let (format, result) = match kind {
-        AssetKind::Texture | AssetKind::Lut => ("KTX2", ktx2::parse(&bytes).map(drop)),
+        AssetKind::Texture | AssetKind::Lut => (
+            "KTX2",
+            ktx2::parse(&bytes).map(|view| meshes.record_texture(path, view.header())),
+        ),
         AssetKind::Mesh => (
             ".hmesh",
             hmesh::read_hmesh(&bytes).map(|mesh| meshes.record_mesh(path, &mesh)),
@@ -155,17 +161,22 @@ fn check_entry_file(
             ".hanim",
             hanim::read_hanim(&bytes).map(|clips| meshes.record_animation(path, &clips)),
         ),
-        AssetKind::Shader | AssetKind::Embed | AssetKind::Font => ("", Ok(())),
+        AssetKind::Font => (
+            ".hfont",
+            hfont::read_hfont(&bytes).map(|font| meshes.record_font(path, &font)),
+        ),
+        AssetKind::Shader | AssetKind::Embed => ("", Ok(())),
     };
     if let Err(e) = result {
         problem(problems, path, format!("invalid {format}: {e}"));
     }
 }
 
-/// What the cross-file rules need from the files of mesh sources, keyed by
-/// their shared stem (`models/chair` for `models/chair.hmesh`).
+/// What the cross-file rules need: the files of mesh sources keyed by their
+/// shared stem (`models/chair` for `models/chair.hmesh`), fonts and the
+/// textures they and materials refer to.
 #[derive(Debug, Default)]
-struct MeshFiles {
+struct CrossRefs {
     /// Per `.hmesh`: material slots and skeleton joints.
     meshes: BTreeMap<String, (u32, usize)>,
     /// Per `.hmat`: its row count and every non-zero texture ref with its row.
@@ -174,9 +185,15 @@ struct MeshFiles {
     animations: BTreeMap<String, Option<u32>>,
     /// The ids of every texture in the manifest.
     textures: HashSet<u64>,
+    /// Level-0 size of every texture that parsed, by runtime path.
+    texture_sizes: HashMap<String, (u32, u32)>,
+    /// Per `.hfont`: its atlas id and the atlas size it declares.
+    fonts: BTreeMap<String, (u64, u16, u16)>,
+    /// Runtime path of every manifest id.
+    paths: HashMap<u64, String>,
 }
 
-impl MeshFiles {
+impl CrossRefs {
     fn record_mesh(&mut self, path: &str, mesh: &hmesh::MeshData) {
         let shape = (mesh.materials.len() as u32, mesh.skeleton.len());
         self.meshes.insert(stem(path).to_string(), shape);
@@ -197,6 +214,16 @@ impl MeshFiles {
             .insert(stem(path).to_string(), (rows.len(), refs));
     }
 
+    fn record_texture(&mut self, path: &str, header: &ktx2::Ktx2Header) {
+        let size = (header.pixel_width, header.pixel_height.max(1));
+        self.texture_sizes.insert(path.to_owned(), size);
+    }
+
+    fn record_font(&mut self, path: &str, font: &hfont::FontData) {
+        let atlas = (font.atlas_tex, font.atlas_width, font.atlas_height);
+        self.fonts.insert(path.to_owned(), atlas);
+    }
+
     fn record_animation(&mut self, path: &str, clips: &[hanim::AnimClip]) {
         self.animations
             .insert(stem(path).to_string(), hanim::max_joint(clips));
@@ -204,6 +231,40 @@ impl MeshFiles {
 
     /// Applies the cross-file rules, reporting against the dependent file.
     fn cross_check(&self, problems: &mut Vec<Problem>) {
+        self.check_materials(problems);
+        self.check_meshes(problems);
+        self.check_animations(problems);
+        self.check_fonts(problems);
+    }
+
+    /// A font's atlas is a texture in the manifest, of the size it declares.
+    fn check_fonts(&self, problems: &mut Vec<Problem>) {
+        for (path, &(atlas, width, height)) in &self.fonts {
+            let declared = (u32::from(width), u32::from(height));
+            let atlas_path = self
+                .paths
+                .get(&atlas)
+                .filter(|_| self.textures.contains(&atlas));
+            match atlas_path.map(|p| (p, self.texture_sizes.get(p))) {
+                None => problem(
+                    problems,
+                    path,
+                    format!("its atlas {atlas:#018x} is not a texture in the manifest"),
+                ),
+                Some((atlas_path, Some(&actual))) if actual != declared => problem(
+                    problems,
+                    path,
+                    format!(
+                        "declares a {}x{} atlas but {atlas_path} is {}x{}",
+                        declared.0, declared.1, actual.0, actual.1
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+
+    fn check_materials(&self, problems: &mut Vec<Problem>) {
         for (stem, (rows, refs)) in &self.materials {
             let path = format!("{stem}.hmat");
             match self.meshes.get(stem) {
@@ -225,6 +286,9 @@ impl MeshFiles {
                 );
             }
         }
+    }
+
+    fn check_meshes(&self, problems: &mut Vec<Problem>) {
         for (stem, &(slots, _)) in &self.meshes {
             if slots > 0 && !self.materials.contains_key(stem) {
                 problem(
@@ -234,6 +298,9 @@ impl MeshFiles {
                 );
             }
         }
+    }
+
+    fn check_animations(&self, problems: &mut Vec<Problem>) {
         for (stem, max_joint) in &self.animations {
             let path = format!("{stem}.hanim");
             let joints = self.meshes.get(stem).map(|&(_, joints)| joints);
@@ -323,7 +390,7 @@ fn check_pack(
 mod tests {
     use super::*;
 
-    fn problems_of(files: &MeshFiles) -> Vec<String> {
+    fn problems_of(files: &CrossRefs) -> Vec<String> {
         let mut problems = Vec::new();
         files.cross_check(&mut problems);
         problems.iter().map(ToString::to_string).collect()
@@ -331,7 +398,7 @@ mod tests {
 
     #[test]
     fn cross_file_rules_name_the_dependent_file() {
-        let mut files = MeshFiles::default();
+        let mut files = CrossRefs::default();
         files.meshes.insert("m/a".into(), (2, 3));
         files.materials.insert("m/a".into(), (2, vec![(1, 0xabc)]));
         files.animations.insert("m/a".into(), Some(2));
@@ -364,6 +431,31 @@ mod tests {
             problems_of(&files),
             ["m/b.hanim: m/b.hmesh has no skeleton for its channels to animate"]
         );
+    }
+
+    #[test]
+    fn a_font_atlas_must_be_a_listed_texture_of_the_declared_size() {
+        let mut files = CrossRefs::default();
+        files
+            .fonts
+            .insert("ui/inter.hfont".into(), (0x51, 256, 128));
+        assert_eq!(
+            problems_of(&files),
+            ["ui/inter.hfont: its atlas 0x0000000000000051 is not a texture in the manifest"]
+        );
+        files.textures.insert(0x51);
+        files.paths.insert(0x51, "ui/inter.ktx2".into());
+        files
+            .texture_sizes
+            .insert("ui/inter.ktx2".into(), (256, 64));
+        assert_eq!(
+            problems_of(&files),
+            ["ui/inter.hfont: declares a 256x128 atlas but ui/inter.ktx2 is 256x64"]
+        );
+        files
+            .texture_sizes
+            .insert("ui/inter.ktx2".into(), (256, 128));
+        assert!(problems_of(&files).is_empty());
     }
 
     #[test]
