@@ -202,7 +202,8 @@ typedef enum assetc_pack_kind {
     ASSETC_PACK_ANIMATION = 4, /* .hanim */
     ASSETC_PACK_TEXTURE = 5,   /* .ktx2 */
     ASSETC_PACK_SHADER = 6,    /* .spv */
-    ASSETC_PACK_KIND_COUNT = 7
+    ASSETC_PACK_FONT = 7,      /* .hfont */
+    ASSETC_PACK_KIND_COUNT = 8
 } assetc_pack_kind;
 
 /* Sizes of the variable-length formats' fixed parts. */
@@ -529,7 +530,7 @@ static inline const char *assetc_color_space_name(uint8_t space)
 static inline const char *assetc_pack_kind_name(uint8_t kind)
 {
     static const char *const names[ASSETC_PACK_KIND_COUNT] = {
-        "other", "mesh", "material", "manifest", "animation", "texture", "shader"};
+        "other", "mesh", "material", "manifest", "animation", "texture", "shader", "font"};
     return kind < ASSETC_PACK_KIND_COUNT ? names[kind] : NULL;
 }
 

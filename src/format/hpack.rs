@@ -998,7 +998,7 @@ mod tests {
     #[test]
     fn rejects_unknown_kind_and_bad_paths() {
         let mut bytes = golden_two_entries();
-        bytes[40] = 7;
+        bytes[40] = 8;
         let err = parse(&bytes).unwrap_err();
         assert_eq!((err.offset, err.field), (40, "PackEntry.kind"));
 

@@ -184,11 +184,13 @@ pub enum PackKind {
     Texture = 5,
     /// `.spv`.
     Shader = 6,
+    /// `.hfont`.
+    Font = 7,
 }
 
 impl PackKind {
     /// Every pack kind, in byte order.
-    pub const ALL: [PackKind; 7] = [
+    pub const ALL: [PackKind; 8] = [
         PackKind::Other,
         PackKind::Mesh,
         PackKind::Material,
@@ -196,6 +198,7 @@ impl PackKind {
         PackKind::Animation,
         PackKind::Texture,
         PackKind::Shader,
+        PackKind::Font,
     ];
 
     /// The pack kind stored as `byte`, or `None` if the byte is unknown.
@@ -208,6 +211,7 @@ impl PackKind {
             4 => Some(PackKind::Animation),
             5 => Some(PackKind::Texture),
             6 => Some(PackKind::Shader),
+            7 => Some(PackKind::Font),
             _ => None,
         }
     }
@@ -222,6 +226,7 @@ impl PackKind {
             PackKind::Animation => "animation",
             PackKind::Texture => "texture",
             PackKind::Shader => "shader",
+            PackKind::Font => "font",
         }
     }
 
@@ -233,17 +238,18 @@ impl PackKind {
     /// The pack kind of the file at `path`, judged by how the path ends.
     ///
     /// The test is a case-sensitive suffix match on the lowercase extensions
-    /// `.hmesh`, `.hmat`, `.hman`, `.hanim`, `.ktx2` and `.spv`, the same test
+    /// `.hmesh`, `.hmat`, `.hman`, `.hanim`, `.ktx2`, `.spv` and `.hfont`, the same test
     /// the reference packer applies; anything else (including `.KTX2`) is
     /// [`Other`](Self::Other).
     pub fn from_path(path: &str) -> PackKind {
-        const BY_SUFFIX: [(&str, PackKind); 6] = [
+        const BY_SUFFIX: [(&str, PackKind); 7] = [
             (".hmesh", PackKind::Mesh),
             (".hmat", PackKind::Material),
             (".hman", PackKind::Manifest),
             (".hanim", PackKind::Animation),
             (".ktx2", PackKind::Texture),
             (".spv", PackKind::Shader),
+            (".hfont", PackKind::Font),
         ];
         BY_SUFFIX
             .into_iter()
@@ -293,7 +299,7 @@ mod tests {
             assert_eq!(PackKind::from_u8(byte as u8), Some(kind));
             assert_eq!(PackKind::from_name(kind.name()), Some(kind));
         }
-        assert_eq!(PackKind::from_u8(7), None);
+        assert_eq!(PackKind::from_u8(8), None);
     }
 
     #[test]
@@ -352,7 +358,7 @@ mod tests {
             PackKind::Texture
         );
         assert_eq!(PackKind::from_path("fx/blur/vertex.spv"), PackKind::Shader);
-        assert_eq!(PackKind::from_path("fonts/ui.hfont"), PackKind::Other);
+        assert_eq!(PackKind::from_path("fonts/ui.hfont"), PackKind::Font);
         assert_eq!(PackKind::from_path("ui/logo.KTX2"), PackKind::Other);
         assert_eq!(PackKind::from_path("readme"), PackKind::Other);
         assert_eq!(PackKind::from_path(""), PackKind::Other);
