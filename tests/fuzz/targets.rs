@@ -1,0 +1,385 @@
+//! The body of every fuzz target, shared by the libFuzzer binaries in
+//! `tests/fuzz/fuzz_targets/` and by the corpus replay test
+//! `tests/fuzz_corpus.rs`.
+//!
+//! Each function feeds arbitrary bytes to the readers of one format. An error
+//! is an expected outcome; a panic, an abort, a hang or a huge allocation is a
+//! bug. When a reader accepts the input, the function walks every accessor of
+//! the result (so lazily decoded parts are reached too), checks that the
+//! readers of the same format agree with each other, and writes the result
+//! back with the format's writer: whatever a reader accepts, the writer must
+//! accept, and reading what it wrote must succeed again.
+//!
+//! Adding a target: write a `pub fn name(data: &[u8])` here, add a row to
+//! [`TARGETS`], and add `fuzz_targets/name.rs` plus its `[[bin]]` entry in
+//! `tests/fuzz/Cargo.toml`; the replay test then asks for a non-empty
+//! `tests/data/fuzz/name/`.
+
+use std::hint::black_box;
+
+use assetc::format::error::{FormatError, FormatResult};
+use assetc::format::{hanim, hman, hmat, hmesh, hpack, ktx2};
+
+/// One fuzz target: the name shared by its binary and its corpus folder, and
+/// the function that runs one input.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// Name of the `cargo fuzz` target and of `tests/data/fuzz/<name>/`.
+    pub name: &'static str,
+    /// Runs one input and tells whether the reader accepted it; panics on a
+    /// bug.
+    pub run: fn(&[u8]) -> bool,
+}
+
+/// Every fuzz target.
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "hmesh",
+        run: fuzz_hmesh,
+    },
+    Target {
+        name: "hmat",
+        run: fuzz_hmat,
+    },
+    Target {
+        name: "hman",
+        run: fuzz_hman,
+    },
+    Target {
+        name: "hanim",
+        run: fuzz_hanim,
+    },
+    Target {
+        name: "hpack",
+        run: fuzz_hpack,
+    },
+    Target {
+        name: "ktx2",
+        run: fuzz_ktx2,
+    },
+];
+
+// ---------------------------------------------------------------------------
+// Buffers and errors.
+// ---------------------------------------------------------------------------
+
+/// A copy of some bytes whose first byte sits at a chosen distance from an
+/// 8-byte boundary.
+struct Placed {
+    words: Vec<u64>,
+    skew: usize,
+    len: usize,
+}
+
+impl Placed {
+    /// Copies `data` so that it starts `skew` bytes (0..8) past an 8-byte
+    /// boundary.
+    fn new(data: &[u8], skew: usize) -> Self {
+        let mut words = vec![0_u64; (data.len() + skew).div_ceil(8)];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        bytes[skew..skew + data.len()].copy_from_slice(data);
+        Self {
+            words,
+            skew,
+            len: data.len(),
+        }
+    }
+
+    /// The copied bytes.
+    fn bytes(&self) -> &[u8] {
+        let bytes: &[u8] = bytemuck::cast_slice(&self.words);
+        &bytes[self.skew..self.skew + self.len]
+    }
+}
+
+/// Renders an error the way a tool would print it (exercises the message
+/// formatting) and returns it for comparison.
+fn rendered(error: &FormatError) -> String {
+    black_box(error.to_string())
+}
+
+/// Asserts that two readers of the same bytes both succeeded or both failed
+/// with the same error, rendering the error.
+fn assert_same_verdict<A, B>(first: &FormatResult<A>, second: &FormatResult<B>, what: &str) {
+    match (first, second) {
+        (Ok(_), Ok(_)) => {}
+        (Err(a), Err(b)) => assert_eq!(rendered(a), rendered(b), "{what}: different errors"),
+        (Ok(_), Err(b)) => panic!("{what}: only the second reader failed: {b}"),
+        (Err(a), Ok(_)) => panic!("{what}: only the first reader failed: {a}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// .hmesh
+// ---------------------------------------------------------------------------
+
+/// `.hmesh`: the zero-copy view on an aligned copy, `validate_hmesh` and
+/// `read_hmesh` on a misaligned one (their copying path), the view on the
+/// misaligned copy, every view accessor, and a write/read round trip.
+pub fn fuzz_hmesh(data: &[u8]) -> bool {
+    let aligned = Placed::new(data, 0);
+    let misaligned = Placed::new(data, 1);
+    let view = hmesh::parse_hmesh(aligned.bytes());
+    assert_same_verdict(
+        &view,
+        &hmesh::validate_hmesh(misaligned.bytes()),
+        "parse_hmesh/validate_hmesh",
+    );
+    let owned = hmesh::read_hmesh(misaligned.bytes());
+    assert_same_verdict(&view, &owned, "parse_hmesh/read_hmesh");
+    // Refused or not, a misaligned buffer must not make the view panic.
+    black_box(hmesh::parse_hmesh(misaligned.bytes()).is_ok());
+    let Ok(view) = view else {
+        return false;
+    };
+    walk_hmesh(&view);
+    round_trip_hmesh(&view.to_mesh_data());
+    true
+}
+
+/// Touches every array and accessor of a parsed mesh.
+fn walk_hmesh(mesh: &hmesh::HMesh<'_>) {
+    black_box((mesh.header, mesh.desc, mesh.bounds, mesh.chunks));
+    for entry in mesh.chunks {
+        black_box(hmesh::chunk_name(entry.fourcc));
+    }
+    let indices = mesh.indices;
+    black_box((indices.width(), indices.is_empty()));
+    for (i, value) in indices.iter().enumerate() {
+        assert_eq!(indices.get(i), Some(value), "Indices::get({i})");
+    }
+    assert_eq!(
+        indices.get(indices.len()),
+        None,
+        "Indices::get past the end"
+    );
+    black_box((mesh.vertices, mesh.meshlets, mesh.meshlet_vertices));
+    black_box((mesh.meshlet_triangles, mesh.meshlet_bounds, mesh.materials));
+    black_box((mesh.skin, mesh.skeleton, mesh.lod_indices, mesh.lod_table));
+    let levels = mesh.lod_count as usize;
+    for submesh in 0..mesh.submeshes.len() {
+        black_box(mesh.submeshes[submesh]);
+        for level in 0..levels {
+            let expected = mesh.lod_table.get(submesh * levels + level).copied();
+            assert_eq!(mesh.lod(submesh, level), expected, "HMesh::lod");
+        }
+        assert_eq!(
+            mesh.lod(submesh, levels),
+            None,
+            "HMesh::lod past the last level"
+        );
+    }
+}
+
+/// Writes an accepted mesh again: the writer must take it, the reader must
+/// take the result, and a second write must give the same bytes.
+fn round_trip_hmesh(mesh: &hmesh::MeshData) {
+    let written = hmesh::write_hmesh(mesh)
+        .unwrap_or_else(|e| panic!("write_hmesh refused a mesh read_hmesh accepted: {e}"));
+    let again = hmesh::read_hmesh(&written)
+        .unwrap_or_else(|e| panic!("read_hmesh refused what write_hmesh wrote: {e}"));
+    let rewritten = hmesh::write_hmesh(&again)
+        .unwrap_or_else(|e| panic!("write_hmesh refused its own output: {e}"));
+    assert!(written == rewritten, "write_hmesh is not stable");
+}
+
+// ---------------------------------------------------------------------------
+// .hmat
+// ---------------------------------------------------------------------------
+
+/// `.hmat`: the in-place rows of an aligned copy, `read_hmat` (and the
+/// in-place rows) on a misaligned one, every row accessor, and the writer
+/// reproducing the file.
+pub fn fuzz_hmat(data: &[u8]) -> bool {
+    let aligned = Placed::new(data, 0);
+    let misaligned = Placed::new(data, 3);
+    let view = hmat::parse_hmat(aligned.bytes());
+    let owned = hmat::read_hmat(misaligned.bytes());
+    assert_same_verdict(&view, &owned, "parse_hmat/read_hmat");
+    black_box(hmat::parse_hmat(misaligned.bytes()).is_ok());
+    let (Ok(view), Ok(owned)) = (view, owned) else {
+        return false;
+    };
+    let same_rows = bytemuck::cast_slice::<_, u8>(view) == bytemuck::cast_slice::<_, u8>(&owned);
+    assert!(same_rows, "parse_hmat and read_hmat return different rows");
+    for row in view {
+        black_box((row.alpha_mode(), row.double_sided(), row.texture_refs()));
+    }
+    assert!(
+        hmat::write_hmat(view) == data,
+        "write_hmat does not reproduce an accepted file"
+    );
+    true
+}
+
+// ---------------------------------------------------------------------------
+// .hman
+// ---------------------------------------------------------------------------
+
+/// `.hman`: `hman::parse`, every entry and its lookup by id, and the writer
+/// reproducing the file.
+pub fn fuzz_hman(data: &[u8]) -> bool {
+    let manifest = match hman::parse(data) {
+        Ok(manifest) => manifest,
+        Err(error) => {
+            rendered(&error);
+            return false;
+        }
+    };
+    black_box((manifest.header(), manifest.is_empty()));
+    assert_eq!(
+        manifest.iter().len(),
+        manifest.len(),
+        "Manifest::iter length"
+    );
+    let mut owned = Vec::with_capacity(manifest.len());
+    for entry in manifest.iter() {
+        assert_eq!(manifest.find(entry.hash), Some(entry), "Manifest::find");
+        black_box((
+            entry.id_matches_path(),
+            entry.kind.name(),
+            entry.colorspace.name(),
+        ));
+        owned.push(hman::ManifestEntry::from(entry));
+    }
+    assert_eq!(
+        manifest.entries().len(),
+        owned.len(),
+        "Manifest::entries length"
+    );
+    let written = hman::write_manifest(&owned)
+        .unwrap_or_else(|e| panic!("write_manifest refused a manifest parse accepted: {e}"));
+    assert!(
+        written == data,
+        "write_manifest does not reproduce an accepted file"
+    );
+    true
+}
+
+// ---------------------------------------------------------------------------
+// .hanim
+// ---------------------------------------------------------------------------
+
+/// `.hanim`: `hanim::parse_hanim`, every clip and channel, and the writer
+/// reproducing the file.
+pub fn fuzz_hanim(data: &[u8]) -> bool {
+    let clips = match hanim::parse_hanim(data) {
+        Ok(clips) => clips,
+        Err(error) => {
+            rendered(&error);
+            return false;
+        }
+    };
+    black_box(hanim::max_joint(&clips));
+    for clip in &clips {
+        black_box((clip.name.as_str(), clip.duration));
+        for channel in &clip.channels {
+            let components = channel.path.components();
+            assert_eq!(
+                channel.values.len(),
+                channel.times.len() * components,
+                "AnimChannel values per key"
+            );
+            black_box((channel.path.as_str(), channel.interpolation.as_str()));
+        }
+    }
+    let written = hanim::write_hanim(&clips)
+        .unwrap_or_else(|e| panic!("write_hanim refused clips parse_hanim accepted: {e}"));
+    assert!(
+        written == data,
+        "write_hanim does not reproduce an accepted file"
+    );
+    true
+}
+
+// ---------------------------------------------------------------------------
+// .hpack
+// ---------------------------------------------------------------------------
+
+/// `.hpack`: `hpack::parse`, every entry with its lookup by path and its
+/// payload, the layout byte counts, and a write/read round trip that must
+/// keep every path, kind and payload.
+pub fn fuzz_hpack(data: &[u8]) -> bool {
+    let pack = match hpack::parse(data) {
+        Ok(pack) => pack,
+        Err(error) => {
+            rendered(&error);
+            return false;
+        }
+    };
+    black_box((pack.header(), pack.is_empty(), pack.header_bytes()));
+    let layout = pack.header_bytes() + pack.toc_bytes() + pack.payload_bytes();
+    assert_eq!(
+        layout + pack.padding_bytes(),
+        pack.file_bytes(),
+        "pack byte counts do not add up"
+    );
+    assert_eq!(pack.file_bytes(), data.len() as u64, "Pack::file_bytes");
+    let mut items = Vec::with_capacity(pack.len());
+    for entry in pack.iter() {
+        assert_eq!(pack.find(entry.path), Some(entry), "Pack::find");
+        let payload = pack.data(&entry);
+        assert_eq!(payload.len() as u64, entry.size, "Pack::data length");
+        black_box((entry.end(), entry.kind.name()));
+        items.push(hpack::PackItem {
+            path: entry.path,
+            kind: entry.kind,
+            data: payload,
+        });
+    }
+    assert_eq!(pack.entries().len(), items.len(), "Pack::entries length");
+    round_trip_hpack(&items);
+    true
+}
+
+/// Writes the items of an accepted pack again and checks that reading the
+/// result gives back the same entries and payloads.
+fn round_trip_hpack(items: &[hpack::PackItem<'_>]) {
+    let written = hpack::write_pack(items)
+        .unwrap_or_else(|e| panic!("write_pack refused a pack parse accepted: {e}"));
+    let again = hpack::parse(&written)
+        .unwrap_or_else(|e| panic!("parse refused what write_pack wrote: {e}"));
+    assert_eq!(again.len(), items.len(), "round trip entry count");
+    for (item, entry) in items.iter().zip(again.iter()) {
+        assert_eq!((item.path, item.kind), (entry.path, entry.kind));
+        assert!(again.data(&entry) == item.data, "round trip payload");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// .ktx2
+// ---------------------------------------------------------------------------
+
+/// KTX 2.0: `ktx2::parse`, the header, every level's data, the DFD and every
+/// key/value pair with its lookup by key.
+pub fn fuzz_ktx2(data: &[u8]) -> bool {
+    let view = match ktx2::parse(data) {
+        Ok(view) => view,
+        Err(error) => {
+            rendered(&error);
+            return false;
+        }
+    };
+    let header = *view.header();
+    assert_eq!(
+        view.levels().len(),
+        header.stored_level_count() as usize,
+        "one level index entry per stored level"
+    );
+    for (index, level) in view.levels().iter().enumerate() {
+        let bytes = view.level_data(index);
+        assert_eq!(
+            bytes.len() as u64,
+            level.byte_length,
+            "level {index} length"
+        );
+        black_box((bytes, level.uncompressed_byte_length));
+    }
+    black_box((view.dfd(), header.to_bytes()));
+    for (key, value) in view.key_values() {
+        let first = view.key_value(key);
+        assert!(first.is_some(), "key_value misses the key {key:?}");
+        black_box(value);
+    }
+    true
+}

@@ -1,0 +1,136 @@
+//! Replays the committed fuzz regression corpus: every file under
+//! `tests/data/fuzz/<target>/` goes through the body of its fuzz target (see
+//! `tests/fuzz/targets.rs` and docs/fuzzing.md). A panic in a reader, or a
+//! broken property the target checks, fails the test, and so does a refused
+//! `seed-*` file: those are valid files from a real build, and a format change
+//! that stops accepting them means the corpus needs new seeds (docs/fuzzing.md).
+//! Needs only the `format` module, so it also runs with `--no-default-features`.
+
+#[path = "fuzz/targets.rs"]
+mod targets;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use targets::{TARGETS, Target};
+
+/// The committed regression corpus, one folder per target.
+fn corpus_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz")
+}
+
+/// The fuzz crate's folder of libFuzzer entry points.
+fn entry_points() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/fuzz_targets")
+}
+
+/// Sorted names of the entries of `dir` whose file names pass `keep`, with
+/// `strip` removed from the end.
+fn names_in(dir: &Path, strip: &str, keep: impl Fn(&Path) -> bool) -> BTreeSet<String> {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    entries
+        .map(|entry| {
+            entry
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .path()
+        })
+        .filter(|path| keep(path))
+        .filter_map(|path| Some(path.file_name()?.to_str()?.strip_suffix(strip)?.to_owned()))
+        .collect()
+}
+
+/// The inputs of one target, sorted by name.
+fn inputs_of(target: &Target) -> Vec<PathBuf> {
+    let dir = corpus_root().join(target.name);
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            entry
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .path()
+        })
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Prefix of the committed inputs that are valid files from a real build.
+const SEED_PREFIX: &str = "seed-";
+
+/// Runs one input through `target`: whether the reader accepted it, or the
+/// panic message if it panicked.
+fn replay(target: &Target, input: &Path) -> Result<bool, String> {
+    let bytes = fs::read(input).map_err(|e| format!("cannot read it: {e}"))?;
+    panic::catch_unwind(AssertUnwindSafe(|| (target.run)(&bytes))).map_err(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_else(|| "a panic without a message".to_owned())
+    })
+}
+
+#[test]
+fn every_corpus_input_replays_without_a_panic() {
+    let mut failures = Vec::new();
+    let mut replayed = 0;
+    for target in TARGETS {
+        let inputs = inputs_of(target);
+        assert!(
+            !inputs.is_empty(),
+            "tests/data/fuzz/{}/ holds no inputs",
+            target.name
+        );
+        for input in inputs {
+            replayed += 1;
+            let is_seed = input
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with(SEED_PREFIX));
+            match replay(target, &input) {
+                Err(message) => failures.push(format!("{}: {message}", input.display())),
+                Ok(false) if is_seed => {
+                    failures.push(format!("{}: a seed file is refused", input.display()))
+                }
+                Ok(_) => {}
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {replayed} inputs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_targets_table_the_binaries_and_the_corpus_folders_agree() {
+    let table: BTreeSet<String> = TARGETS.iter().map(|t| t.name.to_owned()).collect();
+    assert_eq!(table.len(), TARGETS.len(), "a target name is listed twice");
+    let binaries = names_in(&entry_points(), ".rs", |path| path.is_file());
+    assert_eq!(binaries, table, "tests/fuzz/fuzz_targets/ against TARGETS");
+    let folders = names_in(&corpus_root(), "", |path| path.is_dir());
+    assert_eq!(folders, table, "tests/data/fuzz/ against TARGETS");
+}
+
+#[test]
+fn every_target_binary_is_declared_in_the_fuzz_manifest() {
+    let manifest_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/Cargo.toml");
+    let manifest = fs::read_to_string(&manifest_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", manifest_path.display()));
+    for target in TARGETS {
+        let declared = format!(
+            "name = \"{0}\"\npath = \"fuzz_targets/{0}.rs\"",
+            target.name
+        );
+        assert!(
+            manifest.contains(&declared),
+            "tests/fuzz/Cargo.toml has no [[bin]] for {}",
+            target.name
+        );
+    }
+}
