@@ -18,7 +18,7 @@
 use std::hint::black_box;
 
 use assetc::format::error::{FormatError, FormatResult};
-use assetc::format::{hanim, hman, hmat, hmesh, hpack, ktx2};
+use assetc::format::{self, AssetFile, hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
 
 /// One fuzz target: the name shared by its binary and its corpus folder, and
 /// the function that runs one input.
@@ -56,6 +56,14 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "ktx2",
         run: fuzz_ktx2,
+    },
+    Target {
+        name: "hfont",
+        run: fuzz_hfont,
+    },
+    Target {
+        name: "open",
+        run: fuzz_open,
     },
 ];
 
@@ -113,7 +121,7 @@ fn assert_same_verdict<A, B>(first: &FormatResult<A>, second: &FormatResult<B>, 
 // .hmesh
 // ---------------------------------------------------------------------------
 
-/// `.hmesh`: the zero-copy view on an aligned copy, `validate_hmesh` and
+/// `.hmesh`: the zero-copy view on an aligned copy, `validate` and
 /// `read_hmesh` on a misaligned one (their copying path), the view on the
 /// misaligned copy, every view accessor, and a write/read round trip.
 pub fn fuzz_hmesh(data: &[u8]) -> bool {
@@ -122,8 +130,8 @@ pub fn fuzz_hmesh(data: &[u8]) -> bool {
     let view = hmesh::parse_hmesh(aligned.bytes());
     assert_same_verdict(
         &view,
-        &hmesh::validate_hmesh(misaligned.bytes()),
-        "parse_hmesh/validate_hmesh",
+        &hmesh::validate(misaligned.bytes()),
+        "parse_hmesh/validate",
     );
     let owned = hmesh::read_hmesh(misaligned.bytes());
     assert_same_verdict(&view, &owned, "parse_hmesh/read_hmesh");
@@ -142,7 +150,14 @@ fn walk_hmesh(mesh: &hmesh::HMesh<'_>) {
     black_box((mesh.header, mesh.desc, mesh.bounds, mesh.chunks));
     for entry in mesh.chunks {
         black_box(hmesh::chunk_name(entry.fourcc));
+        let payload = mesh.chunk(entry.fourcc);
+        assert!(payload.is_some(), "HMesh::chunk misses a listed chunk");
     }
+    assert_eq!(
+        mesh.chunk_ids().len(),
+        mesh.chunks.len(),
+        "HMesh::chunk_ids"
+    );
     let indices = mesh.indices;
     black_box((indices.width(), indices.is_empty()));
     for (i, value) in indices.iter().enumerate() {
@@ -260,19 +275,20 @@ pub fn fuzz_hman(data: &[u8]) -> bool {
 // .hanim
 // ---------------------------------------------------------------------------
 
-/// `.hanim`: `hanim::parse_hanim`, every clip and channel, and the writer
-/// reproducing the file.
+/// `.hanim`: the zero-copy view and the owned reader must agree; every clip,
+/// channel and key of the view is decoded, and the writer reproduces the file.
 pub fn fuzz_hanim(data: &[u8]) -> bool {
-    let clips = match hanim::parse_hanim(data) {
-        Ok(clips) => clips,
-        Err(error) => {
-            rendered(&error);
-            return false;
-        }
+    let view = hanim::parse_hanim(data);
+    let owned = hanim::read_hanim(data);
+    assert_same_verdict(&view, &owned, "parse_hanim/read_hanim");
+    assert_same_verdict(&view, &hanim::validate(data), "parse_hanim/validate");
+    let (Ok(view), Ok(clips)) = (view, owned) else {
+        return false;
     };
-    black_box(hanim::max_joint(&clips));
+    walk_hanim(&view);
+    assert!(view.to_clips() == clips, "the view and read_hanim disagree");
+    assert_eq!(view.max_joint(), hanim::max_joint(&clips), "max_joint");
     for clip in &clips {
-        black_box((clip.name.as_str(), clip.duration));
         for channel in &clip.channels {
             let components = channel.path.components();
             assert_eq!(
@@ -280,16 +296,33 @@ pub fn fuzz_hanim(data: &[u8]) -> bool {
                 channel.times.len() * components,
                 "AnimChannel values per key"
             );
-            black_box((channel.path.as_str(), channel.interpolation.as_str()));
         }
     }
     let written = hanim::write_hanim(&clips)
-        .unwrap_or_else(|e| panic!("write_hanim refused clips parse_hanim accepted: {e}"));
+        .unwrap_or_else(|e| panic!("write_hanim refused clips read_hanim accepted: {e}"));
     assert!(
         written == data,
         "write_hanim does not reproduce an accepted file"
     );
     true
+}
+
+/// Decodes every key of every channel of every clip of the view.
+fn walk_hanim(view: &hanim::HAnim<'_>) {
+    assert_eq!(view.clips().count(), view.clip_count(), "HAnim::clip_count");
+    for clip in view.clips() {
+        assert!(view.clip(clip.name).is_some(), "HAnim::clip by name");
+        assert_eq!(clip.channels().count(), clip.channel_count());
+        for channel in clip.channels() {
+            black_box((
+                channel.joint,
+                channel.path.as_str(),
+                channel.interpolation.as_str(),
+            ));
+            assert_eq!(channel.keys().count(), channel.key_count(), "keys()");
+            assert_eq!(channel.key(channel.key_count()), None, "key past the end");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -380,6 +413,82 @@ pub fn fuzz_ktx2(data: &[u8]) -> bool {
         let first = view.key_value(key);
         assert!(first.is_some(), "key_value misses the key {key:?}");
         black_box(value);
+    }
+    true
+}
+
+// ---------------------------------------------------------------------------
+// .hfont
+// ---------------------------------------------------------------------------
+
+/// `.hfont`: the zero-copy view on an aligned copy, `read_hfont` and
+/// `validate` on a misaligned one, every glyph and kerning lookup, and the
+/// writer reproducing the file.
+pub fn fuzz_hfont(data: &[u8]) -> bool {
+    let aligned = Placed::new(data, 0);
+    let misaligned = Placed::new(data, 1);
+    let view = hfont::parse_hfont(aligned.bytes());
+    let owned = hfont::read_hfont(misaligned.bytes());
+    assert_same_verdict(&view, &owned, "parse_hfont/read_hfont");
+    assert_same_verdict(
+        &view,
+        &hfont::validate(misaligned.bytes()),
+        "parse_hfont/validate",
+    );
+    black_box(hfont::parse_hfont(misaligned.bytes()).is_ok());
+    let (Ok(view), Ok(font)) = (view, owned) else {
+        return false;
+    };
+    for glyph in view.glyphs() {
+        assert_eq!(view.find_glyph(glyph.codepoint), Some(glyph), "find_glyph");
+        black_box(glyph.is_blank());
+    }
+    let notdef = view.glyph(u32::MAX);
+    assert_eq!(notdef.codepoint, 0, "a miss falls back to .notdef");
+    for pair in view.kerning_pairs() {
+        assert_eq!(
+            view.kerning(pair.left, pair.right).to_bits(),
+            pair.advance.to_bits()
+        );
+    }
+    black_box((view.line_advance(), view.atlas_tex(), view.header()));
+    assert!(
+        view.to_font_data() == font,
+        "the view and read_hfont disagree"
+    );
+    let written = hfont::write_hfont(&font)
+        .unwrap_or_else(|e| panic!("write_hfont refused a font read_hfont accepted: {e}"));
+    assert!(
+        written == data,
+        "write_hfont does not reproduce an accepted file"
+    );
+    true
+}
+
+// ---------------------------------------------------------------------------
+// Any file
+// ---------------------------------------------------------------------------
+
+/// `format::open`: identification by magic, the typed view of whatever the
+/// bytes are (on a 16-byte-aligned copy), `format::open::validate` agreeing
+/// on a misaligned copy, and, for a pack, every entry opened through
+/// `Pack::open`.
+pub fn fuzz_open(data: &[u8]) -> bool {
+    let aligned = Placed::new(data, 0);
+    let misaligned = Placed::new(data, 5);
+    let opened = format::open(aligned.bytes());
+    let checked = format::open::validate(misaligned.bytes());
+    assert_same_verdict(&opened, &checked, "open/validate");
+    let Ok(file) = opened else {
+        return false;
+    };
+    assert_eq!(format::identify(data), Some(file.file_type()), "identify");
+    if let AssetFile::Pack(pack) = file {
+        for entry in pack.iter() {
+            if let Some(Err(error)) = pack.open(entry.path) {
+                rendered(&error);
+            }
+        }
     }
     true
 }
