@@ -33,6 +33,68 @@ pub fn check_runtime_path(path: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// What identifies a file: the magic at offset 0 and the version at offset
+/// 4, with the field names errors give them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileId {
+    /// The magic read as a little-endian `u32`.
+    pub magic: u32,
+    /// The one version the reader accepts.
+    pub version: u32,
+    /// Field name of the magic, e.g. `"FileHeader.magic"`.
+    pub magic_field: &'static str,
+    /// Field name of the version.
+    pub version_field: &'static str,
+}
+
+impl FileId {
+    /// Checks a header's magic and version against this id.
+    pub(crate) fn check(&self, magic: u32, version: u32) -> FormatResult<()> {
+        if magic != self.magic {
+            return Err(FormatError::new(
+                0,
+                self.magic_field,
+                format!(
+                    "expected \"{}\", found \"{}\"",
+                    self.magic.to_le_bytes().escape_ascii(),
+                    magic.to_le_bytes().escape_ascii()
+                ),
+            ));
+        }
+        if version != self.version {
+            return Err(FormatError::new(
+                4,
+                self.version_field,
+                format!(
+                    "version {version} is not supported (expected {})",
+                    self.version
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads the fixed-size header `T` from the start of `bytes` (any
+/// alignment); `name` is the struct's name for the error on a short file.
+pub(crate) fn read_fixed_header<T: bytemuck::Pod>(
+    bytes: &[u8],
+    name: &'static str,
+) -> FormatResult<T> {
+    let size = size_of::<T>();
+    let raw = bytes.get(..size).ok_or_else(|| {
+        FormatError::new(
+            0,
+            name,
+            format!(
+                "the file is {} bytes, the header alone needs {size}",
+                bytes.len()
+            ),
+        )
+    })?;
+    Ok(bytemuck::pod_read_unaligned(raw))
+}
+
 /// Shortens a path for an error message so a 64 KiB path does not flood it.
 pub(crate) fn abbreviate(path: &str) -> String {
     const KEEP: usize = 80;

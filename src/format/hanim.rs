@@ -32,7 +32,7 @@
 //! only checks. Keys start on arbitrary byte boundaries in the file, so the
 //! view decodes them one at a time ([`ChannelView::key`]).
 
-use super::bytes::ByteReader;
+use super::bytes::{ByteReader, FileId};
 use super::error::{FormatError, FormatResult};
 
 /// `"HANM"` read as a little-endian `u32`.
@@ -581,24 +581,14 @@ fn read_count(
 /// Reads the header and returns the clip count.
 fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<u32> {
     let magic = read_u32(reader, "AnimHeader.magic")?;
-    if magic != MAGIC {
-        return Err(FormatError::new(
-            0,
-            "AnimHeader.magic",
-            format!(
-                "expected \"HANM\", found \"{}\"",
-                magic.to_le_bytes().escape_ascii()
-            ),
-        ));
-    }
     let version = read_u32(reader, "AnimHeader.version")?;
-    if version != VERSION {
-        return Err(FormatError::new(
-            4,
-            "AnimHeader.version",
-            format!("version {version} is not supported (expected {VERSION})"),
-        ));
+    FileId {
+        magic: MAGIC,
+        version: VERSION,
+        magic_field: "AnimHeader.magic",
+        version_field: "AnimHeader.version",
     }
+    .check(magic, version)?;
     let clip_count = read_u32(reader, "AnimHeader.clipCount")?;
     let reserved = read_u32(reader, "AnimHeader.reserved")?;
     if reserved != 0 {

@@ -44,6 +44,7 @@ use core::mem::offset_of;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::bytes::{FileId, read_fixed_header};
 use super::error::{FormatError, FormatResult};
 use super::hmesh::{cast_in_place, require_little_endian};
 
@@ -480,37 +481,14 @@ fn check_hfont(bytes: &[u8]) -> FormatResult<FontFileHeader> {
 /// Reads the header and checks its magic, version and that the file size
 /// matches its counts.
 fn read_header(bytes: &[u8]) -> FormatResult<FontFileHeader> {
-    let raw = bytes.get(..HEADER_BYTES).ok_or_else(|| {
-        FormatError::new(
-            0,
-            "FontFileHeader",
-            format!(
-                "the file is {} bytes, the header alone needs {HEADER_BYTES}",
-                bytes.len()
-            ),
-        )
-    })?;
-    let header: FontFileHeader = bytemuck::pod_read_unaligned(raw);
-    if header.magic != MAGIC {
-        return Err(FormatError::new(
-            0,
-            "FontFileHeader.magic",
-            format!(
-                "expected \"HFNT\", found \"{}\"",
-                header.magic.to_le_bytes().escape_ascii()
-            ),
-        ));
+    let header: FontFileHeader = read_fixed_header(bytes, "FontFileHeader")?;
+    FileId {
+        magic: MAGIC,
+        version: VERSION,
+        magic_field: "FontFileHeader.magic",
+        version_field: "FontFileHeader.version",
     }
-    if header.version != VERSION {
-        return Err(FormatError::new(
-            4,
-            "FontFileHeader.version",
-            format!(
-                "version {} is not supported (expected {VERSION})",
-                header.version
-            ),
-        ));
-    }
+    .check(header.magic, header.version)?;
     check_size(&header, bytes.len() as u64)?;
     Ok(header)
 }

@@ -27,6 +27,7 @@ use core::mem::offset_of;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::bytes::{FileId, read_fixed_header};
 use super::error::{FormatError, FormatResult};
 use super::hmesh::{cast_in_place, require_little_endian};
 
@@ -354,37 +355,14 @@ fn check_hmat(bytes: &[u8]) -> FormatResult<()> {
 
 /// Reads and checks the header, including that the file size matches `count`.
 fn read_header(bytes: &[u8]) -> FormatResult<MatFileHeader> {
-    let raw = bytes.get(..HEADER_BYTES).ok_or_else(|| {
-        FormatError::new(
-            0,
-            "MatFileHeader",
-            format!(
-                "the file is {} bytes, the header alone needs {HEADER_BYTES}",
-                bytes.len()
-            ),
-        )
-    })?;
-    let header: MatFileHeader = bytemuck::pod_read_unaligned(raw);
-    if header.magic != MAGIC {
-        return Err(FormatError::new(
-            0,
-            "MatFileHeader.magic",
-            format!(
-                "expected \"HMAT\", found \"{}\"",
-                header.magic.to_le_bytes().escape_ascii()
-            ),
-        ));
+    let header: MatFileHeader = read_fixed_header(bytes, "MatFileHeader")?;
+    FileId {
+        magic: MAGIC,
+        version: VERSION,
+        magic_field: "MatFileHeader.magic",
+        version_field: "MatFileHeader.version",
     }
-    if header.version != VERSION {
-        return Err(FormatError::new(
-            4,
-            "MatFileHeader.version",
-            format!(
-                "version {} is not supported (expected {VERSION})",
-                header.version
-            ),
-        ));
-    }
+    .check(header.magic, header.version)?;
     let expected = HEADER_BYTES as u64 + u64::from(header.count) * ROW_BYTES as u64;
     if bytes.len() as u64 != expected {
         return Err(FormatError::new(

@@ -86,6 +86,7 @@ use core::mem::offset_of;
 
 use bytemuck::{Pod, PodCastError, Zeroable};
 
+use super::bytes::{FileId, read_fixed_header};
 use super::error::{FormatError, FormatResult};
 
 /// `"HMSH"` read as a little-endian `u32`.
@@ -913,34 +914,14 @@ pub fn read_hmesh(bytes: &[u8]) -> FormatResult<MeshData> {
 
 /// Reads and checks the header.
 fn read_file_header(bytes: &[u8]) -> FormatResult<FileHeader> {
-    let raw = bytes.get(..HEADER_BYTES).ok_or_else(|| {
-        FormatError::new(
-            0,
-            "FileHeader",
-            format!(
-                "the file is {} bytes, the header alone needs {HEADER_BYTES}",
-                bytes.len()
-            ),
-        )
-    })?;
-    let header: FileHeader = bytemuck::pod_read_unaligned(raw);
-    if header.magic != MAGIC {
-        return Err(FormatError::new(
-            0,
-            "FileHeader.magic",
-            format!("expected \"HMSH\", found \"{}\"", chunk_name(header.magic)),
-        ));
+    let header: FileHeader = read_fixed_header(bytes, "FileHeader")?;
+    FileId {
+        magic: MAGIC,
+        version: VERSION,
+        magic_field: "FileHeader.magic",
+        version_field: "FileHeader.version",
     }
-    if header.version != VERSION {
-        return Err(FormatError::new(
-            4,
-            "FileHeader.version",
-            format!(
-                "version {} is not supported (expected {VERSION})",
-                header.version
-            ),
-        ));
-    }
+    .check(header.magic, header.version)?;
     let reserved = [
         (12, "FileHeader.flags", u64::from(header.flags)),
         (16, "FileHeader.reserved1", header.reserved1),
