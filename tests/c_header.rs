@@ -25,6 +25,7 @@ use std::process::{Command, Output};
 
 use assetc::format::hanim::{self, AnimPath, Interpolation};
 use assetc::format::hash::asset_hash;
+use assetc::format::hfont::{self, FontFileHeader, GpuGlyph, KerningPair};
 use assetc::format::hman::{self, ManHeader, Manifest};
 use assetc::format::hmat::{self, AlphaMode, GpuMaterial, MatFileHeader};
 use assetc::format::hmesh::{
@@ -584,51 +585,6 @@ const ANIM_HEADER: Documented = Documented {
     ],
 };
 
-/// The `.hfont` records, from the format's specification (`docs/hfont.md` of
-/// the reference tool).
-const FONT_RECORDS: [Documented; 3] = [
-    Documented {
-        c_name: "assetc_font_file_header",
-        size: 52,
-        fields: &[
-            ("magic", 0, 4),
-            ("version", 4, 4),
-            ("glyph_count", 8, 4),
-            ("kerning_count", 12, 4),
-            ("atlas_tex", 16, 8),
-            ("ascent", 24, 4),
-            ("descent", 28, 4),
-            ("line_gap", 32, 4),
-            ("distance_range", 36, 4),
-            ("edge_value", 40, 4),
-            ("atlas_width", 44, 2),
-            ("atlas_height", 46, 2),
-            ("flags", 48, 4),
-        ],
-    },
-    Documented {
-        c_name: "assetc_gpu_glyph",
-        size: 40,
-        fields: &[
-            ("codepoint", 0, 4),
-            ("advance", 4, 4),
-            ("plane_left", 8, 4),
-            ("plane_bottom", 12, 4),
-            ("plane_right", 16, 4),
-            ("plane_top", 20, 4),
-            ("uv_left", 24, 4),
-            ("uv_top", 28, 4),
-            ("uv_right", 32, 4),
-            ("uv_bottom", 36, 4),
-        ],
-    },
-    Documented {
-        c_name: "assetc_kerning_pair",
-        size: 12,
-        fields: &[("left", 0, 4), ("right", 4, 4), ("advance", 8, 4)],
-    },
-];
-
 /// Appends a documented record in the format of `layout_check.c`.
 fn documented(out: &mut String, record: &Documented) {
     let _ = writeln!(out, "{} size {}", record.c_name, record.size);
@@ -820,9 +776,55 @@ fn other_layouts(out: &mut String) {
         }
     );
     documented(out, &ANIM_HEADER);
-    for record in &FONT_RECORDS {
-        documented(out, record);
-    }
+    font_layouts(out);
+}
+
+/// The `.hfont` records.
+fn font_layouts(out: &mut String) {
+    layout!(
+        out,
+        "assetc_font_file_header",
+        FontFileHeader {
+            magic,
+            version,
+            glyph_count,
+            kerning_count,
+            atlas_tex_words as atlas_tex,
+            ascent,
+            descent,
+            line_gap,
+            distance_range,
+            edge_value,
+            atlas_width,
+            atlas_height,
+            flags
+        }
+    );
+    layout!(
+        out,
+        "assetc_gpu_glyph",
+        GpuGlyph {
+            codepoint,
+            advance,
+            plane_left,
+            plane_bottom,
+            plane_right,
+            plane_top,
+            uv_left,
+            uv_top,
+            uv_right,
+            uv_bottom
+        }
+    );
+    layout!(
+        out,
+        "assetc_kerning_pair",
+        KerningPair {
+            left,
+            right,
+            advance
+        }
+    );
 }
 
 /// The constants, in the order `layout_check.c` prints them.
@@ -837,9 +839,8 @@ fn constants(out: &mut String) {
         ("HMAN_VERSION", hman::VERSION.into()),
         ("HANIM_MAGIC", hanim::MAGIC.into()),
         ("HANIM_VERSION", hanim::VERSION.into()),
-        // .hfont has no Rust module yet; these follow its specification.
-        ("HFONT_MAGIC", le(*b"HFNT").into()),
-        ("HFONT_VERSION", 1),
+        ("HFONT_MAGIC", hfont::MAGIC.into()),
+        ("HFONT_VERSION", hfont::VERSION.into()),
         ("HPACK_MAGIC", le(hpack::MAGIC).into()),
         ("HPACK_VERSION", hpack::VERSION.into()),
     ]
@@ -872,7 +873,7 @@ fn constants(out: &mut String) {
             ("ANIM_SCALE", AnimPath::Scale as u64),
             ("ANIM_STEP", Interpolation::Step as u64),
             ("ANIM_LINEAR", Interpolation::Linear as u64),
-            ("FONT_FLAG_MSDF", 1),
+            ("FONT_FLAG_MSDF", hfont::FLAG_MSDF.into()),
             ("HMAN_HEADER_BYTES", hman::HEADER_BYTES as u64),
             ("HMAN_ENTRY_FIXED_BYTES", hman::ENTRY_FIXED_BYTES as u64),
             ("HPACK_HEADER_BYTES", hpack::HEADER_BYTES as u64),
