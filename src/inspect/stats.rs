@@ -1,5 +1,5 @@
 //! The figures `assetc info` shows for one file, read with the engine-side
-//! readers ([`crate::format::open`]) and judged by the file's extension.
+//! readers ([`crate::format::open()`]) and judged by the file's extension.
 //!
 //! A file whose extension names one of our formats but whose bytes do not
 //! parse is reported as [`Details::Invalid`] with the reader's error (byte
