@@ -35,7 +35,7 @@ use core::fmt;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::bytes::{ByteReader, abbreviate, check_runtime_path};
+use super::bytes::{ByteReader, FileId, abbreviate, check_runtime_path};
 use super::error::{FormatError, FormatResult};
 use super::kind::{AssetKind, ColorSpace};
 
@@ -407,23 +407,13 @@ pub fn validate(bytes: &[u8]) -> FormatResult<()> {
 /// Reads and checks the header, including that `count` entries could fit.
 fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<ManHeader> {
     let header = ManHeader::from_bytes(reader.array("ManHeader")?);
-    if header.magic != MAGIC {
-        return Err(FormatError::new(
-            0,
-            "ManHeader.magic",
-            format!("expected \"HMAN\", found {:02x?}", header.magic),
-        ));
+    FileId {
+        magic: u32::from_le_bytes(MAGIC),
+        version: VERSION,
+        magic_field: "ManHeader.magic",
+        version_field: "ManHeader.version",
     }
-    if header.version != VERSION {
-        return Err(FormatError::new(
-            4,
-            "ManHeader.version",
-            format!(
-                "unsupported version {} (expected {VERSION})",
-                header.version
-            ),
-        ));
-    }
+    .check(u32::from_le_bytes(header.magic), header.version)?;
     let left = reader.remaining() as u64;
     let needed = u64::from(header.count) * ENTRY_FIXED_BYTES as u64;
     if needed > left {

@@ -42,7 +42,7 @@ use core::fmt;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::bytes::{ByteReader, abbreviate, check_runtime_path};
+use super::bytes::{ByteReader, FileId, abbreviate, check_runtime_path};
 use super::error::{FormatError, FormatResult};
 use super::kind::PackKind;
 use super::open::AssetFile;
@@ -441,23 +441,13 @@ pub fn validate(bytes: &[u8]) -> FormatResult<()> {
 /// Reads and checks the header, including that the TOC could fit.
 fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<PackHeader> {
     let header = PackHeader::from_bytes(reader.array("PackHeader")?);
-    if header.magic != MAGIC {
-        return Err(FormatError::new(
-            0,
-            "PackHeader.magic",
-            format!("expected \"HPAK\", found {:02x?}", header.magic),
-        ));
+    FileId {
+        magic: u32::from_le_bytes(MAGIC),
+        version: VERSION,
+        magic_field: "PackHeader.magic",
+        version_field: "PackHeader.version",
     }
-    if header.version != VERSION {
-        return Err(FormatError::new(
-            4,
-            "PackHeader.version",
-            format!(
-                "unsupported version {} (expected {VERSION})",
-                header.version
-            ),
-        ));
-    }
+    .check(u32::from_le_bytes(header.magic), header.version)?;
     if header.flags != 0 {
         return Err(FormatError::new(
             12,
