@@ -106,7 +106,7 @@ pub fn inspect(root: &Path) -> Result<InfoReport, InfoError> {
     let mut files = Vec::new();
     for entry in WalkDir::new(root).sort_by_file_name() {
         let entry = entry.map_err(|source| InfoError::Walk {
-            path: root.to_owned(),
+            path: source.path().unwrap_or(root).to_owned(),
             source,
         })?;
         if entry.file_type().is_file() {
