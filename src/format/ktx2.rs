@@ -46,8 +46,26 @@ pub const VK_FORMAT_UNDEFINED: u32 = 0;
 /// Supercompression scheme 0: level data is stored as is.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
 
+/// Supercompression scheme 1: BasisLZ (ETC1S), which assetc never writes.
+pub const SUPERCOMPRESSION_BASISLZ: u32 = 1;
+
 /// Supercompression scheme 2: each level is one or more Zstandard frames.
 pub const SUPERCOMPRESSION_ZSTD: u32 = 2;
+
+/// Supercompression scheme 3: each level is one zlib stream (not written).
+pub const SUPERCOMPRESSION_ZLIB: u32 = 3;
+
+/// `KHR_DF_MODEL_ETC1S`, the DFD colour model of BasisLZ payloads (not written).
+pub const DFD_MODEL_ETC1S: u32 = 163;
+
+/// `KHR_DF_MODEL_UASTC`, the DFD colour model of UASTC payloads.
+pub const DFD_MODEL_UASTC: u32 = 166;
+
+/// `KHR_DF_TRANSFER_LINEAR`, as [`Ktx2View::transfer_function`] reports it.
+pub const DFD_TRANSFER_LINEAR: u32 = Transfer::Linear as u32;
+
+/// `KHR_DF_TRANSFER_SRGB`, as [`Ktx2View::transfer_function`] reports it.
+pub const DFD_TRANSFER_SRGB: u32 = Transfer::Srgb as u32;
 
 /// The fixed 80-byte header at the start of every KTX 2.0 file.
 ///
@@ -285,8 +303,6 @@ const DFD_BASIC_HEADER_LEN: u32 = 24;
 const DFD_SAMPLE_LEN: u32 = 16;
 /// `KHR_DF_MODEL_RGBSDA`.
 const DFD_MODEL_RGBSDA: u32 = 1;
-/// `KHR_DF_MODEL_UASTC`.
-const DFD_MODEL_UASTC: u32 = 166;
 /// `KHR_DF_PRIMARIES_BT709` (the sRGB primaries).
 const DFD_PRIMARIES_BT709: u32 = 1;
 /// `KHR_DF_FLAG_ALPHA_STRAIGHT`.
@@ -566,6 +582,19 @@ impl<'a> Ktx2View<'a> {
     pub fn dfd(&self) -> &'a [u8] {
         let header = &self.header;
         self.slice(header.dfd_byte_offset.into(), header.dfd_byte_length.into())
+    }
+
+    /// The colour model of the DFD's first descriptor block (byte 12 of the
+    /// DFD: after the total size and two block-header words), e.g.
+    /// [`DFD_MODEL_UASTC`]; `None` when the DFD is too short to hold it.
+    pub fn color_model(&self) -> Option<u32> {
+        self.dfd().get(12).copied().map(u32::from)
+    }
+
+    /// The transfer function of the DFD's first descriptor block (byte 14),
+    /// e.g. [`DFD_TRANSFER_SRGB`]; `None` when the DFD is too short.
+    pub fn transfer_function(&self) -> Option<u32> {
+        self.dfd().get(14).copied().map(u32::from)
     }
 
     /// `length` bytes of the file at `offset`; [`parse`] checked every range

@@ -378,7 +378,6 @@ fn font_stats(font: &hfont::HFont<'_>) -> FontStats {
 
 fn texture_stats(view: &ktx2::Ktx2View<'_>) -> TextureStats {
     let header = view.header();
-    let dfd = view.dfd();
     TextureStats {
         width: header.pixel_width,
         height: header.pixel_height.max(1),
@@ -387,22 +386,17 @@ fn texture_stats(view: &ktx2::Ktx2View<'_>) -> TextureStats {
         faces: header.face_count,
         mips: header.stored_level_count(),
         vk_format: header.vk_format,
-        format: format_name(header.vk_format, dfd),
+        format: format_name(header.vk_format, view.color_model()),
         supercompression: supercompression_name(header.supercompression_scheme),
-        transfer: transfer_name(dfd),
+        transfer: transfer_name(view.transfer_function()),
         texels: texels(header),
     }
 }
 
-/// Byte 12 of the DFD (after the total size and the two block-header
-/// words) is the colour model; byte 14 is the transfer function.
-const DFD_COLOR_MODEL_BYTE: usize = 12;
-const DFD_TRANSFER_BYTE: usize = 14;
-
-fn format_name(vk_format: u32, dfd: &[u8]) -> String {
-    match (vk_format, dfd.get(DFD_COLOR_MODEL_BYTE)) {
-        (ktx2::VK_FORMAT_UNDEFINED, Some(166)) => "UASTC 4x4".into(),
-        (ktx2::VK_FORMAT_UNDEFINED, Some(163)) => "ETC1S".into(),
+fn format_name(vk_format: u32, color_model: Option<u32>) -> String {
+    match (vk_format, color_model) {
+        (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_UASTC)) => "UASTC 4x4".into(),
+        (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_ETC1S)) => "ETC1S".into(),
         (ktx2::VK_FORMAT_R8G8B8A8_UNORM, _) => "R8G8B8A8_UNORM".into(),
         (ktx2::VK_FORMAT_R8G8B8A8_SRGB, _) => "R8G8B8A8_SRGB".into(),
         (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, _) => "R16G16B16A16_SFLOAT".into(),
@@ -412,18 +406,18 @@ fn format_name(vk_format: u32, dfd: &[u8]) -> String {
 
 fn supercompression_name(scheme: u32) -> String {
     match scheme {
-        0 => "none".into(),
-        1 => "basislz".into(),
-        2 => "zstd".into(),
-        3 => "zlib".into(),
+        ktx2::SUPERCOMPRESSION_NONE => "none".into(),
+        ktx2::SUPERCOMPRESSION_BASISLZ => "basislz".into(),
+        ktx2::SUPERCOMPRESSION_ZSTD => "zstd".into(),
+        ktx2::SUPERCOMPRESSION_ZLIB => "zlib".into(),
         other => format!("scheme {other}"),
     }
 }
 
-fn transfer_name(dfd: &[u8]) -> String {
-    match dfd.get(DFD_TRANSFER_BYTE) {
-        Some(1) => "linear".into(),
-        Some(2) => "srgb".into(),
+fn transfer_name(transfer: Option<u32>) -> String {
+    match transfer {
+        Some(ktx2::DFD_TRANSFER_LINEAR) => "linear".into(),
+        Some(ktx2::DFD_TRANSFER_SRGB) => "srgb".into(),
         Some(other) => format!("transfer {other}"),
         None => "unknown".into(),
     }
