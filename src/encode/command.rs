@@ -17,6 +17,7 @@ use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
 use super::uastc::UastcOptions;
+use super::process::{self, ProcessArgs};
 use super::{embed, folder};
 use crate::config::{
     ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,
@@ -55,6 +56,9 @@ pub enum Command {
     Shader(JobArgs),
     /// Any file, copied verbatim.
     Embed(JobArgs),
+    /// A source compiled by a user processor (`processors:` in assetc.yml):
+    /// runs the command after `--` and records its output like any other.
+    Process(ProcessArgs),
 }
 
 /// Texture settings plus the image's mode.
@@ -171,6 +175,7 @@ impl Command {
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(j) => job::run(j, |j| unsupported(j, "font")),
             Command::Shader(j) => job::run(j, |j| unsupported(j, "shader")),
+            Command::Process(p) => process::run(p),
         }
     }
 }
