@@ -119,9 +119,9 @@ fn a_second_build_is_a_no_op_and_the_source_edit_reruns_its_edge_only() {
     let run = p.ninja(&[]).expect_ok("ninja");
     assert_eq!(processed(&run), ["PROCESS upper assets/text/b.txt"]);
     assert!(
-        run.edges()
-            .iter()
-            .all(|e| e.starts_with("PROCESS") || e.starts_with("MANIFEST") || e.starts_with("PACK")),
+        run.edges().iter().all(|e| e.starts_with("PROCESS")
+            || e.starts_with("MANIFEST")
+            || e.starts_with("PACK")),
         "{:?}",
         run.edges()
     );
@@ -162,7 +162,9 @@ fn an_unchanged_output_is_not_rewritten_and_prunes_the_link() {
     let run = p.ninja(&[]).expect_ok("ninja");
     assert_eq!(processed(&run), ["PROCESS rev assets/lines/l.txt"]);
     assert!(
-        !run.edges().iter().any(|e| e.starts_with("MANIFEST") || e.starts_with("PACK")),
+        !run.edges()
+            .iter()
+            .any(|e| e.starts_with("MANIFEST") || e.starts_with("PACK")),
         "same bytes, so restat prunes the link: {:?}",
         run.edges()
     );
@@ -201,7 +203,10 @@ fn processors_win_over_embed_and_the_built_in_suffixes() {
     let tree = p.tree("runtime");
     let names: Vec<&str> = tree.keys().map(String::as_str).collect();
     assert_eq!(names, ["assets.hman", "raw/notes.txt", "raw/pic.bin"]);
-    assert_eq!(tree["raw/pic.bin"], fs::read(p.path("assets/raw/pic.png")).unwrap());
+    assert_eq!(
+        tree["raw/pic.bin"],
+        fs::read(p.path("assets/raw/pic.png")).unwrap()
+    );
 }
 
 #[test]
@@ -229,12 +234,22 @@ fn a_failing_processor_fails_its_edge_only_and_leaves_nothing_behind() {
         "{}",
         run.stdout
     );
-    assert!(p.path("runtime/reversed/lines/l.rev").is_file(), "-k 0 builds the rest");
+    assert!(
+        p.path("runtime/reversed/lines/l.rev").is_file(),
+        "-k 0 builds the rest"
+    );
     assert!(p.path("runtime/text/a.up").is_file());
     assert!(!p.path("runtime/reversed/lines/bad.rev").exists());
-    assert!(!p.path("runtime/assets.hman").exists(), "no manifest after a failure");
+    assert!(
+        !p.path("runtime/assets.hman").exists(),
+        "no manifest after a failure"
+    );
     assert!(!p.path("runtime.hpack").exists());
-    assert!(scratch_leftovers(&p).is_empty(), "{:?}", scratch_leftovers(&p));
+    assert!(
+        scratch_leftovers(&p).is_empty(),
+        "{:?}",
+        scratch_leftovers(&p)
+    );
 }
 
 #[test]
@@ -262,7 +277,11 @@ fn a_processor_that_writes_nothing_or_the_wrong_kind_is_an_error() {
     );
     assert!(!p.path("runtime/x.out").exists());
     assert!(!p.path("runtime/y.hmesh").exists());
-    assert!(scratch_leftovers(&p).is_empty(), "{:?}", scratch_leftovers(&p));
+    assert!(
+        scratch_leftovers(&p).is_empty(),
+        "{:?}",
+        scratch_leftovers(&p)
+    );
 }
 
 /// Copies the shipped example processor and the demo's map into a project.
@@ -289,7 +308,10 @@ fn the_tiled_example_converts_the_map_and_tracks_its_tileset() {
     let field = |at: usize| u32::from_le_bytes(map[at..at + 4].try_into().unwrap());
     assert_eq!((field(8), field(12)), (8, 6), "width and height in tiles");
     let text = String::from_utf8_lossy(&map);
-    assert!(text.contains("maps/terrain"), "the tileset image's runtime id");
+    assert!(
+        text.contains("maps/terrain"),
+        "the tileset image's runtime id"
+    );
     p.assert_no_op();
 
     p.touch("assets/maps/terrain.tsj");
@@ -305,7 +327,8 @@ fn the_tiled_example_converts_the_map_and_tracks_its_tileset() {
     let run = p.ninja(&[]);
     assert!(!run.ok);
     assert!(
-        run.stdout.contains("tiled.py: error: assets/maps/level1.tmj:1:14"),
+        run.stdout
+            .contains("tiled.py: error: assets/maps/level1.tmj:1:14"),
         "{}",
         run.stdout
     );
@@ -324,20 +347,55 @@ fn configure_error(config: &str) -> String {
 fn bad_processor_configs_name_their_line() {
     let base = "processors:\n  - name: maps\n    match: \"*.tmj\"\n    command: cp $in $out\n    extension: .bin\n    kind: embed\n";
     let cases = [
-        (base.replace("kind: embed", "kind: sprite"), "assetc.yml:6:11: processors[0]: unknown kind 'sprite'"),
-        (base.replace("name: maps", "name: my-maps"), "assetc.yml:2:11: processors[0]: bad name 'my-maps'"),
-        (base.replace("name: maps", "name: texture"), "assetc.yml:2:11: processor name 'texture' is taken"),
-        (base.replace("\"*.tmj\"", "\"[*.tmj\""), "assetc.yml:3:12: bad glob '[*.tmj'"),
-        (base.replace("kind: embed", "kind: texture"), "assetc.yml:5:16: processors[0]: kind texture outputs must end with '.ktx2'"),
-        (base.replace("extension: .bin", "output: \"{dir}/{base}.bin\""), "assetc.yml:5:13: processors[0]: bad output '{dir}/{base}.bin': unknown placeholder '{base}'"),
-        (base.replace("    extension: .bin\n", ""), "processors[0]: `output:` (a template such as"),
-        (base.replace("    command: cp $in $out\n", ""), "processors[0]: `command:` is required"),
-        (format!("{base}    inputs: [tools/missing.py]\n"), "assetc.yml:7:13: processors[0]: input 'tools/missing.py' is not a file"),
-        (format!("{base}  - name: maps\n    match: a\n    command: c\n    extension: .x\n    kind: embed\n"), "assetc.yml:7:11: processors[1]: processor 'maps' is defined twice"),
+        (
+            base.replace("kind: embed", "kind: sprite"),
+            "assetc.yml:6:11: processors[0]: unknown kind 'sprite'",
+        ),
+        (
+            base.replace("name: maps", "name: my-maps"),
+            "assetc.yml:2:11: processors[0]: bad name 'my-maps'",
+        ),
+        (
+            base.replace("name: maps", "name: texture"),
+            "assetc.yml:2:11: processor name 'texture' is taken",
+        ),
+        (
+            base.replace("\"*.tmj\"", "\"[*.tmj\""),
+            "assetc.yml:3:12: bad glob '[*.tmj'",
+        ),
+        (
+            base.replace("kind: embed", "kind: texture"),
+            "assetc.yml:5:16: processors[0]: kind texture outputs must end with '.ktx2'",
+        ),
+        (
+            base.replace("extension: .bin", "output: \"{dir}/{base}.bin\""),
+            "assetc.yml:5:13: processors[0]: bad output '{dir}/{base}.bin': unknown placeholder '{base}'",
+        ),
+        (
+            base.replace("    extension: .bin\n", ""),
+            "processors[0]: `output:` (a template such as",
+        ),
+        (
+            base.replace("    command: cp $in $out\n", ""),
+            "processors[0]: `command:` is required",
+        ),
+        (
+            format!("{base}    inputs: [tools/missing.py]\n"),
+            "assetc.yml:7:13: processors[0]: input 'tools/missing.py' is not a file",
+        ),
+        (
+            format!(
+                "{base}  - name: maps\n    match: a\n    command: c\n    extension: .x\n    kind: embed\n"
+            ),
+            "assetc.yml:7:11: processors[1]: processor 'maps' is defined twice",
+        ),
     ];
     for (config, expected) in cases {
         let stderr = configure_error(&config);
-        assert!(stderr.contains(expected), "expected {expected:?} in:\n{stderr}");
+        assert!(
+            stderr.contains(expected),
+            "expected {expected:?} in:\n{stderr}"
+        );
     }
 }
 
@@ -348,8 +406,9 @@ fn unknown_processor_keys_are_warnings_with_their_line() {
     );
     let run = p.assetc(&["configure"]).expect_ok("configure");
     assert!(
-        run.stderr
-            .contains("assetc.yml:4:5: unknown key 'processors[0].comand' (did you mean 'command'?)"),
+        run.stderr.contains(
+            "assetc.yml:4:5: unknown key 'processors[0].comand' (did you mean 'command'?)"
+        ),
         "{}",
         run.stderr
     );

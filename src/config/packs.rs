@@ -94,7 +94,7 @@ fn build_one(
         ));
     }
     if globs.is_empty() {
-        return Err(doc.invalid(&at, format!("packs.{name}: lists no globs")));
+        return Err(doc.invalid_key(&at, format!("packs.{name}: lists no globs")));
     }
     let mut builder = GlobSetBuilder::new();
     for (index, pattern) in globs.iter().enumerate() {
@@ -118,6 +118,22 @@ fn build_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn load(text: &str) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("assetc.yml");
+        std::fs::write(&file, text).unwrap();
+        Config::load(&file).unwrap()
+    }
+
+    #[test]
+    fn a_source_belongs_to_every_matching_pack_in_file_order() {
+        let config = load("packs:\n  preload: [\"ui/*\", \"data/*\"]\n  level1: \"data/*\"\n");
+        assert_eq!(config.packs_of("data/a.json"), ["preload", "level1"]);
+        assert_eq!(config.packs_of("ui/deep/b.png"), ["preload"]);
+        assert!(config.packs_of("models/c.glb").is_empty());
+        assert_eq!((config.packs[1].line, config.packs[1].column), (3, 3));
+    }
 
     #[test]
     fn pack_names_are_portable_file_name_parts() {

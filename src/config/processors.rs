@@ -367,7 +367,11 @@ impl Entry<'_, '_> {
         })
     }
 
-    fn colorspace(&self, space: Option<String>, kind: AssetKind) -> Result<ColorSpace, ConfigError> {
+    fn colorspace(
+        &self,
+        space: Option<String>,
+        kind: AssetKind,
+    ) -> Result<ColorSpace, ConfigError> {
         let Some(space) = space else {
             return Ok(ColorSpace::Linear);
         };
@@ -423,10 +427,9 @@ impl Entry<'_, '_> {
             (None, Some(extension)) => ("extension", self.extension(extension)?),
         };
         match required_extension(kind) {
-            Some(suffix) if !naming.always_ends_with(suffix) => Err(self.invalid(
-                key,
-                format!("kind {kind} outputs must end with '{suffix}'"),
-            )),
+            Some(suffix) if !naming.always_ends_with(suffix) => {
+                Err(self.invalid(key, format!("kind {kind} outputs must end with '{suffix}'")))
+            }
             _ => Ok(naming),
         }
     }
@@ -435,7 +438,9 @@ impl Entry<'_, '_> {
         let bad = |what: String| self.invalid("output", format!("bad output '{template}': {what}"));
         let used = template_placeholders(&template).map_err(&bad)?;
         if !used.iter().any(|p| NAMING_PLACEHOLDERS.contains(p)) {
-            return Err(bad("use {path}, {name} or {stem} so each source gets its own output".into()));
+            return Err(bad(
+                "use {path}, {name} or {stem} so each source gets its own output".into(),
+            ));
         }
         let literal_dots = template
             .split('/')
@@ -463,7 +468,11 @@ impl Entry<'_, '_> {
         }
     }
 
-    fn inputs(&self, root: &std::path::Path, inputs: Vec<String>) -> Result<Vec<PathBuf>, ConfigError> {
+    fn inputs(
+        &self,
+        root: &std::path::Path,
+        inputs: Vec<String>,
+    ) -> Result<Vec<PathBuf>, ConfigError> {
         inputs
             .into_iter()
             .map(|input| {
@@ -492,11 +501,17 @@ mod tests {
     #[test]
     fn templates_expand_every_placeholder() {
         let naming = template("{dir}/{stem}.tmap");
-        assert_eq!(naming.output_for("maps/forest/one.tmj"), "maps/forest/one.tmap");
+        assert_eq!(
+            naming.output_for("maps/forest/one.tmj"),
+            "maps/forest/one.tmap"
+        );
         assert_eq!(naming.output_for("one.tmj"), "one.tmap");
         let all = template("out/{path}/{name}-{ext}");
         assert_eq!(all.output_for("a/b.c.d"), "out/a/b.c.d/b.c.d-d");
-        assert_eq!(template("{dir}/{stem}.x").output_for(".hidden"), ".hidden.x");
+        assert_eq!(
+            template("{dir}/{stem}.x").output_for(".hidden"),
+            ".hidden.x"
+        );
     }
 
     #[test]
@@ -509,10 +524,40 @@ mod tests {
 
     #[test]
     fn template_syntax_is_checked() {
-        assert_eq!(template_placeholders("{dir}/{stem}.x").unwrap(), ["dir", "stem"]);
-        assert!(template_placeholders("{dirr}/x").unwrap_err().contains("{dirr}"));
+        assert_eq!(
+            template_placeholders("{dir}/{stem}.x").unwrap(),
+            ["dir", "stem"]
+        );
+        assert!(
+            template_placeholders("{dirr}/x")
+                .unwrap_err()
+                .contains("{dirr}")
+        );
         assert!(template_placeholders("{dir/x").is_err());
         assert!(template_placeholders("dir}/x").is_err());
+    }
+
+    #[test]
+    fn the_first_matching_processor_claims_a_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("assetc.yml");
+        let entry = |name: &str, glob: &str| {
+            format!(
+                "  - name: {name}\n    match: {glob}\n    command: c\n    extension: .x\n    kind: embed\n"
+            )
+        };
+        let text = format!(
+            "processors:\n{}{}",
+            entry("maps", "\"maps/*\""),
+            entry("any", "[\"*.tmj\", \"*.csv\"]")
+        );
+        std::fs::write(&file, text).unwrap();
+        let config = Config::load(&file).unwrap();
+        assert_eq!(config.processor_for("maps/a.tmj"), Some(0));
+        assert_eq!(config.processor_for("b.tmj"), Some(1));
+        assert_eq!(config.processor_for("t/c.csv"), Some(1));
+        assert_eq!(config.processor_for("d.png"), None);
+        assert_eq!(config.processors[1].globs, ["*.tmj", "*.csv"]);
     }
 
     #[test]

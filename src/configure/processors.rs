@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn the_template_is_one_escaped_shell_word() {
-        let text = "processors:\n  - name: maps\n    match: '*.tmj'\n    command: tool \"$in\" -o $out # x\n    extension: .bin\n    kind: embed\n";
+        let text = "processors:\n  - name: maps\n    match: '*.tmj'\n    command: tool \"$in\" -o $out; echo it's\n    extension: .bin\n    kind: embed\n";
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("assetc.yml");
         std::fs::write(&file, text).unwrap();
@@ -159,11 +159,14 @@ mod tests {
         let rule = ProcessorRule::new(dir.path(), &config.processors[0]).unwrap();
         assert_eq!(
             rule.command,
-            "$encode process --name maps --kind embed --colorspace linear --root $outroot $invalidate $args -- 'tool \"$$in\" -o $$out # x'"
+            "$encode process --name maps --kind embed --colorspace linear --root $outroot $invalidate $args -- 'tool \"$$in\" -o $$out; echo it'\\''s'"
         );
         let mut w = Writer::default();
         rule.write(&mut w);
-        assert!(w.finish().starts_with("rule maps\n  command = $encode process"));
+        assert!(
+            w.finish()
+                .starts_with("rule maps\n  command = $encode process")
+        );
     }
 
     #[test]
@@ -175,7 +178,9 @@ mod tests {
         let config = Config::load(&file).unwrap();
         let error = rules(&config, "rule texture\n  command = x\n").unwrap_err();
         assert!(
-            error.to_string().contains("assetc.yml:7:11: processor name 'texture' is taken"),
+            error
+                .to_string()
+                .contains("assetc.yml:7:11: processor name 'texture' is taken"),
             "{error}"
         );
     }

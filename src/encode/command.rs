@@ -13,11 +13,11 @@ use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
 use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
+use super::process::{self, ProcessArgs};
 use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
 use super::uastc::UastcOptions;
-use super::process::{self, ProcessArgs};
 use super::{embed, folder};
 use crate::config::{
     ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,

@@ -296,7 +296,10 @@ fn user_inputs(
         Err(e) => {
             return Err(invalid(
                 job,
-                format!("cannot read the depfile processor '{}' wrote: {e}", args.name),
+                format!(
+                    "cannot read the depfile processor '{}' wrote: {e}",
+                    args.name
+                ),
             ));
         }
     };
@@ -308,7 +311,9 @@ fn user_inputs(
     })?;
     let mut unique: Vec<PathBuf> = Vec::new();
     for input in inputs.into_iter().map(PathBuf::from) {
-        if !input.starts_with(scratch.folder.path()) && input != job.input && !unique.contains(&input)
+        if !input.starts_with(scratch.folder.path())
+            && input != job.input
+            && !unique.contains(&input)
         {
             unique.push(input);
         }
@@ -341,7 +346,10 @@ mod tests {
     fn only_whole_names_expand() {
         let expand = |t: &str| expand_command(t, &words());
         assert_eq!(expand("tool $in -o $out"), "tool 'a b.tmj' -o o.bin");
-        assert_eq!(expand("tool ${in}x --dep=$depfile"), "tool 'a b.tmj'x --dep=o.d");
+        assert_eq!(
+            expand("tool ${in}x --dep=$depfile"),
+            "tool 'a b.tmj'x --dep=o.d"
+        );
         assert_eq!(expand("echo $input $HOME $$ $"), "echo $input $HOME $$ $");
         assert_eq!(expand("cp $in $out.tmp"), "cp 'a b.tmj' o.bin.tmp");
         assert_eq!(expand("${out"), "${out");
@@ -391,15 +399,24 @@ mod tests {
         run(&ok).unwrap();
         assert_eq!(std::fs::read(d.join("out/in.up")).unwrap(), b"HELLO");
         let dep = std::fs::read_to_string(d.join("dep/in.d")).unwrap();
-        assert!(dep.starts_with(&format!("{}:", d.join("out/in.up").display())), "{dep}");
+        assert!(
+            dep.starts_with(&format!("{}:", d.join("out/in.up").display())),
+            "{dep}"
+        );
         assert!(dep.contains("extra.txt"), "{dep}");
         let leftovers: Vec<_> = std::fs::read_dir(d.join("out")).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "the scratch folder is gone");
 
         let failing = args("echo oops >&2; exit 3");
         let error = run(&failing).unwrap_err().to_string();
-        assert!(error.contains("processor 'upper' failed: exit status 3"), "{error}");
-        assert!(!d.join("out/in.up").exists(), "a failure removes the output");
+        assert!(
+            error.contains("processor 'upper' failed: exit status 3"),
+            "{error}"
+        );
+        assert!(
+            !d.join("out/in.up").exists(),
+            "a failure removes the output"
+        );
         assert_eq!(std::fs::read_dir(d.join("out")).unwrap().count(), 0);
 
         let lazy = args("true");

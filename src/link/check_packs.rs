@@ -38,10 +38,7 @@ pub struct NamedPackSummary {
 
 /// Checks every pack in `packs` against the folder `root`. Returns a summary
 /// per pack and every problem found (empty when all is well).
-pub fn check_named_packs(
-    root: &Path,
-    packs: &[PathBuf],
-) -> (Vec<NamedPackSummary>, Vec<Problem>) {
+pub fn check_named_packs(root: &Path, packs: &[PathBuf]) -> (Vec<NamedPackSummary>, Vec<Problem>) {
     let folder = folder_manifest(root);
     let mut summaries = Vec::new();
     let mut problems = Vec::new();
@@ -156,7 +153,10 @@ impl PackChecker<'_> {
     /// identical to the folder's.
     fn check_files(&mut self, pack: &Pack<'_>, listed: &BTreeSet<String>) {
         for path in listed.iter().filter(|p| pack.find(p).is_none()) {
-            self.report(path, "listed in the pack's manifest but missing from the pack");
+            self.report(
+                path,
+                "listed in the pack's manifest but missing from the pack",
+            );
         }
         for entry in pack.iter().filter(|e| e.path != MANIFEST_FILE) {
             if !listed.contains(entry.path) {
@@ -225,7 +225,7 @@ mod tests {
             item(MANIFEST_FILE, &own),
         ];
         std::fs::write(&bad, write_pack(&items).unwrap()).unwrap();
-        let (_, problems) = check_named_packs(&root, &[bad.clone()]);
+        let (_, problems) = check_named_packs(&root, std::slice::from_ref(&bad));
         let name = bad.display().to_string();
         let found: Vec<String> = problems.iter().map(ToString::to_string).collect();
         assert_eq!(

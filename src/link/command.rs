@@ -278,6 +278,8 @@ struct CheckReport<'a> {
     ok: bool,
     entries: Option<usize>,
     pack_entries: Option<usize>,
+    /// Present only when named packs were checked.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
     named_packs: &'a [NamedPackSummary],
     problems: &'a [check::Problem],
 }

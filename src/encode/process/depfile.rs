@@ -92,7 +92,10 @@ mod tests {
 
     #[test]
     fn escapes_and_colons() {
-        assert_eq!(inputs("o: a\\#b a\\:b a\\\\b").unwrap(), ["a#b", "a:b", "a\\b"]);
+        assert_eq!(
+            inputs("o: a\\#b a\\:b a\\\\b").unwrap(),
+            ["a#b", "a:b", "a\\b"]
+        );
         assert_eq!(inputs("o:\n").unwrap(), Vec::<String>::new());
         assert_eq!(inputs("\n\n").unwrap(), Vec::<String>::new());
         assert!(inputs("just words\n").unwrap_err().contains("rule 1"));
