@@ -140,6 +140,18 @@ pub fn remove_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) {
     }
 }
 
+/// The paths a list file names, one per line (empty lines skipped). A list
+/// that cannot be read names nothing: this serves clean-up, which is best
+/// effort.
+pub fn listed_paths(list: &Path) -> Vec<PathBuf> {
+    fs::read_to_string(list)
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| !line.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,21 @@ preset: desktop
 embed:
   - "data/*.json"
 
+# Your own compilers for sources assetc does not know (docs/processors.md).
+# The first processor whose glob matches a file claims it.
+# processors:
+#   - name: tiled
+#     match: "maps/*.tmj"
+#     command: python3 tools/processors/tiled.py $in $out $depfile
+#     extension: .tmap
+#     kind: embed
+
+# Named packs, each <output>.<name>.hpack with its own manifest
+# (docs/packs.md).
+# packs:
+#   preload: ["ui/*"]
+#   level1: ["models/*", "maps/*"]
+
 # Settings shared by every build.
 default:
   mesh:

@@ -10,9 +10,11 @@ use globset::{Glob, GlobBuilder};
 use super::CONFIG_FILE_NAME;
 use super::error::{ConfigError, ConfigWarning};
 use super::keys::{Shape, unknown_keys};
+use super::packs::{self, NamedPack};
+use super::processors::{self, Processor};
 use super::schema::{FileSchema, PresetSection, RuleSection};
 use super::settings::SettingsLayer;
-use super::yaml::{self, Node, Position, Step};
+use super::yaml::{self, Node, NodeKind, Position, Step};
 
 /// Source folder when `input:` is not given.
 const DEFAULT_INPUT: &str = "assets";
@@ -38,6 +40,10 @@ pub struct Config {
     pub embed: Vec<String>,
     /// Non-fatal problems found while loading, in file order.
     pub warnings: Vec<ConfigWarning>,
+    /// User processors in file order; the first match claims a source.
+    pub processors: Vec<Processor>,
+    /// Named packs in file order.
+    pub packs: Vec<NamedPack>,
     /// Compiled globs of `embed`, in the same order.
     pub(crate) embed_globs: Vec<Glob>,
     /// Globals of `default:` (layer 2).
@@ -113,7 +119,7 @@ impl Config {
 }
 
 /// The file being loaded and the position tree of its text.
-struct Document<'a> {
+pub(super) struct Document<'a> {
     /// Absolute path of the file.
     file: &'a Path,
     /// Positions of its keys and values; `None` for an empty document.
@@ -144,6 +150,8 @@ impl Document<'_> {
         let default = schema.default.unwrap_or_default();
         let default_rules = self.rules(&default.rules, &[Step::Key("default")])?;
         let presets = schema.presets.unwrap_or_default().0;
+        let processors = processors::build(self, &root, schema.processors)?;
+        let packs = packs::build(self, schema.packs)?;
         Ok(Config {
             file: self.file.to_path_buf(),
             input: resolve(&root, schema.input.as_deref(), DEFAULT_INPUT),
@@ -156,6 +164,8 @@ impl Document<'_> {
             default_globals: default.globals(),
             default_rules,
             presets: self.presets(&root, presets)?,
+            processors,
+            packs,
             root,
         })
     }
@@ -213,7 +223,7 @@ impl Document<'_> {
     }
 
     /// Compiles one glob; on failure the error points at the node `steps` names.
-    fn glob(&self, pattern: &str, steps: &[Step]) -> Result<Glob, ConfigError> {
+    pub(super) fn glob(&self, pattern: &str, steps: &[Step]) -> Result<Glob, ConfigError> {
         compile_glob(pattern).map_err(|error| {
             let at = self.position(steps);
             ConfigError::BadGlob {
@@ -227,11 +237,49 @@ impl Document<'_> {
     }
 
     /// Where the node at `steps` is, or 0:0 if it cannot be found.
-    fn position(&self, steps: &[Step]) -> Position {
+    pub(super) fn position(&self, steps: &[Step]) -> Position {
         self.tree
             .and_then(|tree| tree.find(steps))
             .map(|node| node.at)
             .unwrap_or_default()
+    }
+
+    /// Whether the document has a node at `steps`.
+    pub(super) fn has(&self, steps: &[Step]) -> bool {
+        self.tree.and_then(|tree| tree.find(steps)).is_some()
+    }
+
+    /// Where the key of the mapping entry at `steps` is (the last step must be
+    /// a key), or where its value is when the key cannot be found.
+    pub(super) fn key_position(&self, steps: &[Step]) -> Position {
+        let key_at = steps.split_last().and_then(|(last, parent)| {
+            let Step::Key(key) = last else { return None };
+            let parent = self.tree?.find(parent)?;
+            let NodeKind::Map(entries) = &parent.kind else {
+                return None;
+            };
+            entries.iter().find(|e| e.key == *key).map(|e| e.key_at)
+        });
+        key_at.unwrap_or_else(|| self.position(steps))
+    }
+
+    /// A [`ConfigError::Parse`] pointing at the value at `steps`.
+    pub(super) fn invalid(&self, steps: &[Step], message: String) -> ConfigError {
+        self.parse_error(self.position(steps), message)
+    }
+
+    /// A [`ConfigError::Parse`] pointing at the key of the entry at `steps`.
+    pub(super) fn invalid_key(&self, steps: &[Step], message: String) -> ConfigError {
+        self.parse_error(self.key_position(steps), message)
+    }
+
+    fn parse_error(&self, at: Position, message: String) -> ConfigError {
+        ConfigError::Parse {
+            file: self.file.to_path_buf(),
+            line: at.line,
+            column: at.column,
+            message,
+        }
     }
 }
 

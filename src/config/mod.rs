@@ -14,12 +14,17 @@
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
 //! (resolved settings and their optional layers), `yaml.rs` (parser options and
 //! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
-//! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`.
+//! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
+//! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
+//! (one-or-many glob values).
 
 mod error;
+mod globs;
 mod init;
 mod keys;
 mod load;
+mod packs;
+mod processors;
 mod schema;
 mod select;
 mod settings;
@@ -31,6 +36,8 @@ mod tests;
 pub use error::{ConfigError, ConfigWarning};
 pub use init::{STARTER_CONFIG, write_starter};
 pub use load::{Config, absolute};
+pub use packs::NamedPack;
+pub use processors::{OutputNaming, Processor, required_extension};
 pub use select::Selection;
 pub use settings::{
     ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,

@@ -13,6 +13,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
+use super::globs::GlobList;
+use super::processors::ProcessorSection;
 use super::settings::{MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
@@ -32,6 +34,10 @@ pub(crate) struct FileSchema {
     pub(crate) default: Option<DefaultSection>,
     /// Named presets, in file order.
     pub(crate) presets: Option<OrderedMap<Option<PresetSection>>>,
+    /// User processors, in file order (`processors.rs`).
+    pub(crate) processors: Option<Vec<ProcessorSection>>,
+    /// Named packs and their globs, in file order (`packs.rs`).
+    pub(crate) packs: Option<OrderedMap<GlobList>>,
 }
 
 /// The `default:` section: globals plus rules.

@@ -7,6 +7,7 @@
 //!
 //! | source                           | kind          | outputs               |
 //! |----------------------------------|---------------|-----------------------|
+//! | matches a `processors:` glob     | as declared   | the processor's naming |
 //! | matches an `embed:` glob         | embed         | same path             |
 //! | `*.n.png`, `*.n.jpg`             | normal map    | `*.n.ktx2`            |
 //! | `*.ao.png`, `*.h.png`, `*.r.png` | grayscale     | `*.ao.ktx2` …         |
@@ -46,6 +47,9 @@ pub enum SourceKind {
     Shader,
     /// A file copied verbatim.
     Embed,
+    /// A file a user processor claims: the index in `Config::processors`.
+    /// Its outputs come from the processor's naming, not from this table.
+    Processor(usize),
 }
 
 impl SourceKind {
@@ -61,6 +65,7 @@ impl SourceKind {
             SourceKind::Font => "font",
             SourceKind::Shader => "shader",
             SourceKind::Embed => "embed",
+            SourceKind::Processor(_) => "process",
         }
     }
 }
@@ -142,7 +147,7 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
         ],
         SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
         SourceKind::Font => vec![replace_extension(rel, &[".ttf", ".otf"], ".hfont")],
-        SourceKind::Shader => Vec::new(),
+        SourceKind::Shader | SourceKind::Processor(_) => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
     }
 }

@@ -13,6 +13,8 @@ use clap::ValueEnum;
 use super::classify::{self, SourceKind};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
+use super::packs::{self, PackPlan};
+use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, MeshSettings, Selection, Settings, TextureSettings};
@@ -60,6 +62,10 @@ pub struct Plan {
     preset: Option<String>,
     regenerate: Vec<String>,
     tools: [String; 3],
+    /// One rule per `processors:` entry, in config order.
+    processor_rules: Vec<ProcessorRule>,
+    /// The named packs.
+    named_packs: Vec<PackPlan>,
     /// Things configure noticed inside sources (mesh materials), one line each.
     pub warnings: Vec<String>,
 }
@@ -83,6 +89,10 @@ impl Plan {
         let mut warnings = Vec::new();
         let mut mesh_images = HashSet::new();
         for source in &scanned.sources {
+            if let SourceKind::Processor(index) = source.kind {
+                jobs.push(processors::job(config, index, &source.rel)?);
+                continue;
+            }
             let settings = selection.settings_for(&source.rel);
             let mut job = Job {
                 source: source.rel.clone(),
@@ -126,6 +136,8 @@ impl Plan {
                 && mesh_images.contains(&job.input))
         });
         check_sources(&config.input, &jobs)?;
+        let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
+        warnings.extend(pack_warnings);
         let folders = scanned
             .folders
             .iter()
@@ -137,6 +149,8 @@ impl Plan {
             config_file: root_relative(root, &config.file)?,
             regenerate: regenerate_command(root, options, selection, build_dir)?,
             tools: tool_strings(&options.tools)?,
+            processor_rules: processors::rules(config, TEMPLATE)?,
+            named_packs,
             preset: selection.preset.clone(),
             root: root.clone(),
             jobs,
@@ -163,10 +177,28 @@ impl Plan {
         self.jobs.iter().map(|j| self.fragment(j) + "\n").collect()
     }
 
+    /// The files configure writes for the named packs, root-relative, with
+    /// their text: each pack's fragment list and the invalidate list.
+    pub fn pack_files(&self) -> Vec<(String, String)> {
+        let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
+        let mut files: Vec<(String, String)> = self
+            .named_packs
+            .iter()
+            .map(|p| (p.list.clone(), p.list_text(&frags)))
+            .collect();
+        files.push((
+            packs::invalidate_list(&self.build),
+            packs::invalidate_text(&self.named_packs),
+        ));
+        files
+    }
+
     /// Every file the graph produces, root-relative, for stale-output removal.
     pub fn all_outputs(&self) -> Vec<String> {
         let mut all = vec![self.manifest()];
         all.extend(self.pack.clone());
+        all.extend(self.named_packs.iter().map(|p| p.file.clone()));
+        all.extend(self.pack_files().into_iter().map(|(path, _)| path));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
             all.push(self.fragment(job));
@@ -184,6 +216,7 @@ impl Plan {
     /// Renders the complete `build.ninja`.
     pub fn render(&self) -> String {
         let mut w = Writer::new(self.prelude());
+        self.write_extra_rules(&mut w);
         w.comment("Regenerate this file when the config or the set of sources changes.");
         w.build(&Build {
             outputs: vec![NINJA_FILE],
@@ -207,6 +240,7 @@ impl Plan {
         if let Some(pack) = &self.pack {
             invalidate.extend(["--invalidate".to_string(), pack.clone()]);
         }
+        invalidate.extend(packs::invalidate_args(&self.build));
         let preset = self.preset.as_deref().unwrap_or("default");
         [
             ("@BUILDDIR@", ninja::escape_value(&self.build)),
@@ -223,6 +257,33 @@ impl Plan {
         })
     }
 
+    /// The rules that depend on the config: one per processor, and the named
+    /// pack rule when there are named packs.
+    fn write_extra_rules(&self, w: &mut Writer) {
+        for rule in &self.processor_rules {
+            rule.write(w);
+        }
+        if !self.named_packs.is_empty() {
+            packs::write_rule(w);
+        }
+    }
+
+    /// The rule of `job`'s edge and the files it depends on besides its input.
+    fn rule_of(&self, job: &Job) -> (&str, Vec<&str>) {
+        let mut implicit = vec![self.tools[1].as_str()];
+        let rule = match job.kind {
+            SourceKind::Processor(index) => match self.processor_rules.get(index) {
+                Some(rule) => {
+                    implicit.extend(rule.inputs.iter().map(String::as_str));
+                    rule.name.as_str()
+                }
+                None => job.kind.encoder(),
+            },
+            kind => kind.encoder(),
+        };
+        (rule, implicit)
+    }
+
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
         let source = join(&self.input, &job.input);
         let dep = join(&self.build, &format!("dep/{}.d", job.name));
@@ -236,11 +297,12 @@ impl Plan {
         args.push(source.clone());
         let mut outputs: Vec<&str> = outs.iter().map(String::as_str).collect();
         outputs.push(frag);
+        let (rule, implicit) = self.rule_of(job);
         w.build(&Build {
             outputs,
-            rule: job.kind.encoder(),
+            rule,
             inputs: vec![&source],
-            implicit: vec![&self.tools[1]],
+            implicit,
             vars: vec![("args", ninja::shell_join(&args)), ("dep", dep)],
         });
     }
@@ -274,6 +336,9 @@ impl Plan {
             check_args = vec!["--pack".to_string(), pack.clone()];
             defaults.push(pack);
         }
+        packs::write_edges(w, &self.named_packs, frags, outs, &self.tools[2]);
+        check_args.extend(packs::check_args(&self.named_packs));
+        defaults.extend(self.named_packs.iter().map(|p| p.file.as_str()));
         w.comment("`ninja check` validates the output folder; it is not built by default.");
         w.build(&Build {
             outputs: vec!["check"],
@@ -310,9 +375,11 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Cubemap => surface_flags(texture),
         SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
         SourceKind::Mesh => mesh_flags(&settings.mesh),
-        SourceKind::Material | SourceKind::Font | SourceKind::Shader | SourceKind::Embed => {
-            Vec::new()
-        }
+        SourceKind::Material
+        | SourceKind::Font
+        | SourceKind::Shader
+        | SourceKind::Embed
+        | SourceKind::Processor(_) => Vec::new(),
     }
 }
 
@@ -481,7 +548,7 @@ fn not_utf8(path: &Path) -> ConfigureError {
 }
 
 /// Joins a root-relative folder and a relative path.
-fn join(base: &str, rel: &str) -> String {
+pub(super) fn join(base: &str, rel: &str) -> String {
     if base == "." {
         rel.to_string()
     } else {

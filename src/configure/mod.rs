@@ -11,6 +11,8 @@ pub mod command;
 pub mod graph;
 pub mod meshes;
 pub mod ninja;
+pub mod packs;
+pub mod processors;
 pub mod scan;
 pub mod stale;
 
@@ -166,12 +168,17 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         });
     }
     let skip = [selection.output.as_path(), build_dir.as_path()];
-    let scanned = scan::scan(&config.input, &skip, |rel| selection.is_embed(rel))?;
+    let scanned = scan::scan(&config.input, &skip, |rel| {
+        processors::claim(&config, &selection, rel)
+    })?;
     let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned)?;
 
     let ninja_file = config.root.join(NINJA_FILE);
     let written = write_output(&ninja_file, plan.render().as_bytes())?;
     write_output(&plan.fragment_list_path(), plan.fragment_list().as_bytes())?;
+    for (path, text) in plan.pack_files() {
+        write_output(&config.root.join(path), text.as_bytes())?;
+    }
     let prune_within = [selection.output.as_path(), build_dir.as_path()];
     let removed =
         stale::remove_stale(&config.root, &build_dir, &prune_within, &plan.all_outputs())?;

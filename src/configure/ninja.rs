@@ -127,6 +127,17 @@ impl Writer {
         }
     }
 
+    /// Writes a `rule` with its bindings. Values are written as given, so
+    /// `$in` and other variables expand; escape literal text with
+    /// [`escape_value`] first.
+    pub fn rule(&mut self, name: &str, bindings: &[(&str, &str)]) {
+        let _ = writeln!(self.text, "rule {name}");
+        for (key, value) in bindings {
+            let _ = writeln!(self.text, "  {key} = {value}");
+        }
+        self.text.push('\n');
+    }
+
     /// Writes a `default` statement.
     pub fn default_targets(&mut self, targets: &[&str]) {
         self.text.push_str("default");

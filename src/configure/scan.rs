@@ -35,11 +35,13 @@ pub struct Scan {
     pub ignored: usize,
 }
 
-/// Walks `input`, skipping the folders in `skip`.
+/// Walks `input`, skipping the folders in `skip`. `claim` sees every file
+/// first and may decide its kind (a user processor, an `embed:` glob); files
+/// it leaves alone are classified by name.
 pub fn scan(
     input: &Path,
     skip: &[&Path],
-    is_embed: impl Fn(&str) -> bool,
+    claim: impl Fn(&str) -> Option<SourceKind>,
 ) -> Result<Scan, ConfigureError> {
     if !input.is_dir() {
         return Err(ConfigureError::NoInput {
@@ -69,7 +71,7 @@ pub fn scan(
                 None => result.folders.push(entry.path().to_owned()),
             }
         } else {
-            match classify::classify_file(&rel, is_embed(&rel)) {
+            match claim(&rel).or_else(|| classify::classify_file(&rel, false)) {
                 Some(kind) => result.sources.push(Source { rel, kind }),
                 None => result.ignored += 1,
             }

@@ -13,6 +13,7 @@ use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
 use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
+use super::process::{self, ProcessArgs};
 use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
@@ -55,6 +56,9 @@ pub enum Command {
     Shader(JobArgs),
     /// Any file, copied verbatim.
     Embed(JobArgs),
+    /// A source compiled by a user processor (`processors:` in assetc.yml):
+    /// runs the command after `--` and records its output like any other.
+    Process(ProcessArgs),
 }
 
 /// Texture settings plus the image's mode.
@@ -171,6 +175,7 @@ impl Command {
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(j) => job::run(j, |j| unsupported(j, "font")),
             Command::Shader(j) => job::run(j, |j| unsupported(j, "shader")),
+            Command::Process(p) => process::run(p),
         }
     }
 }

@@ -41,6 +41,10 @@ pub struct JobArgs {
     /// Files to delete if this job fails (the link outputs).
     #[arg(long = "invalidate")]
     pub invalidate: Vec<PathBuf>,
+    /// A file listing more files to delete if this job fails, one per line
+    /// (the named packs).
+    #[arg(long = "invalidate-list")]
+    pub invalidate_list: Option<PathBuf>,
 }
 
 impl JobArgs {
@@ -197,6 +201,9 @@ fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
 fn clean_up(args: &JobArgs) {
     let owned = args.outputs.iter().chain(&args.invalidate);
     fsutil::remove_all(owned.chain([&args.fragment, &args.depfile]));
+    if let Some(list) = &args.invalidate_list {
+        fsutil::remove_all(fsutil::listed_paths(list));
+    }
 }
 
 #[cfg(test)]
@@ -212,6 +219,7 @@ mod tests {
             fragment: dir.join("in.frag"),
             depfile: dir.join("in.d"),
             invalidate: vec![dir.join("out/assets.hman")],
+            invalidate_list: None,
         }
     }
 

@@ -13,5 +13,6 @@ pub mod job;
 pub mod lut;
 pub mod mesh;
 pub mod mips;
+pub mod process;
 pub mod texture;
 pub mod uastc;

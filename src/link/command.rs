@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use super::pack::pack_path;
+use super::check_packs::{NamedPackSummary, check_named_packs};
+use super::pack::{PackManifest, named_pack_path, pack_path};
 use super::{LinkError, check, manifest, pack};
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
@@ -30,6 +31,10 @@ pub enum Command {
         /// Files to delete if the step fails (the manifest and the pack).
         #[arg(long = "invalidate")]
         invalidate: Vec<PathBuf>,
+        /// A file listing more files to delete if the step fails, one per
+        /// line (the named packs).
+        #[arg(long = "invalidate-list")]
+        invalidate_list: Option<PathBuf>,
         /// File listing the fragment paths, one per line.
         #[arg(long)]
         fragments: PathBuf,
@@ -42,6 +47,10 @@ pub enum Command {
         /// Files to delete if the step fails (the manifest and the pack).
         #[arg(long = "invalidate")]
         invalidate: Vec<PathBuf>,
+        /// A file listing more files to delete if the step fails, one per
+        /// line (the named packs).
+        #[arg(long = "invalidate-list")]
+        invalidate_list: Option<PathBuf>,
         /// The output root the fragments' paths are relative to.
         #[arg(long)]
         root: PathBuf,
@@ -51,6 +60,10 @@ pub enum Command {
         /// The pack to write.
         #[arg(short = 'o', long)]
         output: PathBuf,
+        /// Build the pack's `assets.hman` from the listed fragments (a named
+        /// pack's own manifest) instead of reading ROOT/assets.hman.
+        #[arg(long)]
+        own_manifest: bool,
     },
     /// Validate an output folder and optionally its pack. Without `--root`,
     /// the folder (and the pack, when the config packs) come from the nearest
@@ -62,6 +75,10 @@ pub enum Command {
         /// The pack to check against the folder.
         #[arg(long)]
         pack: Option<PathBuf>,
+        /// A named pack to check against the folder (repeatable). Without
+        /// `--root`, the config's named packs are checked.
+        #[arg(long = "named-pack")]
+        named_packs: Vec<PathBuf>,
         /// Preset whose output to check when `--root` is not given.
         #[arg(long, conflicts_with = "root")]
         preset: Option<String>,
@@ -82,20 +99,39 @@ impl Command {
                 fragments,
                 output,
                 invalidate,
-            } => finish_link(manifest::link_manifest(fragments, output), invalidate),
+                invalidate_list,
+            } => finish_link(
+                manifest::link_manifest(fragments, output),
+                invalidate,
+                invalidate_list.as_deref(),
+            ),
             Command::Pack {
                 root,
                 fragments,
                 output,
                 invalidate,
-            } => finish_link(pack::link_pack(fragments, root, output), invalidate),
+                invalidate_list,
+                own_manifest,
+            } => {
+                let manifest = if *own_manifest {
+                    PackManifest::Own
+                } else {
+                    PackManifest::Folder
+                };
+                finish_link(
+                    pack::link_pack(fragments, root, output, manifest),
+                    invalidate,
+                    invalidate_list.as_deref(),
+                )
+            }
             Command::Check {
                 root,
                 pack,
+                named_packs,
                 preset,
                 json,
             } => match check_target(root.as_deref(), pack.as_deref(), preset.as_deref()) {
-                Ok((root, pack)) => run_check(&root, pack.as_deref(), *json),
+                Ok(target) => run_check(&target.with_named_packs(named_packs), *json),
                 Err(e) => finish(PROGRAM, Err(e)),
             },
         }
@@ -104,55 +140,126 @@ impl Command {
 
 /// Reports a link step's result; after a failure, deletes the link outputs so
 /// no stale manifest or pack survives a failed build.
-fn finish_link(result: Result<usize, LinkError>, invalidate: &[PathBuf]) -> ExitCode {
+fn finish_link(
+    result: Result<usize, LinkError>,
+    invalidate: &[PathBuf],
+    invalidate_list: Option<&Path>,
+) -> ExitCode {
     if result.is_err() {
         fsutil::remove_all(invalidate);
+        if let Some(list) = invalidate_list {
+            fsutil::remove_all(fsutil::listed_paths(list));
+        }
     }
     finish(PROGRAM, result.map(drop))
 }
 
-/// The folder and pack to check: as given, or from the project's config.
+/// What `assetc-link check` looks at.
+#[derive(Debug, Clone)]
+struct CheckTarget {
+    /// The output folder.
+    root: PathBuf,
+    /// The single pack, if any.
+    pack: Option<PathBuf>,
+    /// The named packs.
+    named_packs: Vec<PathBuf>,
+}
+
+impl CheckTarget {
+    /// Adds the named packs given on the command line.
+    fn with_named_packs(mut self, named: &[PathBuf]) -> Self {
+        for pack in named {
+            if !self.named_packs.contains(pack) {
+                self.named_packs.push(pack.clone());
+            }
+        }
+        self
+    }
+}
+
+/// The folder and packs to check: as given, or from the project's config.
 fn check_target(
     root: Option<&Path>,
     pack: Option<&Path>,
     preset: Option<&str>,
-) -> Result<(PathBuf, Option<PathBuf>), ConfigError> {
+) -> Result<CheckTarget, ConfigError> {
     if let Some(root) = root {
-        return Ok((root.to_owned(), pack.map(Path::to_owned)));
+        return Ok(CheckTarget {
+            root: root.to_owned(),
+            pack: pack.map(Path::to_owned),
+            named_packs: Vec::new(),
+        });
     }
     let config = Config::discover(Path::new("."))?;
     let selection = config.select(preset, None)?;
     let pack = pack
         .map(Path::to_owned)
         .or_else(|| config.pack.then(|| pack_path(&selection.output)));
-    Ok((selection.output, pack))
+    let named_packs = config
+        .packs
+        .iter()
+        .map(|p| named_pack_path(&selection.output, &p.name))
+        .collect();
+    Ok(CheckTarget {
+        root: selection.output,
+        pack,
+        named_packs,
+    })
 }
 
-fn run_check(root: &Path, pack: Option<&Path>, json: bool) -> ExitCode {
-    let result = check::check(root, pack);
+/// The folder check and the named pack checks, merged.
+fn check_all(target: &CheckTarget) -> CheckOutcome {
+    let folder = check::check(&target.root, target.pack.as_deref());
+    let (named, named_problems) = check_named_packs(&target.root, &target.named_packs);
+    let result = match folder {
+        Ok(summary) if named_problems.is_empty() => Ok(summary),
+        Ok(_) => Err(named_problems),
+        Err(mut problems) => {
+            problems.extend(named_problems);
+            Err(problems)
+        }
+    };
+    CheckOutcome { result, named }
+}
+
+/// Everything a check found.
+struct CheckOutcome {
+    /// The folder's summary, or every problem (folder and named packs).
+    result: Result<check::Summary, Vec<check::Problem>>,
+    /// A summary per named pack that parsed.
+    named: Vec<NamedPackSummary>,
+}
+
+fn run_check(target: &CheckTarget, json: bool) -> ExitCode {
+    let outcome = check_all(target);
     if json {
-        print!("{}", to_json(&CheckReport::new(root, pack, &result)));
-        return if result.is_ok() {
+        print!("{}", to_json(&CheckReport::new(target, &outcome)));
+        return if outcome.result.is_ok() {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
         };
     }
-    match result {
+    match &outcome.result {
         Ok(summary) => {
             let pack = summary
                 .pack_entries
                 .map(|n| format!(", pack consistent ({n} entries)"))
                 .unwrap_or_default();
+            let named: String = outcome
+                .named
+                .iter()
+                .map(|n| format!(", {} consistent ({} entries)", n.pack, n.entries))
+                .collect();
             println!(
-                "{}: ok, {} manifest entries{pack}",
-                shown(root),
+                "{}: ok, {} manifest entries{pack}{named}",
+                shown(&target.root),
                 summary.entries
             );
             ExitCode::SUCCESS
         }
         Err(problems) => {
-            for p in &problems {
+            for p in problems {
                 eprintln!("{p}");
             }
             let count = CheckFailed(problems.len());
@@ -171,26 +278,26 @@ struct CheckReport<'a> {
     ok: bool,
     entries: Option<usize>,
     pack_entries: Option<usize>,
+    /// Present only when named packs were checked.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    named_packs: &'a [NamedPackSummary],
     problems: &'a [check::Problem],
 }
 
 impl<'a> CheckReport<'a> {
-    fn new(
-        root: &Path,
-        pack: Option<&Path>,
-        result: &'a Result<check::Summary, Vec<check::Problem>>,
-    ) -> Self {
-        let (summary, problems) = match result {
+    fn new(target: &CheckTarget, outcome: &'a CheckOutcome) -> Self {
+        let (summary, problems) = match &outcome.result {
             Ok(summary) => (Some(summary), &[][..]),
             Err(problems) => (None, problems.as_slice()),
         };
         Self {
             schema: "assetc-check/1",
-            root: shown(root),
-            pack: pack.map(shown),
-            ok: result.is_ok(),
+            root: shown(&target.root),
+            pack: target.pack.as_deref().map(shown),
+            ok: outcome.result.is_ok(),
             entries: summary.map(|s| s.entries),
             pack_entries: summary.and_then(|s| s.pack_entries),
+            named_packs: &outcome.named,
             problems,
         }
     }

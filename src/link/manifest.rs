@@ -16,6 +16,15 @@ use crate::fsutil::write_output;
 /// `output` (only if its bytes change). Returns the number of entries given.
 pub fn link_manifest(list: &Path, output: &Path) -> Result<usize, LinkError> {
     let fragments = read_fragments(list)?;
+    let bytes = manifest_bytes(&fragments, output)?;
+    write_output(output, &bytes)?;
+    Ok(fragments.iter().map(|f| f.entries.len()).sum())
+}
+
+/// The manifest bytes registering every entry of `fragments`; `output` names
+/// the file being produced in errors (the manifest, or a named pack holding
+/// its own).
+pub fn manifest_bytes(fragments: &[Fragment], output: &Path) -> Result<Vec<u8>, LinkError> {
     let entries: Vec<ManifestEntry> = fragments
         .iter()
         .flat_map(|f| &f.entries)
@@ -26,9 +35,7 @@ pub fn link_manifest(list: &Path, output: &Path) -> Result<usize, LinkError> {
             path: e.path.clone(),
         })
         .collect();
-    let bytes = write_manifest(&entries).map_err(|e| manifest_error(e, &fragments, output))?;
-    write_output(output, &bytes)?;
-    Ok(entries.len())
+    write_manifest(&entries).map_err(|e| manifest_error(e, fragments, output))
 }
 
 /// Explains a refused manifest; a collision names the sources of both paths.

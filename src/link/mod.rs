@@ -1,13 +1,16 @@
 //! `assetc-link`: the steps that run after the encoders.
 //!
 //! * [`manifest`] merges every fragment into `assets.hman`;
-//! * [`pack`] bundles the files the fragments list into one `.hpack`;
-//! * [`check`] validates an output folder (and optionally its pack).
+//! * [`pack`] bundles the files the fragments list into one `.hpack` (the
+//!   single pack, or a named pack with its own manifest);
+//! * [`check`] validates an output folder (and optionally its pack), and
+//!   [`check_packs`] its named packs.
 //!
 //! The first two read the fragment list configure wrote, never a walk of the
 //! output folder, so a stale file can never reach the manifest or the pack.
 
 pub mod check;
+pub mod check_packs;
 pub mod command;
 pub mod manifest;
 pub mod pack;

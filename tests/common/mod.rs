@@ -70,6 +70,10 @@ impl Project {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let project = Self::new(&fs::read_to_string(repo.join("assetc.yml")).unwrap());
         copy_tree(&repo.join("assets"), &project.path("assets"));
+        copy_tree(
+            &repo.join("tools/processors"),
+            &project.path("tools/processors"),
+        );
         project
     }
 
