@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use super::settings::{MeshLayer, SettingsLayer, TextureLayer};
+use super::settings::{FontLayer, MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -41,6 +41,8 @@ pub(crate) struct DefaultSection {
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture globals.
     pub(crate) texture: Option<TextureLayer>,
+    /// Font globals.
+    pub(crate) font: Option<FontLayer>,
     /// Per-path rules, applied in file order.
     pub(crate) rules: Option<Vec<RuleSection>>,
 }
@@ -54,6 +56,8 @@ pub(crate) struct PresetSection {
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture globals of the preset.
     pub(crate) texture: Option<TextureLayer>,
+    /// Font globals of the preset.
+    pub(crate) font: Option<FontLayer>,
     /// Preset rules; they win over `default.rules`.
     pub(crate) rules: Option<Vec<RuleSection>>,
 }
@@ -68,6 +72,8 @@ pub(crate) struct RuleSection {
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture settings for matching sources.
     pub(crate) texture: Option<TextureLayer>,
+    /// Font settings for matching sources.
+    pub(crate) font: Option<FontLayer>,
 }
 
 impl DefaultSection {
@@ -76,6 +82,7 @@ impl DefaultSection {
         SettingsLayer {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
+            font: self.font.clone(),
         }
     }
 }
@@ -86,6 +93,7 @@ impl PresetSection {
         SettingsLayer {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
+            font: self.font.clone(),
         }
     }
 }
@@ -96,6 +104,7 @@ impl RuleSection {
         SettingsLayer {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
+            font: self.font.clone(),
         }
     }
 }
