@@ -37,6 +37,7 @@ fn the_demo_output_opens_through_the_engine_api() {
         FileType::Material,
         FileType::Manifest,
         FileType::Animation,
+        FileType::Font,
         FileType::Ktx2,
     ];
     assert_eq!(types, BTreeSet::from(expected), "types in {OUTPUT}");
@@ -93,7 +94,12 @@ fn check_contents(path: &str, opened: &AssetFile<'_>, tree: &BTreeMap<String, Ve
             assert_eq!(desc.map(<[u8]>::len), Some(32), "{path}");
         }
         AssetFile::Texture(texture) => assert!(!texture.levels().is_empty(), "{path}"),
-        AssetFile::Material(_) | AssetFile::Font(_) | AssetFile::Pack(_) => {}
+        AssetFile::Font(font) => {
+            assert!(font.glyphs().len() > 1, "{path} has only .notdef");
+            let atlas = path.replace(".hfont", ".font.ktx2");
+            assert!(tree.contains_key(&atlas), "{path} has no atlas {atlas}");
+        }
+        AssetFile::Material(_) | AssetFile::Pack(_) => {}
     }
 }
 

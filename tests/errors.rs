@@ -72,13 +72,13 @@ fn a_source_that_turns_bad_invalidates_the_old_manifest() {
 #[test]
 fn unsupported_kinds_fail_with_a_clear_message() {
     let p = Project::new(CONFIG);
-    p.write("assets/fonts/body.ttf", b"not yet");
+    p.write("assets/materials/wood.mat", b"not yet");
     p.assetc(&["configure"]).expect_ok("configure");
     let run = p.ninja(&[]);
     assert!(!run.ok);
     assert!(
         run.stdout.contains(
-            "assetc-encode: error: assets/fonts/body.ttf: font encoding is not supported yet"
+            "assetc-encode: error: assets/materials/wood.mat: material encoding is not supported yet"
         ),
         "{}",
         run.stdout

@@ -79,6 +79,16 @@ default:
     mips: true
     # Halve larger sources until neither side exceeds this; 0: no limit.
     max_size: 0
+  font:
+    # Codepoints to compile, as hexadecimal codepoints or ranges (0x or U+);
+    # those the font lacks are skipped. This is ASCII plus Latin-1.
+    charset: ["0x20-0x7e", "0xa0-0xff"]
+    # Atlas texels per em, and how far (in texels) the distance field
+    # reaches on each side of an outline.
+    px_per_em: 48
+    spread: 6
+    # sdf: one-channel atlas; msdf: multi-channel, keeps corners sharp.
+    mode: sdf
   # Per-path overrides. `match` is a glob over the path inside `input`, with
   # '/' between folders: `*` may cross folders, `?` is exactly one character.
   # Every rule that matches is applied in order, so later rules win.

@@ -12,13 +12,15 @@
 //! * [`write_starter`] implements `assetc init`.
 //!
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
-//! (resolved settings and their optional layers), `yaml.rs` (parser options and
+//! (resolved settings and their optional layers), `font.rs` (the
+//! charset and font mode values), `yaml.rs` (parser options and
 //! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
 //! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
 //! (one-or-many glob values).
 
 mod error;
+mod font;
 mod globs;
 mod init;
 mod keys;
@@ -34,14 +36,15 @@ mod yaml;
 mod tests;
 
 pub use error::{ConfigError, ConfigWarning};
+pub use font::{Charset, FontMode};
 pub use init::{STARTER_CONFIG, write_starter};
 pub use load::{Config, absolute};
 pub use packs::NamedPack;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use select::Selection;
 pub use settings::{
-    ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,
-    Settings, TextureSettings, UastcQuality, ZstdLevel,
+    ConeWeight, FontSettings, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices,
+    PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 
 /// The name of the config file that [`Config::discover`] looks for.

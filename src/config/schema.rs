@@ -15,7 +15,7 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::globs::GlobList;
 use super::processors::ProcessorSection;
-use super::settings::{MeshLayer, SettingsLayer, TextureLayer};
+use super::settings::{FontLayer, MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -47,6 +47,8 @@ pub(crate) struct DefaultSection {
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture globals.
     pub(crate) texture: Option<TextureLayer>,
+    /// Font globals.
+    pub(crate) font: Option<FontLayer>,
     /// Per-path rules, applied in file order.
     pub(crate) rules: Option<Vec<RuleSection>>,
 }
@@ -60,6 +62,8 @@ pub(crate) struct PresetSection {
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture globals of the preset.
     pub(crate) texture: Option<TextureLayer>,
+    /// Font globals of the preset.
+    pub(crate) font: Option<FontLayer>,
     /// Preset rules; they win over `default.rules`.
     pub(crate) rules: Option<Vec<RuleSection>>,
 }
@@ -74,6 +78,8 @@ pub(crate) struct RuleSection {
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture settings for matching sources.
     pub(crate) texture: Option<TextureLayer>,
+    /// Font settings for matching sources.
+    pub(crate) font: Option<FontLayer>,
 }
 
 impl DefaultSection {
@@ -82,6 +88,7 @@ impl DefaultSection {
         SettingsLayer {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
+            font: self.font.clone(),
         }
     }
 }
@@ -92,6 +99,7 @@ impl PresetSection {
         SettingsLayer {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
+            font: self.font.clone(),
         }
     }
 }
@@ -102,6 +110,7 @@ impl RuleSection {
         SettingsLayer {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
+            font: self.font.clone(),
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use serde::Deserialize;
 
+use super::font::{Charset, FontMode};
 use crate::encode::uastc::MAX_QUALITY;
 
 /// Declares a resolved settings group, its optional layer twin and the overlay.
@@ -345,6 +346,34 @@ ranged_number!(
     LodError(f32, whole: false), "lod_error", 0 ..= 1
 );
 
+settings_group! {
+    /// Resolved font settings for one source.
+    resolved FontSettings;
+    /// Font settings as one layer of `assetc.yml` states them.
+    layer FontLayer;
+    {
+        /// The codepoints to compile (those the font lacks are skipped).
+        charset: Charset = Charset::default(),
+        /// Atlas texels per em: the size glyphs are rasterised at.
+        px_per_em: PxPerEm = PxPerEm(48),
+        /// How far, in atlas texels, the distance field reaches on each side
+        /// of an outline.
+        spread: Spread = Spread(6),
+        /// `sdf` (one channel) or `msdf` (multi-channel, sharp corners).
+        mode: FontMode = FontMode::Sdf,
+    }
+}
+
+ranged_number!(
+    /// Atlas texels per em, 8 to 512.
+    PxPerEm(u32, whole: true), "px_per_em", 8 ..= 512
+);
+ranged_number!(
+    /// The distance-field spread in atlas texels on each side of an outline,
+    /// 1 to 64.
+    Spread(u32, whole: true), "spread", 1 ..= 64
+);
+
 /// Reads a YAML number as `f64`; a unit (only the key probe sends one) reads
 /// as `min`.
 struct NumberVisitor {
@@ -474,6 +503,8 @@ pub struct Settings {
     pub texture: TextureSettings,
     /// Settings read by the mesh encoder.
     pub mesh: MeshSettings,
+    /// Settings read by the font encoder.
+    pub font: FontSettings,
 }
 
 /// One layer of settings: the groups a `default:`, preset or rule section sets.
@@ -483,6 +514,8 @@ pub(crate) struct SettingsLayer {
     pub(crate) texture: Option<TextureLayer>,
     /// Mesh fields this layer sets, if any.
     pub(crate) mesh: Option<MeshLayer>,
+    /// Font fields this layer sets, if any.
+    pub(crate) font: Option<FontLayer>,
 }
 
 impl SettingsLayer {
@@ -493,6 +526,9 @@ impl SettingsLayer {
         }
         if let Some(mesh) = &self.mesh {
             mesh.apply_to(&mut target.mesh);
+        }
+        if let Some(font) = &self.font {
+            font.apply_to(&mut target.font);
         }
     }
 }
@@ -510,11 +546,17 @@ mod tests {
                 ..TextureLayer::default()
             }),
             mesh: Some(MeshLayer::default()),
+            font: Some(FontLayer {
+                spread: Some(Spread(4)),
+                ..FontLayer::default()
+            }),
         };
         layer.apply_to(&mut settings);
         assert!(!settings.texture.compress);
         assert_eq!(settings.texture.quality, UastcQuality(2));
         assert!(settings.mesh.merge);
+        assert_eq!(settings.font.spread, Spread(4));
+        assert_eq!(settings.font.px_per_em, PxPerEm(48));
     }
 
     #[test]

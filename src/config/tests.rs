@@ -58,6 +58,7 @@ fn expect(compress: bool, merge: bool) -> Settings {
             merge,
             ..MeshSettings::default()
         },
+        font: FontSettings::default(),
     }
 }
 
@@ -435,6 +436,8 @@ fn the_starter_loads_without_warnings_and_uses_every_key() {
         "match:",
         "merge:",
         "compress:",
+        "font:",
+        "charset:",
     ] {
         assert!(STARTER_CONFIG.contains(key), "starter lacks {key}");
     }
@@ -526,5 +529,69 @@ fn mesh_knobs_are_read_and_range_checked_with_their_position() {
     ] {
         let error = load_error(bad);
         assert_eq!(parse_position(&error).0, line, "{bad}: {error}");
+    }
+}
+
+#[test]
+fn font_knobs_cascade_through_presets_and_rules() {
+    let (_dir, config) = load(
+        r#"
+default:
+  font: { px_per_em: 64, charset: ["0x20-0x7e", "U+0400-U+04FF"] }
+  rules:
+    - match: "ui/*"
+      font: { mode: msdf }
+presets:
+  mobile:
+    font: { spread: 4 }
+"#,
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let desktop = settings(&config, None, "fonts/a.ttf").font;
+    assert_eq!(desktop.px_per_em, PxPerEm(64));
+    assert_eq!(desktop.spread, Spread(6));
+    assert_eq!(desktop.mode, FontMode::Sdf);
+    assert_eq!(desktop.charset.to_string(), "0x20-0x7e,0x400-0x4ff");
+    let mobile_ui = settings(&config, Some("mobile"), "ui/a.otf").font;
+    assert_eq!(mobile_ui.spread, Spread(4));
+    assert_eq!(mobile_ui.mode, FontMode::Msdf);
+    assert_eq!(
+        settings(&config, None, "x.ttf").font.charset.to_string(),
+        "0x20-0x7e,0x400-0x4ff"
+    );
+    let (_dir, plain) = load("pack: false\n");
+    assert_eq!(
+        settings(&plain, None, "x.ttf").font,
+        FontSettings::default()
+    );
+}
+
+#[test]
+fn bad_font_knobs_name_their_line() {
+    for (yaml, expected) in [
+        (
+            "default:\n  font:\n    charset: [\"0x7e-0x20\"]\n",
+            "runs backwards",
+        ),
+        ("default:\n  font:\n    charset: [\"65-90\"]\n", "0x or U+"),
+        ("default:\n  font:\n    charset: []\n", "at least one"),
+        (
+            "default:\n  font:\n    charset: \"0x20-0x7e\"\n",
+            "a list of codepoints",
+        ),
+        (
+            "default:\n  font:\n    px_per_em: 4\n",
+            "px_per_em must be 8 to 512",
+        ),
+        (
+            "default:\n  font:\n    spread: 0\n",
+            "spread must be 1 to 64",
+        ),
+        ("default:\n  font:\n    mode: bitmap\n", "bitmap"),
+    ] {
+        let error = load_error(yaml);
+        let message = error.to_string();
+        assert!(message.contains(expected), "{message}");
+        assert_eq!(parse_position(&error).0, 3, "{message}");
     }
 }

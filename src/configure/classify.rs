@@ -18,10 +18,15 @@
 //! | `*.n.array/`, `*.ao.array/` …    | texture array | `*.n.arr.ktx2` …      |
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
-//! | `*.ttf`, `*.otf`                 | font          | `*.hfont`             |
+//! | `*.ttf`, `*.otf`                 | font          | `*.hfont`, `*.font.ktx2` |
 //! | `*.shader/` folder               | shader        | (its fragment)        |
 //!
 //! Suffixes compare case-insensitively; output names keep the source's case.
+//!
+//! A font's atlas is `<stem>.font.ktx2`, not `<stem>.ktx2` as in the
+//! reference tool: `ui/inter.ttf` and `ui/inter.png` would otherwise both
+//! write `ui/inter.ktx2`, and the atlas's texture id (`ui/inter.font`) would
+//! collide with the image's (`ui/inter`).
 
 use crate::encode::texture::TextureMode;
 
@@ -146,11 +151,17 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
             replace_extension(rel, MESH_EXTENSIONS, ".hmat"),
         ],
         SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
-        SourceKind::Font => vec![replace_extension(rel, &[".ttf", ".otf"], ".hfont")],
+        SourceKind::Font => vec![
+            replace_extension(rel, FONT_EXTENSIONS, ".hfont"),
+            replace_extension(rel, FONT_EXTENSIONS, ".font.ktx2"),
+        ],
         SourceKind::Shader | SourceKind::Processor(_) => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
     }
 }
+
+/// The font extensions, stripped to form a font source's output stem.
+const FONT_EXTENSIONS: &[&str] = &[".ttf", ".otf"];
 
 /// The mesh extensions, stripped to form a mesh source's output stem.
 const MESH_EXTENSIONS: &[&str] = &[".gltf", ".glb", ".obj"];
@@ -238,5 +249,17 @@ mod tests {
         assert_eq!(animation_output("m/Fox.GLTF"), "m/Fox.hanim");
         assert_eq!(mesh_texture_output("m/chair.glb", 3), "m/chair/tex_3.ktx2");
         assert_eq!(outputs(SourceKind::Embed, "d/x.json"), ["d/x.json"]);
+    }
+
+    #[test]
+    fn a_font_writes_its_glyph_table_and_an_atlas_beside_any_image() {
+        assert_eq!(
+            outputs(SourceKind::Font, "ui/Inter.TTF"),
+            ["ui/Inter.hfont", "ui/Inter.font.ktx2"]
+        );
+        assert_eq!(classify_file("ui/x.OTF", false), Some(SourceKind::Font));
+        let image = outputs(SourceKind::Texture(TextureMode::Color), "ui/inter.png");
+        let font = outputs(SourceKind::Font, "ui/inter.ttf");
+        assert!(font.iter().all(|out| !image.contains(out)));
     }
 }

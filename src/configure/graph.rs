@@ -17,7 +17,7 @@ use super::packs::{self, PackPlan};
 use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
-use crate::config::{Config, MeshSettings, Selection, Settings, TextureSettings};
+use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::fsutil;
@@ -375,8 +375,8 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Cubemap => surface_flags(texture),
         SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
         SourceKind::Mesh => mesh_flags(&settings.mesh),
+        SourceKind::Font => font_flags(&settings.font, texture),
         SourceKind::Material
-        | SourceKind::Font
         | SourceKind::Shader
         | SourceKind::Embed
         | SourceKind::Processor(_) => Vec::new(),
@@ -422,6 +422,21 @@ fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
         ("--cone-weight", mesh.cone_weight.to_string()),
         ("--lods", mesh.lods.to_string()),
         ("--lod-error", mesh.lod_error.to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(flag, value)| [flag.to_string(), value])
+    .collect()
+}
+
+/// The font encoder's flags: the font settings, and the texture Zstandard
+/// level for the atlas.
+fn font_flags(font: &FontSettings, texture: &TextureSettings) -> Vec<String> {
+    [
+        ("--charset", font.charset.to_string()),
+        ("--px-per-em", font.px_per_em.to_string()),
+        ("--spread", font.spread.to_string()),
+        ("--mode", font.mode.name().to_string()),
+        ("--zstd-level", texture.zstd_level.0.to_string()),
     ]
     .into_iter()
     .flat_map(|(flag, value)| [flag.to_string(), value])
@@ -553,5 +568,48 @@ pub(super) fn join(base: &str, rel: &str) -> String {
         rel.to_string()
     } else {
         format!("{base}/{rel}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Charset, FontMode, PxPerEm, Spread};
+    use crate::encode::command::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn every_font_setting_reaches_the_encoder_unchanged() {
+        let font = FontSettings {
+            charset: "0x20-0x7e,0x400-0x4ff".parse::<Charset>().unwrap(),
+            px_per_em: PxPerEm(64),
+            spread: Spread(8),
+            mode: FontMode::Msdf,
+        };
+        let texture = TextureSettings::default();
+        let mut words = vec!["assetc-encode".to_string(), "font".to_string()];
+        words.extend(font_flags(&font, &texture));
+        words.extend(["--root", "out", "--source", "a.ttf", "--fragment", "f"].map(String::from));
+        words.extend(
+            [
+                "--depfile",
+                "d",
+                "-o",
+                "out/a.hfont",
+                "-o",
+                "out/a.font.ktx2",
+            ]
+            .map(String::from),
+        );
+        words.push("in/a.ttf".into());
+        let cli = Cli::try_parse_from(&words).unwrap();
+        let Command::Font(args) = cli.command else {
+            panic!("not a font command");
+        };
+        assert_eq!(args.charset, font.charset);
+        assert_eq!(args.px_per_em, font.px_per_em);
+        assert_eq!(args.spread, font.spread);
+        assert_eq!(args.mode, font.mode);
+        assert_eq!(args.zstd_level, texture.zstd_level);
     }
 }

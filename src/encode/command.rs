@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use std::path::PathBuf;
 
+use super::font::{FontOptions, compile_font};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
 use super::mesh::compile::compile_mesh;
@@ -20,8 +21,9 @@ use super::texture::{
 use super::uastc::UastcOptions;
 use super::{embed, folder};
 use crate::config::{
-    ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,
-    TextureSettings, UastcQuality, ZstdLevel,
+    Charset, ConeWeight, FontMode, FontSettings, LodError, LodRatios, MeshSettings,
+    MeshletTriangles, MeshletVertices, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality,
+    ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
@@ -50,8 +52,8 @@ pub enum Command {
     Mesh(MeshArgs),
     /// A standalone material to `.hmat`.
     Material(JobArgs),
-    /// A TrueType or OpenType font to `.hfont`.
-    Font(JobArgs),
+    /// A TrueType or OpenType font to `.hfont` plus its atlas KTX2.
+    Font(FontArgs),
     /// A `*.shader/` folder to SPIR-V.
     Shader(JobArgs),
     /// Any file, copied verbatim.
@@ -135,6 +137,43 @@ pub struct LutArgs {
     pub job: JobArgs,
 }
 
+/// Font settings; the defaults are those of `assetc.yml`.
+#[derive(Debug, Args)]
+pub struct FontArgs {
+    /// Codepoints to compile: hexadecimal codepoints or ranges joined by `,`
+    /// (for example `0x20-0x7e,0xa0-0xff`).
+    #[arg(long, default_value_t = FontSettings::default().charset)]
+    pub charset: Charset,
+    /// Atlas texels per em, 8 to 512.
+    #[arg(long, default_value_t = FontSettings::default().px_per_em)]
+    pub px_per_em: PxPerEm,
+    /// Distance-field texels on each side of an outline, 1 to 64.
+    #[arg(long, default_value_t = FontSettings::default().spread)]
+    pub spread: Spread,
+    /// `sdf` (one channel) or `msdf` (multi-channel).
+    #[arg(long, value_enum, default_value_t = FontSettings::default().mode)]
+    pub mode: FontMode,
+    /// Zstandard level of the atlas levels, 1 to 22; 0 stores them as is.
+    #[arg(long, default_value_t = TextureSettings::default().zstd_level)]
+    pub zstd_level: ZstdLevel,
+    /// The job: outputs are the `.hfont`, then the atlas `.ktx2`.
+    #[command(flatten)]
+    pub job: JobArgs,
+}
+
+impl FontArgs {
+    /// The encoder options these flags select.
+    pub fn options(&self) -> FontOptions {
+        FontOptions {
+            charset: self.charset.clone(),
+            px_per_em: self.px_per_em.0,
+            spread: self.spread.0,
+            mode: self.mode,
+            zstd_level: self.zstd_level.0,
+        }
+    }
+}
+
 /// Mesh settings; the defaults are those of `assetc.yml`.
 #[derive(Debug, Args)]
 pub struct MeshArgs {
@@ -173,7 +212,7 @@ impl Command {
             Command::Array(t) => job::run(&t.surface.job, |j| array(j, t)),
             Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
-            Command::Font(j) => job::run(j, |j| unsupported(j, "font")),
+            Command::Font(f) => job::run(&f.job, |j| font(j, f)),
             Command::Shader(j) => job::run(j, |j| unsupported(j, "shader")),
             Command::Process(p) => process::run(p),
         }
@@ -259,6 +298,36 @@ fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
             kind: AssetKind::Lut,
             colorspace: ColorSpace::Linear,
         }],
+        extra_inputs: Vec::new(),
+    })
+}
+
+fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
+    let atlas_path = job.outputs.get(1).ok_or_else(|| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "a font job needs two outputs, the .hfont and the atlas .ktx2; re-run `assetc configure`"
+            .into(),
+        source: None,
+    })?;
+    let atlas_runtime = job::runtime_path(&job.root, atlas_path)?;
+    let atlas_tex = AssetKind::Texture.id_for_path(&atlas_runtime);
+    let source = fsutil::read(&job.input)?;
+    let compiled =
+        compile_font(&source, &args.options(), atlas_tex).map_err(|e| EncodeError::Invalid {
+            path: job.input.clone(),
+            what: "cannot compile font".into(),
+            source: Some(Box::new(e)),
+        })?;
+    let file = |bytes, kind| OutputFile {
+        bytes,
+        kind,
+        colorspace: ColorSpace::Linear,
+    };
+    Ok(Encoded {
+        files: vec![
+            file(compiled.hfont, AssetKind::Font),
+            file(compiled.atlas, AssetKind::Texture),
+        ],
         extra_inputs: Vec::new(),
     })
 }

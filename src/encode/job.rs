@@ -183,7 +183,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), EncodeError> {
 }
 
 /// The `/`-separated path of `output` below `root`.
-fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
+pub fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
     match fsutil::slash_relative(root, output) {
         Some(rel) if !rel.is_empty() => Ok(rel),
         _ => Err(EncodeError::Invalid {

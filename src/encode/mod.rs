@@ -8,6 +8,7 @@
 pub mod command;
 pub mod embed;
 pub mod folder;
+pub mod font;
 pub mod image;
 pub mod job;
 pub mod lut;

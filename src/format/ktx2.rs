@@ -12,7 +12,7 @@
 //! multiple of `lcm(texel block size, 4)`; with supercompression the alignment
 //! is 1. All integers are little-endian.
 //!
-//! The writer handles 2D and 3D textures, cube maps and arrays of RGBA8,
+//! The writer handles 2D and 3D textures, cube maps and arrays of R8, RGBA8,
 //! RGBA16F or UASTC 4x4 texels ([`TexelFormat`]). It describes the texels with a
 //! basic Data Format Descriptor (Khronos Data Format Specification, "basic
 //! descriptor block") and writes the key/value pairs `KTXorientation`,
@@ -29,6 +29,9 @@ use super::error::{FormatError, FormatResult};
 pub const IDENTIFIER: [u8; 12] = [
     0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
 ];
+
+/// `VK_FORMAT_R8_UNORM`: one linear 8-bit channel.
+pub const VK_FORMAT_R8_UNORM: u32 = 9;
 
 /// `VK_FORMAT_R8G8B8A8_UNORM`: four linear 8-bit channels.
 pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
@@ -214,6 +217,8 @@ pub struct Ktx2Level<'a> {
 /// The texel formats [`write_ktx2`] can describe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TexelFormat {
+    /// One linear 8-bit channel (`VK_FORMAT_R8_UNORM`).
+    R8Unorm,
     /// Four 8-bit channels, R first: `VK_FORMAT_R8G8B8A8_SRGB` when `srgb`,
     /// otherwise `VK_FORMAT_R8G8B8A8_UNORM`.
     Rgba8 {
@@ -235,6 +240,7 @@ impl TexelFormat {
     /// The header's `vkFormat`.
     pub fn vk_format(self) -> u32 {
         match self {
+            Self::R8Unorm => VK_FORMAT_R8_UNORM,
             Self::Rgba8 { srgb: true } => VK_FORMAT_R8G8B8A8_SRGB,
             Self::Rgba8 { srgb: false } => VK_FORMAT_R8G8B8A8_UNORM,
             Self::Rgba16Float => VK_FORMAT_R16G16B16A16_SFLOAT,
@@ -245,6 +251,7 @@ impl TexelFormat {
     /// Bytes per texel block (one pixel, or one 4x4 block for UASTC).
     pub fn texel_block_size(self) -> u64 {
         match self {
+            Self::R8Unorm => 1,
             Self::Rgba8 { .. } => 4,
             Self::Rgba16Float => 8,
             Self::Uastc { .. } => 16,
@@ -254,7 +261,7 @@ impl TexelFormat {
     /// The header's `typeSize`: the size of the unit to byte-swap.
     fn type_size(self) -> u32 {
         match self {
-            Self::Rgba8 { .. } | Self::Uastc { .. } => 1,
+            Self::R8Unorm | Self::Rgba8 { .. } | Self::Uastc { .. } => 1,
             Self::Rgba16Float => 2,
         }
     }
@@ -262,8 +269,11 @@ impl TexelFormat {
     /// The complete Data Format Descriptor, total-size word included.
     fn dfd(self) -> Vec<u8> {
         let words = match self {
-            Self::Rgba8 { srgb } => rgba_dfd(transfer(srgb), &RGBA8_SAMPLE),
-            Self::Rgba16Float => rgba_dfd(Transfer::Linear, &RGBA16F_SAMPLE),
+            Self::R8Unorm => unpacked_dfd(Transfer::Linear, &RGBA8_SAMPLE, &DFD_CHANNELS_R),
+            Self::Rgba8 { srgb } => unpacked_dfd(transfer(srgb), &RGBA8_SAMPLE, &DFD_CHANNELS_RGBA),
+            Self::Rgba16Float => {
+                unpacked_dfd(Transfer::Linear, &RGBA16F_SAMPLE, &DFD_CHANNELS_RGBA)
+            }
             Self::Uastc { srgb, alpha } => uastc_dfd(transfer(srgb), alpha),
         };
         words.iter().flat_map(|word| word.to_le_bytes()).collect()
@@ -309,6 +319,8 @@ const DFD_PRIMARIES_BT709: u32 = 1;
 const DFD_FLAGS_ALPHA_STRAIGHT: u32 = 0;
 /// RGBSDA channel ids in sample order.
 const DFD_CHANNELS_RGBA: [u32; 4] = [0, 1, 2, 15];
+/// The RGBSDA channel id of red alone, for one-channel formats.
+const DFD_CHANNELS_R: [u32; 1] = [0];
 /// RGBSDA channel id of alpha.
 const DFD_CHANNEL_ALPHA: u32 = 15;
 /// `KHR_DF_CHANNEL_UASTC_RGB`: the blocks carry colour only.
@@ -392,17 +404,18 @@ fn dfd_prefix(
     ]
 }
 
-/// The DFD words of an unpacked little-endian RGBA format.
-fn rgba_dfd(transfer: Transfer, sample: &ChannelSample) -> Vec<u32> {
-    let channels = DFD_CHANNELS_RGBA.len() as u32;
+/// The DFD words of an unpacked little-endian format whose `channels` (RGBSDA
+/// ids, in memory order) each hold one `sample`.
+fn unpacked_dfd(transfer: Transfer, sample: &ChannelSample, channels: &[u32]) -> Vec<u32> {
+    let count = channels.len() as u32;
     let mut words = dfd_prefix(
         DFD_MODEL_RGBSDA,
         transfer,
         0,
-        sample.bits / 8 * channels,
-        channels,
+        sample.bits / 8 * count,
+        count,
     );
-    for (index, &channel) in DFD_CHANNELS_RGBA.iter().enumerate() {
+    for (index, &channel) in channels.iter().enumerate() {
         let linear_alpha = channel == DFD_CHANNEL_ALPHA && transfer == Transfer::Srgb;
         let qualifiers = sample.qualifiers
             | if linear_alpha {

@@ -397,6 +397,7 @@ fn format_name(vk_format: u32, color_model: Option<u32>) -> String {
     match (vk_format, color_model) {
         (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_UASTC)) => "UASTC 4x4".into(),
         (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_ETC1S)) => "ETC1S".into(),
+        (ktx2::VK_FORMAT_R8_UNORM, _) => "R8_UNORM".into(),
         (ktx2::VK_FORMAT_R8G8B8A8_UNORM, _) => "R8G8B8A8_UNORM".into(),
         (ktx2::VK_FORMAT_R8G8B8A8_SRGB, _) => "R8G8B8A8_SRGB".into(),
         (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, _) => "R16G16B16A16_SFLOAT".into(),
