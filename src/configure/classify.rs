@@ -18,9 +18,14 @@
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`             |
-//! | `*.shader/` folder               | shader        | (its fragment)        |
+//! | `*.shader/` folder               | shader        | `*/<entry>.spv` (see below) |
 //!
 //! Suffixes compare case-insensitively; output names keep the source's case.
+//!
+//! A shader folder's `.spv` files (one per entry point, in the folder named
+//! without `.shader`) depend on what its sources contain, so configure cannot
+//! list them: the edge declares only its fragment and manages the `.spv` files
+//! itself (see `encode::shader::output`).
 
 use crate::encode::texture::TextureMode;
 
@@ -142,6 +147,7 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
         ],
         SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
         SourceKind::Font => vec![replace_extension(rel, &[".ttf", ".otf"], ".hfont")],
+        // Known only to the edge once it has compiled the folder.
         SourceKind::Shader => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
     }

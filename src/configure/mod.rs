@@ -173,8 +173,13 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     let written = write_output(&ninja_file, plan.render().as_bytes())?;
     write_output(&plan.fragment_list_path(), plan.fragment_list().as_bytes())?;
     let prune_within = [selection.output.as_path(), build_dir.as_path()];
-    let removed =
-        stale::remove_stale(&config.root, &build_dir, &prune_within, &plan.all_outputs())?;
+    let removed = stale::remove_stale(
+        &config.root,
+        &build_dir,
+        &selection.output,
+        &prune_within,
+        &plan.all_outputs(),
+    )?;
     let regeneration = depfile::render(NINJA_FILE, &plan.regeneration_inputs());
     write_output(&build_dir.join("configure.d"), regeneration.as_bytes())?;
     Ok(ConfigureReport {

@@ -17,7 +17,7 @@ use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
 use super::uastc::UastcOptions;
-use super::{embed, folder};
+use super::{embed, folder, shader};
 use crate::config::{
     ConeWeight, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices, Rdo,
     TextureSettings, UastcQuality, ZstdLevel,
@@ -170,7 +170,7 @@ impl Command {
             Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(j) => job::run(j, |j| unsupported(j, "font")),
-            Command::Shader(j) => job::run(j, |j| unsupported(j, "shader")),
+            Command::Shader(j) => shader::output::run(j),
         }
     }
 }

@@ -13,5 +13,6 @@ pub mod job;
 pub mod lut;
 pub mod mesh;
 pub mod mips;
+pub mod shader;
 pub mod texture;
 pub mod uastc;
