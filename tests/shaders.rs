@@ -232,6 +232,15 @@ fn removed_entry_points_and_folders_leave_nothing_behind() {
         .expect_ok("check: no orphan");
     p.assert_no_op();
 
+    // Moving the output folder takes the modules along.
+    p.build(&["-o", "elsewhere"]);
+    assert_eq!(files_in(&p, "../elsewhere/fx/Post"), ["fs.spv", "vs.spv"]);
+    assert!(
+        p.tree("runtime").is_empty(),
+        "no file is left in the old output"
+    );
+    p.build(&[]);
+
     // Deleting the whole folder reconfigures and deletes its modules.
     std::fs::remove_dir_all(p.path("assets/fx/Post.shader")).unwrap();
     p.ninja(&[]).expect_ok("ninja");
