@@ -6,8 +6,8 @@
 //! `shaders/Bloom/`. The pieces:
 //!
 //! * [`sources`]: which files of the folder are compiled, and as what;
-//! * [`include`]: `#include "file"` expansion with a line map;
-//! * [`compile`]: naga's front ends, validator and SPIR-V back end;
+//! * [`mod@include`]: `#include "file"` expansion with a line map;
+//! * [`mod@compile`]: naga's front ends, validator and SPIR-V back end;
 //! * [`spirv`]: checking precompiled modules;
 //! * [`naming`]: the `.spv` name of an entry point;
 //! * [`output`]: the Ninja edge, whose set of files depends on the sources.
@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use compile::{Language, compile};
 use diagnostic::{Diagnostic, ShaderError};
-use include::{Sources, expand};
+use include::{Expanded, Sources, expand};
 use sources::{FileRole, FolderFile};
 
 pub use spirv::validate_spirv;
@@ -58,34 +58,23 @@ pub struct CompiledFolder {
 pub fn compile_folder(sources: Sources<'_>, folder: &Path) -> Result<CompiledFolder, ShaderError> {
     let files = sources::list(folder, sources.folder)?;
     let mut diagnostics = Vec::new();
-    let mut expanded = Vec::new();
-    for file in &files {
-        if let Some(language) = language_of(file.role) {
-            match expand(sources, &file.rel, language.dialect()) {
-                Ok(text) => expanded.push((file, language, text)),
-                Err(error) => diagnostics.extend(error.diagnostics),
-            }
-        }
-    }
+    let expanded = expand_sources(sources, &files, &mut diagnostics);
     let included: BTreeSet<&str> = expanded
         .iter()
-        .flat_map(|(_, _, text)| text.included())
+        .flat_map(|source| source.text.included())
         .map(String::as_str)
         .collect();
     let mut inputs: BTreeSet<PathBuf> = files.iter().map(|f| sources.path(&f.rel)).collect();
     inputs.extend(included.iter().map(|rel| sources.path(rel)));
     let mut modules = Vec::new();
-    for (file, language, text) in &expanded {
-        if included.contains(file.rel.as_str()) {
-            continue;
-        }
-        match compile(text, *language) {
+    for source in expanded.iter().filter(|s| !included.contains(s.rel)) {
+        match compile(&source.text, source.language) {
             Ok(entries) => modules.extend(entries.into_iter().map(|entry| NamedModule {
                 name: naming::output_name(&entry.entry, entry.stage),
                 origin: format!(
                     "entry point `{}` of {}",
                     entry.entry,
-                    text.root_path().display()
+                    source.text.root_path().display()
                 ),
                 bytes: entry.bytes,
             })),
@@ -93,17 +82,10 @@ pub fn compile_folder(sources: Sources<'_>, folder: &Path) -> Result<CompiledFol
         }
     }
     for file in files.iter().filter(|f| !included.contains(f.rel.as_str())) {
-        match file.role {
-            FileRole::Spirv => match precompiled(sources, file) {
-                Ok(module) => modules.push(module),
-                Err(diagnostic) => diagnostics.push(diagnostic),
-            },
-            FileRole::Other => diagnostics.push(Diagnostic::file(
-                &sources.path(&file.rel),
-                "is not a shader source (.vert, .frag, .comp, .wgsl or .spv) and no source \
-                 in the folder includes it",
-            )),
-            FileRole::Glsl(_) | FileRole::Wgsl | FileRole::GlslLibrary => {}
+        match non_source(sources, file) {
+            Some(Ok(module)) => modules.push(module),
+            Some(Err(diagnostic)) => diagnostics.push(diagnostic),
+            None => {}
         }
     }
     if !diagnostics.is_empty() {
@@ -124,6 +106,54 @@ pub fn compile_folder(sources: Sources<'_>, folder: &Path) -> Result<CompiledFol
     })
 }
 
+/// A source of the folder with its includes expanded.
+struct ExpandedSource<'a> {
+    /// Its path below the input folder.
+    rel: &'a str,
+    /// Its language.
+    language: Language,
+    /// The expanded text and line map.
+    text: Expanded,
+}
+
+/// Expands every GLSL and WGSL file of the folder; expansion errors go to
+/// `diagnostics` so every broken file is reported in one run.
+fn expand_sources<'a>(
+    sources: Sources<'_>,
+    files: &'a [FolderFile],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<ExpandedSource<'a>> {
+    let mut expanded = Vec::new();
+    for file in files {
+        let Some(language) = language_of(file.role) else {
+            continue;
+        };
+        match expand(sources, &file.rel, language.dialect()) {
+            Ok(text) => expanded.push(ExpandedSource {
+                rel: &file.rel,
+                language,
+                text,
+            }),
+            Err(error) => diagnostics.extend(error.diagnostics),
+        }
+    }
+    expanded
+}
+
+/// What a file that is neither a source nor included contributes: a
+/// precompiled module, an error for an unknown file, or nothing (a library).
+fn non_source(sources: Sources<'_>, file: &FolderFile) -> Option<Result<NamedModule, Diagnostic>> {
+    match file.role {
+        FileRole::Spirv => Some(precompiled(sources, file)),
+        FileRole::Other => Some(Err(Diagnostic::file(
+            &sources.path(&file.rel),
+            "is not a shader source (.vert, .frag, .comp, .wgsl or .spv) and no source \
+             in the folder includes it",
+        ))),
+        FileRole::Glsl(_) | FileRole::Wgsl | FileRole::GlslLibrary => None,
+    }
+}
+
 /// The language a file is compiled as, if it is a source.
 fn language_of(role: FileRole) -> Option<Language> {
     match role {
@@ -139,9 +169,8 @@ fn precompiled(sources: Sources<'_>, file: &FolderFile) -> Result<NamedModule, D
     let bytes = crate::fsutil::read(&path)
         .map_err(|error| Diagnostic::file(&path, diagnostic::message_with_causes(&error)))?;
     validate_spirv(&bytes).map_err(|what| Diagnostic::file(&path, what))?;
-    let stem = &file.name[..file.name.len() - ".spv".len()];
     Ok(NamedModule {
-        name: stem.to_string(),
+        name: crate::fsutil::without_extension(&file.name).to_string(),
         bytes,
         origin: path.display().to_string(),
     })
