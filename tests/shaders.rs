@@ -152,6 +152,24 @@ fn folders_build_to_validated_spirv_registered_with_the_case_of_the_disk() {
         "{}",
         missing.stdout
     );
+
+    // `check` validates shaders like every other kind.
+    let mut corrupt = std::fs::read(p.path("runtime/fx/Bloom/vertex.spv")).unwrap();
+    corrupt.truncate(corrupt.len() - 12);
+    p.write("runtime/fx/Bloom/vertex.spv", &corrupt);
+    let check = p.link(&["check", "--root", "runtime"]);
+    assert!(!check.ok);
+    assert!(
+        check
+            .stdout
+            .contains("fx/Bloom/vertex.spv: cannot parse SPIR-V")
+            || check
+                .stderr
+                .contains("fx/Bloom/vertex.spv: cannot parse SPIR-V"),
+        "{}{}",
+        check.stdout,
+        check.stderr
+    );
 }
 
 #[test]
