@@ -19,14 +19,21 @@
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`, `*.font.ktx2` |
-//! | `*.shader/` folder               | shader        | (its fragment)        |
+//! | `*.shader/` folder               | shader        | `*/<entry>.spv` (see below) |
 //!
 //! Suffixes compare case-insensitively; output names keep the source's case.
+//!
 //!
 //! A font's atlas is `<stem>.font.ktx2`, not `<stem>.ktx2` as in the
 //! reference tool: `ui/inter.ttf` and `ui/inter.png` would otherwise both
 //! write `ui/inter.ktx2`, and the atlas's texture id (`ui/inter.font`) would
 //! collide with the image's (`ui/inter`).
+//!
+//!
+//! A shader folder's `.spv` files (one per entry point, in the folder named
+//! without `.shader`) depend on what its sources contain, so configure cannot
+//! list them: the edge declares only its fragment and manages the `.spv` files
+//! itself (see `encode::shader::output`).
 
 use crate::encode::texture::TextureMode;
 
@@ -155,6 +162,7 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
             replace_extension(rel, FONT_EXTENSIONS, ".hfont"),
             replace_extension(rel, FONT_EXTENSIONS, ".font.ktx2"),
         ],
+        // Known only to the edge once it has compiled the folder.
         SourceKind::Shader | SourceKind::Processor(_) => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
     }

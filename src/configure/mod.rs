@@ -180,8 +180,13 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         write_output(&config.root.join(path), text.as_bytes())?;
     }
     let prune_within = [selection.output.as_path(), build_dir.as_path()];
-    let removed =
-        stale::remove_stale(&config.root, &build_dir, &prune_within, &plan.all_outputs())?;
+    let removed = stale::remove_stale(
+        &config.root,
+        &build_dir,
+        &selection.output,
+        &prune_within,
+        &plan.all_outputs(),
+    )?;
     let regeneration = depfile::render(NINJA_FILE, &plan.regeneration_inputs());
     write_output(&build_dir.join("configure.d"), regeneration.as_bytes())?;
     Ok(ConfigureReport {

@@ -19,7 +19,7 @@ use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
 };
 use super::uastc::UastcOptions;
-use super::{embed, folder};
+use super::{embed, folder, shader};
 use crate::config::{
     Charset, ConeWeight, FontMode, FontSettings, LodError, LodRatios, MeshSettings,
     MeshletTriangles, MeshletVertices, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality,
@@ -213,7 +213,7 @@ impl Command {
             Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(f) => job::run(&f.job, |j| font(j, f)),
-            Command::Shader(j) => job::run(j, |j| unsupported(j, "shader")),
+            Command::Shader(j) => shader::output::run(j),
             Command::Process(p) => process::run(p),
         }
     }

@@ -197,8 +197,9 @@ pub fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
     }
 }
 
-/// Best-effort removal of everything this job (and the link) would own.
-fn clean_up(args: &JobArgs) {
+/// Best-effort removal of everything this job (and the link) would own: its
+/// declared outputs, fragment and depfile, and the link outputs it invalidates.
+pub(crate) fn clean_up(args: &JobArgs) {
     let owned = args.outputs.iter().chain(&args.invalidate);
     fsutil::remove_all(owned.chain([&args.fragment, &args.depfile]));
     if let Some(list) = &args.invalidate_list {

@@ -15,5 +15,6 @@ pub mod lut;
 pub mod mesh;
 pub mod mips;
 pub mod process;
+pub mod shader;
 pub mod texture;
 pub mod uastc;

@@ -1085,7 +1085,7 @@ fn payload_of<'a>(
             ),
         ));
     }
-    if entry.offset % CHUNK_ALIGN as u64 != 0 {
+    if !entry.offset.is_multiple_of(CHUNK_ALIGN as u64) {
         return Err(FormatError::new(
             offset_at,
             "ChunkEntry.offset",
@@ -1175,7 +1175,7 @@ fn counted_array<'a, T: Pod>(
 /// Lends `chunk` as a whole number of `T`s.
 fn whole_array<T: Pod>(chunk: Chunk<'_>) -> FormatResult<&[T]> {
     let held = chunk.data.len();
-    if held % size_of::<T>() != 0 {
+    if !held.is_multiple_of(size_of::<T>()) {
         return Err(FormatError::new(
             chunk.entry_at() + offset_of!(ChunkEntry, size) as u64,
             "ChunkEntry.size",
@@ -1773,7 +1773,7 @@ fn check_submesh_ranges(
             ),
         ));
     }
-    if submesh.index_count % 3 != 0 {
+    if !submesh.index_count.is_multiple_of(3) {
         return Err(FormatError::new(
             at(offset_of!(SubMesh, index_count)),
             "SubMesh.indexCount",

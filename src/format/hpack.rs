@@ -543,7 +543,7 @@ fn check_range(
             format!("offset {} + size {} overflows", entry.offset, entry.size),
         )
     })?;
-    if entry.offset % PAYLOAD_ALIGN != 0 {
+    if !entry.offset.is_multiple_of(PAYLOAD_ALIGN) {
         return Err(FormatError::new(
             at,
             "PackEntry.offset",

@@ -476,7 +476,7 @@ fn key_value_data(orientation: &str, swizzle: Option<&str>) -> Vec<u8> {
 
 /// Appends zero bytes until `out.len()` is a multiple of `alignment`.
 fn pad_to(out: &mut Vec<u8>, alignment: u64) {
-    while out.len() as u64 % alignment != 0 {
+    while !(out.len() as u64).is_multiple_of(alignment) {
         out.push(0);
     }
 }
@@ -508,7 +508,7 @@ pub fn write_ktx2(image: &Ktx2Image) -> Vec<u8> {
     let body_start = (kvd_offset + kvd.len()) as u64;
     for (entry, level) in index.iter_mut().zip(image.levels).rev() {
         let mut offset = body_start + body.len() as u64;
-        while offset % alignment != 0 {
+        while !offset.is_multiple_of(alignment) {
             body.push(0);
             offset += 1;
         }
@@ -929,7 +929,7 @@ fn validate_dfd_blocks(bytes: &[u8], blocks: Range<usize>) -> FormatResult<()> {
         }
         let block_size = (u32_at(bytes, position + 4) >> 16) as usize;
         if block_size < BLOCK_HEADER_LEN
-            || block_size % 4 != 0
+            || !block_size.is_multiple_of(4)
             || block_size > blocks.end - position
         {
             return Err(FormatError::new(

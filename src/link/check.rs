@@ -5,7 +5,8 @@
 //! * `assets.hman` is a valid manifest;
 //! * every entry's file exists and its id follows its kind's rule;
 //! * every texture and LUT is a structurally valid KTX2 file, and every mesh,
-//!   material table, animation and font passes its format's validator;
+//!   material table, animation and font passes its format's validator, and
+//!   every shader is SPIR-V that naga parses and validates;
 //! * the files of one mesh source agree: the `.hmat` has exactly one row per
 //!   material slot of its `.hmesh`, every texture a row names is a texture in
 //!   the manifest, and every joint a `.hanim` animates exists in the
@@ -144,6 +145,12 @@ fn check_entry_file(
         problem(problems, path, "listed in the manifest but missing");
         return;
     };
+    if kind == AssetKind::Shader {
+        if let Err(what) = crate::encode::shader::validate_spirv(&bytes) {
+            problem(problems, path, what);
+        }
+        return;
+    }
     let (format, result) = match kind {
         AssetKind::Texture | AssetKind::Lut => (
             "KTX2",

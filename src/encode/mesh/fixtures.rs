@@ -345,7 +345,7 @@ impl GltfBuilder {
     /// Appends `bytes` to the buffer (4-byte aligned) as a new buffer view,
     /// with an optional `byteStride`.
     pub fn add_view(&mut self, bytes: &[u8], stride: Option<usize>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let offset = self.bin.len();
@@ -733,7 +733,7 @@ impl GltfBuilder {
 /// broken file.
 pub fn glb(json: &str, bin: Option<&[u8]>) -> Vec<u8> {
     let mut json_chunk = json.as_bytes().to_vec();
-    while json_chunk.len() % 4 != 0 {
+    while !json_chunk.len().is_multiple_of(4) {
         json_chunk.push(b' ');
     }
     let mut chunks = chunk(0x4E4F_534A, &json_chunk);

@@ -19,7 +19,7 @@ fn check_indices(primitive: &Primitive) -> Result<(), BuildError> {
     if count == 0 {
         return Err(BuildError::NoTriangles { label: label() });
     }
-    if count % 3 != 0 {
+    if !count.is_multiple_of(3) {
         return Err(BuildError::IndexCountNotTriangles {
             label: label(),
             count,

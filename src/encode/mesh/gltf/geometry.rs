@@ -356,7 +356,7 @@ fn triangle_list(mode: Mode, indices: &[u32], path: &str) -> Result<Vec<u32>, Gl
     match mode {
         Mode::TriangleStrip => Ok(strip_triangles(indices)),
         Mode::TriangleFan => Ok(fan_triangles(indices)),
-        _ if indices.len() % 3 != 0 => Err(GltfError::at(
+        _ if !indices.len().is_multiple_of(3) => Err(GltfError::at(
             path,
             format!("{} indices do not make whole triangles", indices.len()),
         )),

@@ -120,7 +120,7 @@ fn primitive(
 
 /// Checks that `indices` form whole triangles over `vertex_count` vertices.
 fn check_indices(label: &str, indices: &[u32], vertex_count: usize) -> Result<(), String> {
-    if indices.len() % 3 != 0 {
+    if !indices.len().is_multiple_of(3) {
         return Err(format!(
             "{label}: {} indices do not form whole triangles",
             indices.len()
