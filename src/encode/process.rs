@@ -32,16 +32,11 @@ use std::process::{Command, ExitStatus, Stdio};
 use clap::Args;
 
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
+use super::shader;
 use crate::configure::ninja::shell_quote;
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::format::{hanim, hfont, hmat, hmesh, ktx2};
 use crate::fsutil;
-
-/// The SPIR-V magic number, as the first little-endian word of a module.
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-
-/// Bytes of a SPIR-V module header (five words).
-const SPIRV_HEADER_BYTES: usize = 20;
 
 /// The arguments of `assetc-encode process`.
 #[derive(Debug, Args)]
@@ -260,27 +255,12 @@ fn check_kind(kind: AssetKind, bytes: &[u8]) -> Result<(), String> {
         AssetKind::Material => hmat::validate(bytes),
         AssetKind::Animation => hanim::validate(bytes),
         AssetKind::Font => hfont::validate(bytes),
-        AssetKind::Shader => return check_spirv(bytes),
+        AssetKind::Shader => {
+            return shader::validate_spirv(bytes).map_err(|what| format!("its output {what}"));
+        }
         AssetKind::Embed => return Ok(()),
     };
     result.map_err(|e| format!("its output is not a valid {kind} file: {e}"))
-}
-
-/// A minimal SPIR-V check: whole words, a header, the magic number.
-fn check_spirv(bytes: &[u8]) -> Result<(), String> {
-    let magic = bytes
-        .first_chunk::<4>()
-        .map(|word| u32::from_le_bytes(*word));
-    if bytes.len() < SPIRV_HEADER_BYTES || bytes.len() % 4 != 0 {
-        Err(format!(
-            "its output ({} bytes) is not a SPIR-V module: too short or not whole 32-bit words",
-            bytes.len()
-        ))
-    } else if magic != Some(SPIRV_MAGIC) {
-        Err("its output does not start with the SPIR-V magic number".into())
-    } else {
-        Ok(())
-    }
 }
 
 /// The inputs the user's depfile names, if it wrote one, without the scratch
@@ -359,9 +339,17 @@ mod tests {
     fn kinds_are_checked_by_their_readers() {
         assert!(check_kind(AssetKind::Embed, b"anything").is_ok());
         assert!(check_kind(AssetKind::Mesh, b"not a mesh").is_err());
-        let mut spirv = SPIRV_MAGIC.to_le_bytes().to_vec();
-        spirv.resize(SPIRV_HEADER_BYTES, 0);
-        assert!(check_kind(AssetKind::Shader, &spirv).is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("x.shader");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("a.comp"), "#version 450\nvoid main() {}\n").unwrap();
+        let sources = shader::include::Sources {
+            input_root: dir.path(),
+            folder: "x.shader",
+        };
+        let compiled = shader::compile_folder(sources, &folder).unwrap();
+        let mut spirv = compiled.modules[0].bytes.clone();
+        assert_eq!(check_kind(AssetKind::Shader, &spirv), Ok(()));
         assert!(check_kind(AssetKind::Shader, &spirv[..16]).is_err());
         spirv[0] = 0;
         assert!(check_kind(AssetKind::Shader, &spirv).is_err());
