@@ -9,6 +9,7 @@ use globset::{Glob, GlobBuilder};
 
 use super::CONFIG_FILE_NAME;
 use super::error::{ConfigError, ConfigWarning};
+use super::ids::{IdsConfig, IdsSection, LoadContext};
 use super::keys::{Shape, unknown_keys};
 use super::schema::{FileSchema, PresetSection, RuleSection};
 use super::settings::SettingsLayer;
@@ -36,6 +37,8 @@ pub struct Config {
     pub preset: Option<String>,
     /// Globs (as written) of sources copied verbatim.
     pub embed: Vec<String>,
+    /// Where the generated id files go.
+    pub ids: IdsConfig,
     /// Non-fatal problems found while loading, in file order.
     pub warnings: Vec<ConfigWarning>,
     /// Compiled globs of `embed`, in the same order.
@@ -144,9 +147,12 @@ impl Document<'_> {
         let default = schema.default.unwrap_or_default();
         let default_rules = self.rules(&default.rules, &[Step::Key("default")])?;
         let presets = schema.presets.unwrap_or_default().0;
+        let input = resolve(&root, schema.input.as_deref(), DEFAULT_INPUT);
+        let ids = self.ids(schema.ids, &root, &input)?;
         Ok(Config {
             file: self.file.to_path_buf(),
-            input: resolve(&root, schema.input.as_deref(), DEFAULT_INPUT),
+            input,
+            ids,
             output: resolve(&root, schema.output.as_deref(), DEFAULT_OUTPUT),
             pack: schema.pack.unwrap_or(false),
             preset: schema.preset,
@@ -158,6 +164,26 @@ impl Document<'_> {
             presets: self.presets(&root, presets)?,
             root,
         })
+    }
+
+    /// Resolves and checks the `ids:` section.
+    fn ids(
+        &self,
+        section: Option<IdsSection>,
+        root: &Path,
+        input: &Path,
+    ) -> Result<IdsConfig, ConfigError> {
+        let position = |key: &str| {
+            let at = self.position(&[Step::Key("ids"), Step::Key(key)]);
+            (at.line, at.column)
+        };
+        let context = LoadContext {
+            file: self.file,
+            root,
+            input,
+            position: &position,
+        };
+        IdsConfig::load(section, &context)
     }
 
     /// Compiles the `embed:` globs.

@@ -9,14 +9,16 @@
 //! * [`Selection::settings_for`] resolves one source through the layers
 //!   (built-in defaults, `default:` globals, preset globals, `default.rules`,
 //!   preset rules) and [`Selection::is_embed`] tells embedded files apart.
+//! * [`Config::ids`] says where the generated id files go (`ids.rs`).
 //! * [`write_starter`] implements `assetc init`.
 //!
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
 //! (resolved settings and their optional layers), `yaml.rs` (parser options and
 //! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
-//! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`.
+//! `select.rs` (presets and layering), `ids.rs` (the `ids:` key), `init.rs` (starter file), `error.rs`.
 
 mod error;
+mod ids;
 mod init;
 mod keys;
 mod load;
@@ -29,6 +31,7 @@ mod yaml;
 mod tests;
 
 pub use error::{ConfigError, ConfigWarning};
+pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};
 pub use load::{Config, absolute};
 pub use select::Selection;

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
+use super::ids::IdsSection;
 use super::settings::{MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
@@ -28,6 +29,8 @@ pub(crate) struct FileSchema {
     pub(crate) preset: Option<String>,
     /// Globs of sources copied verbatim.
     pub(crate) embed: Option<Vec<String>>,
+    /// Where the generated id files go (`ids.rs`).
+    pub(crate) ids: Option<IdsSection>,
     /// The base layer, applied to every build.
     pub(crate) default: Option<DefaultSection>,
     /// Named presets, in file order.

@@ -60,6 +60,8 @@ pub struct Plan {
     preset: Option<String>,
     regenerate: Vec<String>,
     tools: [String; 3],
+    /// The id files (`--c`/`--rust` flag, root-relative path), when written.
+    ids: Vec<(&'static str, String)>,
     /// Things configure noticed inside sources (mesh materials), one line each.
     pub warnings: Vec<String>,
 }
@@ -126,6 +128,7 @@ impl Plan {
                 && mesh_images.contains(&job.input))
         });
         check_sources(&config.input, &jobs)?;
+        let ids = id_files(config, selection, &jobs)?;
         let folders = scanned
             .folders
             .iter()
@@ -137,6 +140,10 @@ impl Plan {
             config_file: root_relative(root, &config.file)?,
             regenerate: regenerate_command(root, options, selection, build_dir)?,
             tools: tool_strings(&options.tools)?,
+            ids: ids
+                .into_iter()
+                .map(|(flag, path)| Ok((flag, root_relative(root, &path)?)))
+                .collect::<Result<_, ConfigureError>>()?,
             preset: selection.preset.clone(),
             root: root.clone(),
             jobs,
@@ -167,6 +174,7 @@ impl Plan {
     pub fn all_outputs(&self) -> Vec<String> {
         let mut all = vec![self.manifest()];
         all.extend(self.pack.clone());
+        all.extend(self.ids.iter().map(|(_, path)| path.clone()));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
             all.push(self.fragment(job));
@@ -257,7 +265,12 @@ impl Plan {
             implicit,
             ..Build::default()
         });
-        let mut check_args = Vec::new();
+        let mut check_args = vec![
+            "--fragments".to_string(),
+            list.clone(),
+            "--input".to_string(),
+            self.input.clone(),
+        ];
         let mut defaults = vec![manifest.as_str()];
         if let Some(pack) = &self.pack {
             let mut implicit = vec![manifest.as_str()];
@@ -271,9 +284,11 @@ impl Plan {
                 implicit,
                 ..Build::default()
             });
-            check_args = vec!["--pack".to_string(), pack.clone()];
+            check_args.extend(["--pack".to_string(), pack.clone()]);
             defaults.push(pack);
         }
+        self.write_ids(w, &list, frags);
+        defaults.extend(self.ids.iter().map(|(_, path)| path.as_str()));
         w.comment("`ninja check` validates the output folder; it is not built by default.");
         w.build(&Build {
             outputs: vec!["check"],
@@ -283,6 +298,27 @@ impl Plan {
             ..Build::default()
         });
         w.default_targets(&defaults);
+    }
+
+    /// The edge writing the id files from the fragment list, like the manifest.
+    fn write_ids(&self, w: &mut Writer, list: &str, frags: &[String]) {
+        if self.ids.is_empty() {
+            return;
+        }
+        let mut implicit: Vec<&str> = frags.iter().map(String::as_str).collect();
+        implicit.push(&self.tools[2]);
+        let args: Vec<&str> = self
+            .ids
+            .iter()
+            .flat_map(|(flag, path)| [*flag, path.as_str()])
+            .collect();
+        w.build(&Build {
+            outputs: self.ids.iter().map(|(_, path)| path.as_str()).collect(),
+            rule: "link_ids",
+            inputs: vec![list],
+            implicit,
+            vars: vec![("ids_args", ninja::shell_join(&args))],
+        });
     }
 
     fn manifest(&self) -> String {
@@ -401,6 +437,36 @@ fn check_sources(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
         }
     }
     Ok(())
+}
+
+/// The id files of this build with their `assetc-link ids` flags. A file
+/// that a source's output would also be is refused, naming the source.
+fn id_files(
+    config: &Config,
+    selection: &Selection,
+    jobs: &[Job],
+) -> Result<Vec<(&'static str, PathBuf)>, ConfigureError> {
+    let paths = config.ids.resolve(&config.file, &selection.output)?;
+    let files: Vec<(&'static str, PathBuf)> = [("--c", paths.c), ("--rust", paths.rust)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.map(|p| (flag, p)))
+        .collect();
+    for (_, path) in &files {
+        let Some(rel) = fsutil::slash_relative(&selection.output, path) else {
+            continue;
+        };
+        let clash = jobs
+            .iter()
+            .find(|job| job.outputs.iter().any(|o| o.eq_ignore_ascii_case(&rel)));
+        if let Some(job) = clash {
+            return Err(ConfigureError::OutputClash {
+                source_path: config.input.join(&job.source),
+                other: "assetc-link ids (the `ids:` key)".into(),
+                output: rel,
+            });
+        }
+    }
+    Ok(files)
 }
 
 /// The command Ninja runs to regenerate: this configure, as the user gave it,

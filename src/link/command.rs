@@ -3,10 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
 
 use super::pack::pack_path;
-use super::{LinkError, check, manifest, pack};
+use super::ids::IdsTargets;
+use super::recorded::Recorded;
+use super::{LinkError, check, ids, manifest, pack};
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
 use crate::fsutil::{self, shown};
@@ -52,6 +54,20 @@ pub enum Command {
         #[arg(short = 'o', long)]
         output: PathBuf,
     },
+    /// Write the manifest's ids as a C header and/or a Rust module (at least
+    /// one of `--c` and `--rust`).
+    #[command(group(ArgGroup::new("targets").required(true).multiple(true).args(["c", "rust"])))]
+    Ids {
+        /// File listing the fragment paths, one per line.
+        #[arg(long)]
+        fragments: PathBuf,
+        /// The C header to write (C99 and C++, `#define NAME UINT64_C(0x…)`).
+        #[arg(long, value_name = "FILE")]
+        c: Option<PathBuf>,
+        /// The Rust module to write (`pub const NAME: u64`, for `include!`).
+        #[arg(long, value_name = "FILE")]
+        rust: Option<PathBuf>,
+    },
     /// Validate an output folder and optionally its pack. Without `--root`,
     /// the folder (and the pack, when the config packs) come from the nearest
     /// assetc.yml and the preset.
@@ -65,6 +81,17 @@ pub enum Command {
         /// Preset whose output to check when `--root` is not given.
         #[arg(long, conflicts_with = "root")]
         preset: Option<String>,
+        /// The build's fragment list (`<build-dir>/fragments.list`): every
+        /// file is then also compared with the hash its encoder recorded.
+        /// Without `--root`, the preset's default build folder's list is used
+        /// when it exists. Its lines are relative to the current folder (with
+        /// `--root`) or to the folder of assetc.yml.
+        #[arg(long, value_name = "FILE")]
+        fragments: Option<PathBuf>,
+        /// The input folder: every embedded file whose source exists must
+        /// equal it. Without `--root`, the config's input folder.
+        #[arg(long, value_name = "DIR")]
+        input: Option<PathBuf>,
         /// Print the result as JSON (schema `assetc-check/1`) on standard
         /// output instead of text; the exit status is the same.
         #[arg(long)]
@@ -89,15 +116,33 @@ impl Command {
                 output,
                 invalidate,
             } => finish_link(pack::link_pack(fragments, root, output), invalidate),
+            Command::Ids { fragments, c, rust } => {
+                let targets = IdsTargets {
+                    c: c.clone(),
+                    rust: rust.clone(),
+                };
+                finish_link(ids::link_ids(fragments, &targets), &[])
+            }
             Command::Check {
                 root,
                 pack,
                 preset,
                 json,
-            } => match check_target(root.as_deref(), pack.as_deref(), preset.as_deref()) {
-                Ok((root, pack)) => run_check(&root, pack.as_deref(), *json),
-                Err(e) => finish(PROGRAM, Err(e)),
-            },
+                fragments,
+                input,
+            } => {
+                let given = CheckTarget {
+                    root: root.clone(),
+                    pack: pack.clone(),
+                    fragments: fragments.clone(),
+                    input: input.clone(),
+                    base: PathBuf::from("."),
+                };
+                match check_target(given, preset.as_deref()) {
+                    Ok(target) => run_check(&target, *json),
+                    Err(e) => finish(PROGRAM, Err(e)),
+                }
+            }
         }
     }
 }
@@ -111,25 +156,55 @@ fn finish_link(result: Result<usize, LinkError>, invalidate: &[PathBuf]) -> Exit
     finish(PROGRAM, result.map(drop))
 }
 
-/// The folder and pack to check: as given, or from the project's config.
-fn check_target(
-    root: Option<&Path>,
-    pack: Option<&Path>,
-    preset: Option<&str>,
-) -> Result<(PathBuf, Option<PathBuf>), ConfigError> {
-    if let Some(root) = root {
-        return Ok((root.to_owned(), pack.map(Path::to_owned)));
+/// What `check` looks at; `root` is always set once resolved.
+#[derive(Debug)]
+struct CheckTarget {
+    /// The output folder.
+    root: Option<PathBuf>,
+    /// The pack.
+    pack: Option<PathBuf>,
+    /// The fragment list.
+    fragments: Option<PathBuf>,
+    /// The input folder.
+    input: Option<PathBuf>,
+    /// The folder the fragment list's lines are relative to.
+    base: PathBuf,
+}
+
+/// The folder, pack, fragment list and input folder to check: as given, with
+/// what is missing taken from the project's config when `--root` is not given.
+fn check_target(given: CheckTarget, preset: Option<&str>) -> Result<CheckTarget, ConfigError> {
+    if given.root.is_some() {
+        return Ok(given);
     }
     let config = Config::discover(Path::new("."))?;
     let selection = config.select(preset, None)?;
-    let pack = pack
-        .map(Path::to_owned)
-        .or_else(|| config.pack.then(|| pack_path(&selection.output)));
-    Ok((selection.output, pack))
+    let default_list = config
+        .root
+        .join(".assetc")
+        .join(selection.preset.as_deref().unwrap_or("default"))
+        .join("fragments.list");
+    Ok(CheckTarget {
+        pack: given
+            .pack
+            .or_else(|| config.pack.then(|| pack_path(&selection.output))),
+        fragments: given
+            .fragments
+            .or_else(|| default_list.is_file().then_some(default_list)),
+        input: given.input.or(Some(config.input)),
+        base: config.root,
+        root: Some(selection.output),
+    })
 }
 
-fn run_check(root: &Path, pack: Option<&Path>, json: bool) -> ExitCode {
-    let result = check::check(root, pack);
+fn run_check(target: &CheckTarget, json: bool) -> ExitCode {
+    let root = target.root.as_deref().unwrap_or(Path::new("."));
+    let pack = target.pack.as_deref();
+    let recorded = target
+        .fragments
+        .as_deref()
+        .map(|list| Recorded::load(list, &target.base, target.input.as_deref()));
+    let result = check::check_with(root, pack, recorded.as_ref());
     if json {
         print!("{}", to_json(&CheckReport::new(root, pack, &result)));
         return if result.is_ok() {

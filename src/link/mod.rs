@@ -2,15 +2,18 @@
 //!
 //! * [`manifest`] merges every fragment into `assets.hman`;
 //! * [`pack`] bundles the files the fragments list into one `.hpack`;
+//! * [`ids`] writes the manifest's ids as a C header and a Rust module;
 //! * [`check`] validates an output folder (and optionally its pack).
 //!
-//! The first two read the fragment list configure wrote, never a walk of the
+//! The first three read the fragment list configure wrote, never a walk of the
 //! output folder, so a stale file can never reach the manifest or the pack.
 
 pub mod check;
 pub mod command;
+pub mod ids;
 pub mod manifest;
 pub mod pack;
+pub mod recorded;
 
 use std::path::{Path, PathBuf};
 
