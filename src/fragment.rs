@@ -182,7 +182,9 @@ fn parse_hash(rest: &str) -> Result<FileHash, String> {
     let (hex, path) = rest.split_once(' ').unwrap_or((rest, ""));
     let is_hash = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     if !is_hash {
-        return Err(format!("`{hex}` is not a BLAKE3 hash (64 lowercase hex digits)"));
+        return Err(format!(
+            "`{hex}` is not a BLAKE3 hash (64 lowercase hex digits)"
+        ));
     }
     Ok(FileHash {
         blake3: hex.to_owned(),

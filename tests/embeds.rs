@@ -117,7 +117,10 @@ fn every_glob_copies_its_files_verbatim_into_manifest_and_pack() {
         "an embed glob wins over the image pattern"
     );
     assert_eq!(manifest["ui/button.ktx2"].0, AssetKind::Texture);
-    assert!(!tree.contains_key("notes.txt"), "unmatched files are skipped");
+    assert!(
+        !tree.contains_key("notes.txt"),
+        "unmatched files are skipped"
+    );
     p.link(&["check"]).expect_ok("check");
     p.ninja(&["check"]).expect_ok("ninja check");
     p.assert_no_op();
@@ -178,18 +181,18 @@ fn check_catches_a_tampered_copy_and_names_it() {
         "sounds/blob.bin: differs from its source assets/sounds/blob.bin",
         "runtime.hpack: sounds/blob.bin: differs from the file in the output folder",
     ] {
-        assert!(run.stderr.contains(expected), "missing `{expected}`:\n{}", run.stderr);
+        assert!(
+            run.stderr.contains(expected),
+            "missing `{expected}`:\n{}",
+            run.stderr
+        );
     }
     let json = p.link(&["check", "--json"]);
     assert!(!json.ok);
     let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let problems = report["problems"].as_array().unwrap();
-    assert!(
-        problems
-            .iter()
-            .any(|p| p["path"] == "sounds/blob.bin"
-                && p["what"].as_str().unwrap().starts_with("changed since"))
-    );
+    assert!(problems.iter().any(|p| p["path"] == "sounds/blob.bin"
+        && p["what"].as_str().unwrap().starts_with("changed since")));
 
     // Without the build's record the folder alone cannot tell.
     let folder_only = p.link(&["check", "--root", "runtime"]);
@@ -205,7 +208,11 @@ fn check_catches_a_tampered_copy_and_names_it() {
         "assets",
     ]);
     assert!(!explicit.ok);
-    assert!(explicit.stderr.contains("sounds/blob.bin: changed since the build wrote it"));
+    assert!(
+        explicit
+            .stderr
+            .contains("sounds/blob.bin: changed since the build wrote it")
+    );
 }
 
 #[test]

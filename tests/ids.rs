@@ -126,7 +126,8 @@ fn both_files_list_every_manifest_entry_with_its_hash() {
     sorted.sort();
     assert_eq!(names, sorted, "sorted by name");
     assert!(header.contains(&format!("#define ASSETC_ID_COUNT {}u", entries.len())));
-    p.link(&["check"]).expect_ok("check with the id files in place");
+    p.link(&["check"])
+        .expect_ok("check with the id files in place");
     p.assert_no_op();
 }
 
@@ -292,13 +293,20 @@ fn the_rust_module_compiles_without_warnings_and_lists_every_path() {
 fn unchanged_ids_are_not_rewritten_and_a_new_asset_is_added() {
     let p = project(CONFIG);
     p.build(&[]);
-    let (c_before, rust_before) = (mtime(&p, "runtime/assets.h"), mtime(&p, "runtime/assets.rs"));
+    let (c_before, rust_before) = (
+        mtime(&p, "runtime/assets.h"),
+        mtime(&p, "runtime/assets.rs"),
+    );
     std::thread::sleep(std::time::Duration::from_millis(20));
     // New pixels: the texture, its fragment and the manifest edge run again,
     // but the ids are the same, so neither file is written.
     p.png("assets/ui/button.png", 4, 4, 9);
     let run = p.ninja(&[]).expect_ok("ninja after an edit");
-    assert!(run.edges().iter().any(|e| e.starts_with("IDS ")), "{:?}", run.edges());
+    assert!(
+        run.edges().iter().any(|e| e.starts_with("IDS ")),
+        "{:?}",
+        run.edges()
+    );
     assert_eq!(mtime(&p, "runtime/assets.h"), c_before);
     assert_eq!(mtime(&p, "runtime/assets.rs"), rust_before);
     p.assert_no_op();
@@ -332,11 +340,17 @@ fn two_paths_with_one_name_fail_the_ids_edge_alone() {
         "'ui/my_logo.ktx2' (from 'ui/my_logo.png')",
         "TEXTURE_UI_MY_LOGO",
     ] {
-        assert!(message.contains(expected), "missing `{expected}`:\n{message}");
+        assert!(
+            message.contains(expected),
+            "missing `{expected}`:\n{message}"
+        );
     }
     assert!(!p.path("runtime/assets.h").exists(), "no partial header");
     assert!(!p.path("runtime/assets.rs").exists(), "no partial module");
-    assert!(p.path("runtime/assets.hman").is_file(), "the manifest still builds");
+    assert!(
+        p.path("runtime/assets.hman").is_file(),
+        "the manifest still builds"
+    );
 
     std::fs::remove_file(p.path("assets/ui/my_logo.png")).unwrap();
     p.ninja(&[]).expect_ok("ninja once the clash is gone");
@@ -345,16 +359,17 @@ fn two_paths_with_one_name_fail_the_ids_edge_alone() {
 
 #[test]
 fn the_ids_key_moves_or_removes_the_files() {
-    let custom = format!(
-        "{CONFIG}ids:\n  c: include/game_assets.h\n  rust: src/game_assets.rs\n"
-    );
+    let custom = format!("{CONFIG}ids:\n  c: include/game_assets.h\n  rust: src/game_assets.rs\n");
     let p = project(CONFIG);
     p.build(&[]);
     assert!(p.path("runtime/assets.h").is_file());
 
     p.write("assetc.yml", custom.as_bytes());
     p.ninja(&[]).expect_ok("ninja after moving the id files");
-    assert!(!p.path("runtime/assets.h").exists(), "the old files are removed");
+    assert!(
+        !p.path("runtime/assets.h").exists(),
+        "the old files are removed"
+    );
     assert!(!p.path("runtime/assets.rs").exists());
     let header = read(&p, "include/game_assets.h");
     assert_eq!(

@@ -118,13 +118,22 @@ impl IdsConfig {
         let (c, rust) = match section {
             None | Some(IdsSection::Switch(true)) => return Ok(Self::default()),
             Some(IdsSection::Switch(false)) => (IdsFile::Off, IdsFile::Off),
-            Some(IdsSection::Files { c: None, rust: None }) => return Ok(Self::default()),
-            Some(IdsSection::Files { c, rust }) => (
-                target(c, "c", context)?,
-                target(rust, "rust", context)?,
-            ),
+            Some(IdsSection::Files {
+                c: None,
+                rust: None,
+            }) => return Ok(Self::default()),
+            Some(IdsSection::Files { c, rust }) => {
+                (target(c, "c", context)?, target(rust, "rust", context)?)
+            }
         };
-        if let (IdsFile::At { path: a, .. }, IdsFile::At { path: b, line, column }) = (&c, &rust)
+        if let (
+            IdsFile::At { path: a, .. },
+            IdsFile::At {
+                path: b,
+                line,
+                column,
+            },
+        ) = (&c, &rust)
             && a == b
         {
             return Err(invalid(
@@ -389,7 +398,10 @@ mod tests {
     fn bad_shapes_are_parse_errors_with_positions() {
         let (line, _, message) = error("ids:\n  h: a.h\n");
         assert_eq!(line, 2);
-        assert!(message.contains('h') && message.contains("rust"), "{message}");
+        assert!(
+            message.contains('h') && message.contains("rust"),
+            "{message}"
+        );
         let (line, _, message) = error("input: assets\nids: 3\n");
         assert_eq!(line, 2);
         assert!(message.contains("true, false, or a mapping"), "{message}");

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::{ArgGroup, Parser, Subcommand};
 
-use super::pack::pack_path;
 use super::ids::IdsTargets;
+use super::pack::pack_path;
 use super::recorded::Recorded;
 use super::{LinkError, check, ids, manifest, pack};
 use crate::cli::{finish, report_error};

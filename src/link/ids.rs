@@ -108,7 +108,13 @@ pub fn named_entries(fragments: &[Fragment]) -> Result<Vec<IdEntry>, String> {
 }
 
 /// The message for two entries that share a name (or an id).
-fn clash(what: &str, value: &str, first: &IdEntry, second: &IdEntry, fragments: &[Fragment]) -> String {
+fn clash(
+    what: &str,
+    value: &str,
+    first: &IdEntry,
+    second: &IdEntry,
+    fragments: &[Fragment],
+) -> String {
     let (a, b) = if first.path <= second.path {
         (first, second)
     } else {
@@ -162,7 +168,10 @@ mod tests {
                     (AssetKind::Material, "models/crate.hmat"),
                 ],
             ),
-            fragment("models/crate.glb", &[(AssetKind::Texture, "models/crate/tex_0.ktx2")]),
+            fragment(
+                "models/crate.glb",
+                &[(AssetKind::Texture, "models/crate/tex_0.ktx2")],
+            ),
             fragment("data/a.json", &[(AssetKind::Embed, "data/a.json")]),
             fragment("data/a.json", &[(AssetKind::Embed, "data/a.json")]),
         ];
@@ -177,7 +186,10 @@ mod tests {
                 "TEXTURE_MODELS_CRATE_TEX_0"
             ]
         );
-        assert_eq!(entries[3].id, crate::format::hash::asset_hash("models/crate/tex_0"));
+        assert_eq!(
+            entries[3].id,
+            crate::format::hash::asset_hash("models/crate/tex_0")
+        );
     }
 
     #[test]
@@ -205,13 +217,20 @@ mod tests {
         ];
         let err = named_entries(&fragments).unwrap_err();
         assert!(err.contains("both get the id"), "{err}");
-        assert!(err.contains("'a' (from 'a')") && err.contains("'a.ktx2'"), "{err}");
+        assert!(
+            err.contains("'a' (from 'a')") && err.contains("'a.ktx2'"),
+            "{err}"
+        );
     }
 
     #[test]
     fn a_nameless_path_is_an_error() {
         let fragments = [fragment("-.json", &[(AssetKind::Embed, "-._")])];
-        assert!(named_entries(&fragments).unwrap_err().contains("'-._' (from '-.json')"));
+        assert!(
+            named_entries(&fragments)
+                .unwrap_err()
+                .contains("'-._' (from '-.json')")
+        );
     }
 
     #[test]
@@ -240,7 +259,10 @@ mod tests {
         std::fs::write(&list, format!("{}\n", frag_a.display())).unwrap();
         assert_eq!(link_ids(&list, &targets).unwrap(), 1);
         let header = std::fs::read_to_string(targets.c.as_ref().unwrap()).unwrap();
-        assert!(header.contains("#define EMBED_X_Y_JSON UINT64_C("), "{header}");
+        assert!(
+            header.contains("#define EMBED_X_Y_JSON UINT64_C("),
+            "{header}"
+        );
         assert!(targets.rust.as_ref().unwrap().is_file());
     }
 }

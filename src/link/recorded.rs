@@ -67,7 +67,11 @@ impl Recorded {
         let Some(input) = input else {
             return;
         };
-        for entry in fragment.entries.iter().filter(|e| e.kind == AssetKind::Embed) {
+        for entry in fragment
+            .entries
+            .iter()
+            .filter(|e| e.kind == AssetKind::Embed)
+        {
             let source = input.join(&fragment.source);
             self.embed_sources.insert(entry.path.clone(), source);
         }
@@ -195,7 +199,11 @@ mod tests {
         std::fs::write(input.join("data/a.bin"), b"v3").unwrap();
         recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
         let text = messages(&out);
-        assert_eq!(text.len(), 1, "a stale copy still matches its record: {text:?}");
+        assert_eq!(
+            text.len(),
+            1,
+            "a stale copy still matches its record: {text:?}"
+        );
         assert!(text[0].contains("differs from its source"));
 
         out.clear();
@@ -224,7 +232,8 @@ mod tests {
         let problems = Recorded::load(&list, dir.path(), None).load_problems;
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].path, "frag/missing.frag");
-        let problems = Recorded::load(&dir.path().join("nope.list"), dir.path(), None).load_problems;
+        let problems =
+            Recorded::load(&dir.path().join("nope.list"), dir.path(), None).load_problems;
         assert!(problems[0].what.contains("cannot read"), "{problems:?}");
     }
 }

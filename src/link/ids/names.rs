@@ -107,7 +107,10 @@ mod tests {
 
     #[test]
     fn siblings_of_one_source_get_distinct_names() {
-        assert_eq!(name(AssetKind::Mesh, "models/crate.hmesh"), "MESH_MODELS_CRATE");
+        assert_eq!(
+            name(AssetKind::Mesh, "models/crate.hmesh"),
+            "MESH_MODELS_CRATE"
+        );
         assert_eq!(
             name(AssetKind::Material, "models/crate.hmat"),
             "MATERIAL_MODELS_CRATE"
@@ -120,12 +123,18 @@ mod tests {
             name(AssetKind::Texture, "models/crate/tex_0.ktx2"),
             "TEXTURE_MODELS_CRATE_TEX_0"
         );
-        assert_eq!(name(AssetKind::Texture, "models/crate.ktx2"), "TEXTURE_MODELS_CRATE");
+        assert_eq!(
+            name(AssetKind::Texture, "models/crate.ktx2"),
+            "TEXTURE_MODELS_CRATE"
+        );
     }
 
     #[test]
     fn kinds_drop_only_their_own_extension() {
-        assert_eq!(name(AssetKind::Lut, "grades/warm.lut.ktx2"), "LUT_GRADES_WARM");
+        assert_eq!(
+            name(AssetKind::Lut, "grades/warm.lut.ktx2"),
+            "LUT_GRADES_WARM"
+        );
         assert_eq!(name(AssetKind::Texture, "rock.n.ktx2"), "TEXTURE_ROCK_N");
         assert_eq!(name(AssetKind::Texture, "sky.env.ktx2"), "TEXTURE_SKY_ENV");
         assert_eq!(name(AssetKind::Shader, "pbr.frag.spv"), "SHADER_PBR_FRAG");
@@ -144,18 +153,30 @@ mod tests {
             "EMBED_UI_MY_LOGO_V2_FINAL_PNG"
         );
         assert_eq!(name(AssetKind::Embed, "__a__/.b."), "EMBED_A_B");
-        assert_eq!(name(AssetKind::Embed, "ui/my-logo.png"), "EMBED_UI_MY_LOGO_PNG");
-        assert_eq!(name(AssetKind::Embed, "ui/my_logo.png"), "EMBED_UI_MY_LOGO_PNG");
+        assert_eq!(
+            name(AssetKind::Embed, "ui/my-logo.png"),
+            "EMBED_UI_MY_LOGO_PNG"
+        );
+        assert_eq!(
+            name(AssetKind::Embed, "ui/my_logo.png"),
+            "EMBED_UI_MY_LOGO_PNG"
+        );
     }
 
     #[test]
     fn leading_digits_follow_the_kind_word() {
-        assert_eq!(name(AssetKind::Texture, "3d/9lives.ktx2"), "TEXTURE_3D_9LIVES");
+        assert_eq!(
+            name(AssetKind::Texture, "3d/9lives.ktx2"),
+            "TEXTURE_3D_9LIVES"
+        );
     }
 
     #[test]
     fn non_ascii_characters_become_code_point_words() {
-        assert_eq!(name(AssetKind::Texture, "ui/café.ktx2"), "TEXTURE_UI_CAF_UE9");
+        assert_eq!(
+            name(AssetKind::Texture, "ui/café.ktx2"),
+            "TEXTURE_UI_CAF_UE9"
+        );
         assert_eq!(name(AssetKind::Texture, "ui/cafe.ktx2"), "TEXTURE_UI_CAFE");
         assert_eq!(name(AssetKind::Embed, "日本.txt"), "EMBED_U65E5_U672C_TXT");
         assert_eq!(name(AssetKind::Embed, "aéb"), "EMBED_A_UE9_B");

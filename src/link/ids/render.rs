@@ -124,11 +124,7 @@ fn c_string(path: &str) -> String {
 /// it holds in a row.
 fn doc_code(path: &str) -> String {
     let text = printable(path);
-    let longest_run = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest_run + 1);
     if longest_run == 0 {
         format!("{fence}{text}{fence}")
