@@ -14,7 +14,13 @@
 //! source textures/rock.n.png
 //! entry texture linear textures/rock.n.ktx2
 //! file textures/rock.n.ktx2
+//! hash 5d1c…(64 hex digits) textures/rock.n.ktx2
 //! ```
+//!
+//! A `hash` record gives the BLAKE3 hash of a produced file's bytes as the
+//! encoder wrote them, so `assetc-link check` can tell a tampered or stale
+//! output from a good one. Fragments written before the record existed simply
+//! have none; the header is unchanged.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,6 +50,32 @@ pub struct Fragment {
     pub entries: Vec<FragmentEntry>,
     /// Every file produced, as runtime paths.
     pub files: Vec<String>,
+    /// The content hash of produced files, in the order written.
+    pub hashes: Vec<FileHash>,
+}
+
+/// The BLAKE3 hash of one produced file, as its encoder wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHash {
+    /// Runtime path.
+    pub path: String,
+    /// The hash, as 64 lowercase hex digits.
+    pub blake3: String,
+}
+
+impl FileHash {
+    /// The hash record of `bytes` written to `path`.
+    pub fn of(path: &str, bytes: &[u8]) -> Self {
+        Self {
+            path: path.to_owned(),
+            blake3: blake3::hash(bytes).to_hex().to_string(),
+        }
+    }
+
+    /// Whether `bytes` are what was recorded.
+    pub fn matches(&self, bytes: &[u8]) -> bool {
+        blake3::hash(bytes).to_hex().as_str() == self.blake3
+    }
 }
 
 /// A fragment that cannot be read.
@@ -86,6 +118,9 @@ impl Fragment {
         for f in &self.files {
             let _ = writeln!(text, "file {f}");
         }
+        for h in &self.hashes {
+            let _ = writeln!(text, "hash {} {}", h.blake3, h.path);
+        }
         text
     }
 
@@ -122,6 +157,7 @@ impl Fragment {
             "source" => self.source = rest.to_string(),
             "file" => self.files.push(non_empty(rest)?.to_string()),
             "entry" => self.entries.push(parse_entry(rest)?),
+            "hash" => self.hashes.push(parse_hash(rest)?),
             _ => return Err(format!("unknown record `{tag}`")),
         }
         Ok(())
@@ -139,6 +175,20 @@ fn parse_entry(rest: &str) -> Result<FragmentEntry, String> {
         colorspace: ColorSpace::from_name(space)
             .ok_or_else(|| format!("unknown colour space `{space}`"))?,
         path: non_empty(path)?.to_string(),
+    })
+}
+
+fn parse_hash(rest: &str) -> Result<FileHash, String> {
+    let (hex, path) = rest.split_once(' ').unwrap_or((rest, ""));
+    let is_hash = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !is_hash {
+        return Err(format!(
+            "`{hex}` is not a BLAKE3 hash (64 lowercase hex digits)"
+        ));
+    }
+    Ok(FileHash {
+        blake3: hex.to_owned(),
+        path: non_empty(path)?.to_owned(),
     })
 }
 
@@ -163,6 +213,7 @@ mod tests {
                 path: "ui/my logo.ktx2".into(),
             }],
             files: vec!["ui/my logo.ktx2".into()],
+            hashes: vec![FileHash::of("ui/my logo.ktx2", b"texels")],
         }
     }
 
@@ -180,5 +231,26 @@ mod tests {
         assert!(what.contains("purple"), "{what}");
         assert_eq!(Fragment::parse("nope\n").unwrap_err().0, 1);
         assert!(Fragment::parse("assetc-fragment 1\nfile \n").is_err());
+        let (line, what) = Fragment::parse("assetc-fragment 1\nhash abc a.bin\n").unwrap_err();
+        assert_eq!(line, 2);
+        assert!(what.contains("not a BLAKE3 hash"), "{what}");
+        let zeros = "0".repeat(64);
+        assert!(Fragment::parse(&format!("assetc-fragment 1\nhash {zeros} \n")).is_err());
+    }
+
+    #[test]
+    fn fragments_without_hash_records_still_parse() {
+        let text = "assetc-fragment 1\nsource a.json\nentry embed linear a.json\nfile a.json\n";
+        let f = Fragment::parse(text).unwrap();
+        assert!(f.hashes.is_empty());
+        assert_eq!(f.render(), text);
+    }
+
+    #[test]
+    fn hashes_match_only_their_bytes() {
+        let h = FileHash::of("a.bin", b"\x00\xff odd bytes");
+        assert_eq!(h.blake3.len(), 64);
+        assert!(h.matches(b"\x00\xff odd bytes"));
+        assert!(!h.matches(b"\x00\xff odd bytez"));
     }
 }

@@ -51,7 +51,9 @@ fn clean_build_produces_every_output_and_passes_check() {
     assert_eq!(
         names,
         [
+            "assets.h",
             "assets.hman",
+            "assets.rs",
             "data/level1.json",
             "ui/button.ktx2",
             "world/rock.ao.ktx2",
@@ -304,7 +306,7 @@ fn input_and_output_come_from_the_config_and_dash_o_wins() {
     p.build(&[]);
     assert_eq!(
         p.tree("build/out").into_keys().collect::<Vec<_>>(),
-        ["assets.hman", "ui/a.ktx2"]
+        ["assets.h", "assets.hman", "assets.rs", "ui/a.ktx2"]
     );
     p.build(&["-o", "elsewhere"]);
     assert!(p.path("elsewhere/ui/a.ktx2").is_file());

@@ -49,6 +49,13 @@ embed:
 #   preload: ["ui/*"]
 #   level1: ["models/*", "maps/*"]
 
+# Asset ids as constants for game code: a C header and a Rust file. `true`
+# writes <output>/assets.h and <output>/assets.rs; `false` writes neither; a
+# mapping writes the languages it lists, each at a path or `true`.
+ids:
+  c: true
+  rust: true
+
 # Settings shared by every build.
 default:
   mesh:

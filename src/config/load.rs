@@ -9,6 +9,7 @@ use globset::{Glob, GlobBuilder};
 
 use super::CONFIG_FILE_NAME;
 use super::error::{ConfigError, ConfigWarning};
+use super::ids::{IdsConfig, IdsSection, LoadContext};
 use super::keys::{Shape, unknown_keys};
 use super::packs::{self, NamedPack};
 use super::processors::{self, Processor};
@@ -38,6 +39,8 @@ pub struct Config {
     pub preset: Option<String>,
     /// Globs (as written) of sources copied verbatim.
     pub embed: Vec<String>,
+    /// Where the generated id files go.
+    pub ids: IdsConfig,
     /// Non-fatal problems found while loading, in file order.
     pub warnings: Vec<ConfigWarning>,
     /// User processors in file order; the first match claims a source.
@@ -152,9 +155,12 @@ impl Document<'_> {
         let presets = schema.presets.unwrap_or_default().0;
         let processors = processors::build(self, &root, schema.processors)?;
         let packs = packs::build(self, schema.packs)?;
+        let input = resolve(&root, schema.input.as_deref(), DEFAULT_INPUT);
+        let ids = self.ids(schema.ids, &root, &input)?;
         Ok(Config {
             file: self.file.to_path_buf(),
-            input: resolve(&root, schema.input.as_deref(), DEFAULT_INPUT),
+            input,
+            ids,
             output: resolve(&root, schema.output.as_deref(), DEFAULT_OUTPUT),
             pack: schema.pack.unwrap_or(false),
             preset: schema.preset,
@@ -168,6 +174,26 @@ impl Document<'_> {
             packs,
             root,
         })
+    }
+
+    /// Resolves and checks the `ids:` section.
+    fn ids(
+        &self,
+        section: Option<IdsSection>,
+        root: &Path,
+        input: &Path,
+    ) -> Result<IdsConfig, ConfigError> {
+        let position = |key: &str| {
+            let at = self.position(&[Step::Key("ids"), Step::Key(key)]);
+            (at.line, at.column)
+        };
+        let context = LoadContext {
+            file: self.file,
+            root,
+            input,
+            position: &position,
+        };
+        IdsConfig::load(section, &context)
     }
 
     /// Compiles the `embed:` globs.

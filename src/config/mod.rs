@@ -9,6 +9,7 @@
 //! * [`Selection::settings_for`] resolves one source through the layers
 //!   (built-in defaults, `default:` globals, preset globals, `default.rules`,
 //!   preset rules) and [`Selection::is_embed`] tells embedded files apart.
+//! * [`Config::ids`] says where the generated id files go (`ids.rs`).
 //! * [`write_starter`] implements `assetc init`.
 //!
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
@@ -17,11 +18,12 @@
 //! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
 //! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
-//! (one-or-many glob values).
+//! (one-or-many glob values), `ids.rs` (the `ids:` key).
 
 mod error;
 mod font;
 mod globs;
+mod ids;
 mod init;
 mod keys;
 mod load;
@@ -37,6 +39,7 @@ mod tests;
 
 pub use error::{ConfigError, ConfigWarning};
 pub use font::{Charset, FontMode};
+pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};
 pub use load::{Config, absolute};
 pub use packs::NamedPack;

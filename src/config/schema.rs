@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::globs::GlobList;
+use super::ids::IdsSection;
 use super::processors::ProcessorSection;
 use super::settings::{FontLayer, MeshLayer, SettingsLayer, TextureLayer};
 
@@ -30,6 +31,8 @@ pub(crate) struct FileSchema {
     pub(crate) preset: Option<String>,
     /// Globs of sources copied verbatim.
     pub(crate) embed: Option<Vec<String>>,
+    /// Where the generated id files go (`ids.rs`).
+    pub(crate) ids: Option<IdsSection>,
     /// The base layer, applied to every build.
     pub(crate) default: Option<DefaultSection>,
     /// Named presets, in file order.

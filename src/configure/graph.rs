@@ -66,6 +66,8 @@ pub struct Plan {
     processor_rules: Vec<ProcessorRule>,
     /// The named packs.
     named_packs: Vec<PackPlan>,
+    /// The id files (`--c`/`--rust` flag, root-relative path), when written.
+    ids: Vec<(&'static str, String)>,
     /// Things configure noticed inside sources (mesh materials), one line each.
     pub warnings: Vec<String>,
 }
@@ -138,6 +140,7 @@ impl Plan {
         check_sources(&config.input, &jobs)?;
         let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
         warnings.extend(pack_warnings);
+        let ids = id_files(config, selection, &jobs)?;
         let folders = scanned
             .folders
             .iter()
@@ -151,6 +154,10 @@ impl Plan {
             tools: tool_strings(&options.tools)?,
             processor_rules: processors::rules(config, TEMPLATE)?,
             named_packs,
+            ids: ids
+                .into_iter()
+                .map(|(flag, path)| Ok((flag, root_relative(root, &path)?)))
+                .collect::<Result<_, ConfigureError>>()?,
             preset: selection.preset.clone(),
             root: root.clone(),
             jobs,
@@ -199,6 +206,7 @@ impl Plan {
         all.extend(self.pack.clone());
         all.extend(self.named_packs.iter().map(|p| p.file.clone()));
         all.extend(self.pack_files().into_iter().map(|(path, _)| path));
+        all.extend(self.ids.iter().map(|(_, path)| path.clone()));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
             all.push(self.fragment(job));
@@ -319,7 +327,12 @@ impl Plan {
             implicit,
             ..Build::default()
         });
-        let mut check_args = Vec::new();
+        let mut check_args = vec![
+            "--fragments".to_string(),
+            list.clone(),
+            "--input".to_string(),
+            self.input.clone(),
+        ];
         let mut defaults = vec![manifest.as_str()];
         if let Some(pack) = &self.pack {
             let mut implicit = vec![manifest.as_str()];
@@ -333,12 +346,14 @@ impl Plan {
                 implicit,
                 ..Build::default()
             });
-            check_args = vec!["--pack".to_string(), pack.clone()];
+            check_args.extend(["--pack".to_string(), pack.clone()]);
             defaults.push(pack);
         }
         packs::write_edges(w, &self.named_packs, frags, outs, &self.tools[2]);
         check_args.extend(packs::check_args(&self.named_packs));
         defaults.extend(self.named_packs.iter().map(|p| p.file.as_str()));
+        self.write_ids(w, &list, frags);
+        defaults.extend(self.ids.iter().map(|(_, path)| path.as_str()));
         w.comment("`ninja check` validates the output folder; it is not built by default.");
         w.build(&Build {
             outputs: vec!["check"],
@@ -348,6 +363,27 @@ impl Plan {
             ..Build::default()
         });
         w.default_targets(&defaults);
+    }
+
+    /// The edge writing the id files from the fragment list, like the manifest.
+    fn write_ids(&self, w: &mut Writer, list: &str, frags: &[String]) {
+        if self.ids.is_empty() {
+            return;
+        }
+        let mut implicit: Vec<&str> = frags.iter().map(String::as_str).collect();
+        implicit.push(&self.tools[2]);
+        let args: Vec<&str> = self
+            .ids
+            .iter()
+            .flat_map(|(flag, path)| [*flag, path.as_str()])
+            .collect();
+        w.build(&Build {
+            outputs: self.ids.iter().map(|(_, path)| path.as_str()).collect(),
+            rule: "link_ids",
+            inputs: vec![list],
+            implicit,
+            vars: vec![("ids_args", ninja::shell_join(&args))],
+        });
     }
 
     fn manifest(&self) -> String {
@@ -483,6 +519,36 @@ fn check_sources(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
         }
     }
     Ok(())
+}
+
+/// The id files of this build with their `assetc-link ids` flags. A file
+/// that a source's output would also be is refused, naming the source.
+fn id_files(
+    config: &Config,
+    selection: &Selection,
+    jobs: &[Job],
+) -> Result<Vec<(&'static str, PathBuf)>, ConfigureError> {
+    let paths = config.ids.resolve(&config.file, &selection.output)?;
+    let files: Vec<(&'static str, PathBuf)> = [("--c", paths.c), ("--rust", paths.rust)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.map(|p| (flag, p)))
+        .collect();
+    for (_, path) in &files {
+        let Some(rel) = fsutil::slash_relative(&selection.output, path) else {
+            continue;
+        };
+        let clash = jobs
+            .iter()
+            .find(|job| job.outputs.iter().any(|o| o.eq_ignore_ascii_case(&rel)));
+        if let Some(job) = clash {
+            return Err(ConfigureError::OutputClash {
+                source_path: config.input.join(&job.source),
+                other: "assetc-link ids (the `ids:` key)".into(),
+                output: rel,
+            });
+        }
+    }
+    Ok(files)
 }
 
 /// The command Ninja runs to regenerate: this configure, as the user gave it,

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::fragment::{Fragment, FragmentEntry};
+use crate::fragment::{FileHash, Fragment, FragmentEntry};
 use crate::{depfile, fsutil};
 
 /// Arguments shared by every encoder.
@@ -162,6 +162,7 @@ fn write_results(args: &JobArgs, encoded: &Encoded) -> Result<(), EncodeError> {
             colorspace: file.colorspace,
             path: runtime.clone(),
         });
+        fragment.hashes.push(FileHash::of(&runtime, &file.bytes));
         fragment.files.push(runtime);
     }
     write(&args.fragment, fragment.render().as_bytes())?;

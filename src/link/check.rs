@@ -17,6 +17,12 @@
 //!   job produced);
 //! * with `--pack`: the pack is valid, holds exactly the listed files plus the
 //!   manifest, byte for byte as in the folder, each tagged with its kind.
+//!
+//! The id files `assets.h` and `assets.rs` that `assetc-link ids` writes to
+//! the folder's top are not orphans. Given the build's fragments
+//! ([`check_with`]), the check also compares every file with the hash its
+//! encoder recorded and every embedded file with its source
+//! ([`Recorded`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -24,6 +30,8 @@ use std::path::Path;
 
 use walkdir::WalkDir;
 
+use super::ids::{C_HEADER_FILE, RUST_MODULE_FILE};
+use super::recorded::Recorded;
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
 use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
@@ -55,15 +63,28 @@ pub struct Summary {
 
 /// Checks `root` (and `pack`, if given). Returns every problem found.
 pub fn check(root: &Path, pack: Option<&Path>) -> Result<Summary, Vec<Problem>> {
+    check_with(root, pack, None)
+}
+
+/// Checks `root` (and `pack`), and with `recorded`, every file against what
+/// the build recorded. Returns every problem found.
+pub fn check_with(
+    root: &Path,
+    pack: Option<&Path>,
+    recorded: Option<&Recorded>,
+) -> Result<Summary, Vec<Problem>> {
     let mut problems = Vec::new();
+    if let Some(recorded) = recorded {
+        problems.extend(recorded.load_problems.iter().cloned());
+    }
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest_bytes = read_or_report(&manifest_path, &mut problems);
     let listed = manifest_bytes
         .as_deref()
-        .map(|b| check_manifest(root, &manifest_path, b, &mut problems))
+        .map(|b| check_manifest(root, &manifest_path, b, recorded, &mut problems))
         .unwrap_or_default();
     report_orphans(root, &listed, &mut problems);
-    let pack_entries = pack.and_then(|p| check_pack(root, p, &listed, &mut problems));
+    let pack_entries = pack.and_then(|p| check_pack(root, p, &listed, recorded, &mut problems));
     if problems.is_empty() {
         Ok(Summary {
             entries: listed.len(),
@@ -99,6 +120,7 @@ fn check_manifest(
     root: &Path,
     path: &Path,
     bytes: &[u8],
+    recorded: Option<&Recorded>,
     problems: &mut Vec<Problem>,
 ) -> BTreeSet<String> {
     let manifest = match hman::parse(bytes) {
@@ -127,7 +149,15 @@ fn check_manifest(
             meshes.textures.insert(entry.hash);
         }
         meshes.paths.insert(entry.hash, entry.path.to_owned());
-        check_entry_file(root, entry.path, entry.kind, &mut meshes, problems);
+        let Ok(file) = std::fs::read(root.join(entry.path)) else {
+            problem(problems, entry.path, "listed in the manifest but missing");
+            listed.insert(entry.path.to_string());
+            continue;
+        };
+        if let Some(recorded) = recorded {
+            recorded.check_output(entry.path, entry.kind, &file, problems);
+        }
+        check_entry_file(entry.path, &file, entry.kind, &mut meshes, problems);
         listed.insert(entry.path.to_string());
     }
     meshes.cross_check(problems);
@@ -135,18 +165,14 @@ fn check_manifest(
 }
 
 fn check_entry_file(
-    root: &Path,
     path: &str,
+    bytes: &[u8],
     kind: AssetKind,
     meshes: &mut CrossRefs,
     problems: &mut Vec<Problem>,
 ) {
-    let Ok(bytes) = std::fs::read(root.join(path)) else {
-        problem(problems, path, "listed in the manifest but missing");
-        return;
-    };
     if kind == AssetKind::Shader {
-        if let Err(what) = crate::encode::shader::validate_spirv(&bytes) {
+        if let Err(what) = crate::encode::shader::validate_spirv(bytes) {
             problem(problems, path, what);
         }
         return;
@@ -154,23 +180,23 @@ fn check_entry_file(
     let (format, result) = match kind {
         AssetKind::Texture | AssetKind::Lut => (
             "KTX2",
-            ktx2::parse(&bytes).map(|view| meshes.record_texture(path, view.header())),
+            ktx2::parse(bytes).map(|view| meshes.record_texture(path, view.header())),
         ),
         AssetKind::Mesh => (
             ".hmesh",
-            hmesh::read_hmesh(&bytes).map(|mesh| meshes.record_mesh(path, &mesh)),
+            hmesh::read_hmesh(bytes).map(|mesh| meshes.record_mesh(path, &mesh)),
         ),
         AssetKind::Material => (
             ".hmat",
-            hmat::read_hmat(&bytes).map(|rows| meshes.record_materials(path, &rows)),
+            hmat::read_hmat(bytes).map(|rows| meshes.record_materials(path, &rows)),
         ),
         AssetKind::Animation => (
             ".hanim",
-            hanim::read_hanim(&bytes).map(|clips| meshes.record_animation(path, &clips)),
+            hanim::read_hanim(bytes).map(|clips| meshes.record_animation(path, &clips)),
         ),
         AssetKind::Font => (
             ".hfont",
-            hfont::read_hfont(&bytes).map(|font| meshes.record_font(path, &font)),
+            hfont::read_hfont(bytes).map(|font| meshes.record_font(path, &font)),
         ),
         AssetKind::Shader | AssetKind::Embed => ("", Ok(())),
     };
@@ -334,6 +360,10 @@ fn stem(path: &str) -> &str {
     fsutil::without_extension(path)
 }
 
+/// Files at the top of the output folder that are not assets: the manifest
+/// and the id files.
+const LINK_FILES: [&str; 3] = [MANIFEST_FILE, C_HEADER_FILE, RUST_MODULE_FILE];
+
 /// Reports files below `root` that the manifest does not list.
 fn report_orphans(root: &Path, listed: &BTreeSet<String>, problems: &mut Vec<Problem>) {
     for entry in WalkDir::new(root).sort_by_file_name().into_iter().flatten() {
@@ -341,7 +371,7 @@ fn report_orphans(root: &Path, listed: &BTreeSet<String>, problems: &mut Vec<Pro
             continue;
         }
         let rel = runtime_name(root, entry.path());
-        if rel != MANIFEST_FILE && !listed.contains(&rel) {
+        if !LINK_FILES.contains(&rel.as_str()) && !listed.contains(&rel) {
             problem(problems, rel, "orphan: no job produced this file");
         }
     }
@@ -356,6 +386,7 @@ fn check_pack(
     root: &Path,
     pack_path: &Path,
     listed: &BTreeSet<String>,
+    recorded: Option<&Recorded>,
     problems: &mut Vec<Problem>,
 ) -> Option<usize> {
     let name = pack_path.display().to_string();
@@ -375,6 +406,9 @@ fn check_pack(
                 where_.clone(),
                 "pack kind does not match the extension",
             );
+        }
+        if let Some(recorded) = recorded {
+            recorded.check_pack_entry(&name, entry.path, pack.data(&entry), problems);
         }
         match std::fs::read(root.join(entry.path)) {
             Ok(disk) if disk == pack.data(&entry) => {}

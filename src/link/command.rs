@@ -3,11 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
 
 use super::check_packs::{NamedPackSummary, check_named_packs};
+use super::ids::IdsTargets;
 use super::pack::{PackManifest, named_pack_path, pack_path};
-use super::{LinkError, check, manifest, pack};
+use super::recorded::Recorded;
+use super::{LinkError, check, ids, manifest, pack};
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
 use crate::fsutil::{self, shown};
@@ -65,6 +67,20 @@ pub enum Command {
         #[arg(long)]
         own_manifest: bool,
     },
+    /// Write the manifest's ids as a C header and/or a Rust module (at least
+    /// one of `--c` and `--rust`).
+    #[command(group(ArgGroup::new("targets").required(true).multiple(true).args(["c", "rust"])))]
+    Ids {
+        /// File listing the fragment paths, one per line.
+        #[arg(long)]
+        fragments: PathBuf,
+        /// The C header to write (C99 and C++, `#define NAME UINT64_C(0x…)`).
+        #[arg(long, value_name = "FILE")]
+        c: Option<PathBuf>,
+        /// The Rust module to write (`pub const NAME: u64`, for `include!`).
+        #[arg(long, value_name = "FILE")]
+        rust: Option<PathBuf>,
+    },
     /// Validate an output folder and optionally its pack. Without `--root`,
     /// the folder (and the pack, when the config packs) come from the nearest
     /// assetc.yml and the preset.
@@ -82,6 +98,17 @@ pub enum Command {
         /// Preset whose output to check when `--root` is not given.
         #[arg(long, conflicts_with = "root")]
         preset: Option<String>,
+        /// The build's fragment list (`<build-dir>/fragments.list`): every
+        /// file is then also compared with the hash its encoder recorded.
+        /// Without `--root`, the preset's default build folder's list is used
+        /// when it exists. Its lines are relative to the current folder (with
+        /// `--root`) or to the folder of assetc.yml.
+        #[arg(long, value_name = "FILE")]
+        fragments: Option<PathBuf>,
+        /// The input folder: every embedded file whose source exists must
+        /// equal it. Without `--root`, the config's input folder.
+        #[arg(long, value_name = "DIR")]
+        input: Option<PathBuf>,
         /// Print the result as JSON (schema `assetc-check/1`) on standard
         /// output instead of text; the exit status is the same.
         #[arg(long)]
@@ -124,16 +151,34 @@ impl Command {
                     invalidate_list.as_deref(),
                 )
             }
+            Command::Ids { fragments, c, rust } => {
+                let targets = IdsTargets {
+                    c: c.clone(),
+                    rust: rust.clone(),
+                };
+                finish_link(ids::link_ids(fragments, &targets), &[], None)
+            }
             Command::Check {
                 root,
                 pack,
                 named_packs,
                 preset,
                 json,
-            } => match check_target(root.as_deref(), pack.as_deref(), preset.as_deref()) {
-                Ok(target) => run_check(&target.with_named_packs(named_packs), *json),
-                Err(e) => finish(PROGRAM, Err(e)),
-            },
+                fragments,
+                input,
+            } => {
+                let given = CheckArgs {
+                    root: root.clone(),
+                    pack: pack.clone(),
+                    named_packs: named_packs.clone(),
+                    fragments: fragments.clone(),
+                    input: input.clone(),
+                };
+                match check_target(given, preset.as_deref()) {
+                    Ok(target) => run_check(&target, *json),
+                    Err(e) => finish(PROGRAM, Err(e)),
+                }
+            }
         }
     }
 }
@@ -154,8 +199,23 @@ fn finish_link(
     finish(PROGRAM, result.map(drop))
 }
 
-/// What `assetc-link check` looks at.
-#[derive(Debug, Clone)]
+/// What `assetc-link check` was given on its command line.
+#[derive(Debug)]
+struct CheckArgs {
+    /// The output folder.
+    root: Option<PathBuf>,
+    /// The single pack.
+    pack: Option<PathBuf>,
+    /// Named packs.
+    named_packs: Vec<PathBuf>,
+    /// The fragment list.
+    fragments: Option<PathBuf>,
+    /// The input folder.
+    input: Option<PathBuf>,
+}
+
+/// What `assetc-link check` looks at, once resolved.
+#[derive(Debug)]
 struct CheckTarget {
     /// The output folder.
     root: PathBuf,
@@ -163,53 +223,65 @@ struct CheckTarget {
     pack: Option<PathBuf>,
     /// The named packs.
     named_packs: Vec<PathBuf>,
+    /// The fragment list.
+    fragments: Option<PathBuf>,
+    /// The input folder.
+    input: Option<PathBuf>,
+    /// The folder the fragment list's lines are relative to.
+    base: PathBuf,
 }
 
-impl CheckTarget {
-    /// Adds the named packs given on the command line.
-    fn with_named_packs(mut self, named: &[PathBuf]) -> Self {
-        for pack in named {
-            if !self.named_packs.contains(pack) {
-                self.named_packs.push(pack.clone());
-            }
-        }
-        self
-    }
-}
-
-/// The folder and packs to check: as given, or from the project's config.
-fn check_target(
-    root: Option<&Path>,
-    pack: Option<&Path>,
-    preset: Option<&str>,
-) -> Result<CheckTarget, ConfigError> {
-    if let Some(root) = root {
+/// The folder, packs, fragment list and input folder to check: as given, with
+/// what is missing taken from the project's config when `--root` is not given.
+fn check_target(given: CheckArgs, preset: Option<&str>) -> Result<CheckTarget, ConfigError> {
+    if let Some(root) = given.root {
         return Ok(CheckTarget {
-            root: root.to_owned(),
-            pack: pack.map(Path::to_owned),
-            named_packs: Vec::new(),
+            root,
+            pack: given.pack,
+            named_packs: given.named_packs,
+            fragments: given.fragments,
+            input: given.input,
+            base: PathBuf::from("."),
         });
     }
     let config = Config::discover(Path::new("."))?;
     let selection = config.select(preset, None)?;
-    let pack = pack
-        .map(Path::to_owned)
-        .or_else(|| config.pack.then(|| pack_path(&selection.output)));
-    let named_packs = config
+    let default_list = config
+        .root
+        .join(".assetc")
+        .join(selection.preset.as_deref().unwrap_or("default"))
+        .join("fragments.list");
+    let mut named_packs: Vec<PathBuf> = config
         .packs
         .iter()
         .map(|p| named_pack_path(&selection.output, &p.name))
         .collect();
+    for pack in given.named_packs {
+        if !named_packs.contains(&pack) {
+            named_packs.push(pack);
+        }
+    }
     Ok(CheckTarget {
-        root: selection.output,
-        pack,
+        pack: given
+            .pack
+            .or_else(|| config.pack.then(|| pack_path(&selection.output))),
         named_packs,
+        fragments: given
+            .fragments
+            .or_else(|| default_list.is_file().then_some(default_list)),
+        input: given.input.or(Some(config.input)),
+        base: config.root,
+        root: selection.output,
     })
 }
 
 /// The folder check and the named pack checks, merged.
 fn check_all(target: &CheckTarget) -> CheckOutcome {
-    let folder = check::check(&target.root, target.pack.as_deref());
+    let recorded = target
+        .fragments
+        .as_deref()
+        .map(|list| Recorded::load(list, &target.base, target.input.as_deref()));
+    let folder = check::check_with(&target.root, target.pack.as_deref(), recorded.as_ref());
     let (named, named_problems) = check_named_packs(&target.root, &target.named_packs);
     let result = match folder {
         Ok(summary) if named_problems.is_empty() => Ok(summary),

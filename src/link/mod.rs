@@ -3,17 +3,20 @@
 //! * [`manifest`] merges every fragment into `assets.hman`;
 //! * [`pack`] bundles the files the fragments list into one `.hpack` (the
 //!   single pack, or a named pack with its own manifest);
+//! * [`ids`] writes the manifest's ids as a C header and a Rust module;
 //! * [`check`] validates an output folder (and optionally its pack), and
 //!   [`check_packs`] its named packs.
 //!
-//! The first two read the fragment list configure wrote, never a walk of the
+//! The first three read the fragment list configure wrote, never a walk of the
 //! output folder, so a stale file can never reach the manifest or the pack.
 
 pub mod check;
 pub mod check_packs;
 pub mod command;
+pub mod ids;
 pub mod manifest;
 pub mod pack;
+pub mod recorded;
 
 use std::path::{Path, PathBuf};
 

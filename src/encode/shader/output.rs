@@ -26,7 +26,7 @@ use super::{CompiledFolder, compile_folder};
 use crate::depfile;
 use crate::encode::job::{self, EncodeError, JobArgs};
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::fragment::{Fragment, FragmentEntry};
+use crate::fragment::{FileHash, Fragment, FragmentEntry};
 use crate::fsutil::{self, FileError};
 
 /// The runtime folder a shader folder writes into: its path without the
@@ -122,6 +122,7 @@ fn write_results(
             colorspace: ColorSpace::Linear,
             path: runtime.clone(),
         });
+        fragment.hashes.push(FileHash::of(&runtime, &module.bytes));
         fragment.files.push(runtime);
     }
     // Stale files go first: on a case-insensitive file system `VS.spv` and a

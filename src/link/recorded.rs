@@ -1,0 +1,239 @@
+//! What the encoders recorded about their outputs, for `assetc-link check`.
+//!
+//! Every fragment holds the BLAKE3 hash of each file its edge wrote. Given
+//! the fragment list (and, for embedded files, the input folder), the check
+//! adds three rules to those it applies to the output folder alone:
+//!
+//! * a listed file's bytes hash to what its encoder recorded; otherwise it was
+//!   changed after the build (**tampered**);
+//! * an embedded file whose source still exists is byte-for-byte that source;
+//!   otherwise the source changed since the last build (**stale**) or the copy
+//!   was tampered with;
+//! * with a pack, every pack entry hashes to the recorded value too.
+//!
+//! Fragments written before the hash record existed have none, and the first
+//! and last rules then skip their files.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::format::kind::AssetKind;
+use crate::fragment::{FileHash, Fragment};
+use crate::fsutil;
+
+use super::check::Problem;
+
+/// The recorded hashes and embedded sources of one build.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// The recorded hash of each runtime path.
+    hashes: HashMap<String, FileHash>,
+    /// The source file of each embedded runtime path, when the input folder
+    /// is known.
+    embed_sources: HashMap<String, PathBuf>,
+    /// Fragments (or the list) that could not be read.
+    pub load_problems: Vec<Problem>,
+}
+
+impl Recorded {
+    /// Reads the fragment list at `list`, whose lines are paths relative to
+    /// `base` (the folder Ninja runs in). `input` is the input folder, for
+    /// comparing embedded files with their sources. A fragment that cannot
+    /// be read is one of [`Recorded::load_problems`]; the others still count.
+    pub fn load(list: &Path, base: &Path, input: Option<&Path>) -> Self {
+        let mut recorded = Self::default();
+        let text = match fsutil::read(list) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                let at = list.display().to_string();
+                recorded.load_problems.push(problem(&at, error_text(&e)));
+                return recorded;
+            }
+        };
+        for line in text.lines().filter(|line| !line.is_empty()) {
+            match Fragment::read(&base.join(line)) {
+                Ok(fragment) => recorded.add(&fragment, input),
+                Err(e) => recorded.load_problems.push(problem(line, error_text(&e))),
+            }
+        }
+        recorded
+    }
+
+    /// Adds one fragment's records.
+    fn add(&mut self, fragment: &Fragment, input: Option<&Path>) {
+        for hash in &fragment.hashes {
+            self.hashes.insert(hash.path.clone(), hash.clone());
+        }
+        let Some(input) = input else {
+            return;
+        };
+        for entry in fragment
+            .entries
+            .iter()
+            .filter(|e| e.kind == AssetKind::Embed)
+        {
+            let source = input.join(&fragment.source);
+            self.embed_sources.insert(entry.path.clone(), source);
+        }
+    }
+
+    /// Checks the bytes of the listed file at `path` (of manifest `kind`).
+    pub fn check_output(&self, path: &str, kind: AssetKind, bytes: &[u8], out: &mut Vec<Problem>) {
+        if let Some(hash) = self.hashes.get(path).filter(|h| !h.matches(bytes)) {
+            out.push(problem(
+                path,
+                format!(
+                    "changed since the build wrote it (BLAKE3 {}, recorded {}); run ninja to \
+                     rebuild it",
+                    short(&blake3::hash(bytes).to_hex()),
+                    short(&hash.blake3)
+                ),
+            ));
+        }
+        if kind == AssetKind::Embed {
+            self.check_embed_source(path, bytes, out);
+        }
+    }
+
+    /// An embedded file must equal its source while the source exists.
+    fn check_embed_source(&self, path: &str, bytes: &[u8], out: &mut Vec<Problem>) {
+        let Some(source) = self.embed_sources.get(path) else {
+            return;
+        };
+        match std::fs::read(source) {
+            Ok(original) if original == bytes => {}
+            Ok(_) => out.push(problem(
+                path,
+                format!(
+                    "differs from its source {} (a stale or tampered copy; run ninja to copy it again)",
+                    fsutil::shown(source)
+                ),
+            )),
+            // A deleted source is the next configure's business.
+            Err(_) => {}
+        }
+    }
+
+    /// Checks the bytes a pack holds for `path`; `pack` names the pack.
+    pub fn check_pack_entry(&self, pack: &str, path: &str, data: &[u8], out: &mut Vec<Problem>) {
+        if let Some(hash) = self.hashes.get(path).filter(|h| !h.matches(data)) {
+            out.push(problem(
+                &format!("{pack}: {path}"),
+                format!(
+                    "pack entry differs from what the build recorded (BLAKE3 {}, recorded {})",
+                    short(&blake3::hash(data).to_hex()),
+                    short(&hash.blake3)
+                ),
+            ));
+        }
+    }
+}
+
+/// The first 16 hex digits of a hash, enough to tell two apart in a message.
+fn short(hex: &str) -> &str {
+    hex.get(..16).unwrap_or(hex)
+}
+
+fn problem(path: &str, what: String) -> Problem {
+    Problem {
+        path: path.to_owned(),
+        what,
+    }
+}
+
+/// An error with its causes on one line.
+fn error_text(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::kind::ColorSpace;
+    use crate::fragment::FragmentEntry;
+
+    fn embed_fragment(path: &str, bytes: &[u8]) -> Fragment {
+        Fragment {
+            source: path.into(),
+            entries: vec![FragmentEntry {
+                kind: AssetKind::Embed,
+                colorspace: ColorSpace::Linear,
+                path: path.into(),
+            }],
+            files: vec![path.into()],
+            hashes: vec![FileHash::of(path, bytes)],
+        }
+    }
+
+    fn messages(problems: &[Problem]) -> Vec<String> {
+        problems.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn tampered_and_stale_copies_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("assets");
+        std::fs::create_dir_all(input.join("data")).unwrap();
+        std::fs::write(input.join("data/a.bin"), b"v1").unwrap();
+        let mut recorded = Recorded::default();
+        recorded.add(&embed_fragment("data/a.bin", b"v1"), Some(&input));
+
+        let mut out = Vec::new();
+        recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
+        assert!(out.is_empty(), "{out:?}");
+
+        recorded.check_output("data/a.bin", AssetKind::Embed, b"v2", &mut out);
+        let text = messages(&out);
+        assert_eq!(text.len(), 2, "{text:?}");
+        assert!(text[0].starts_with("data/a.bin: changed since the build wrote it"));
+        assert!(text[1].contains("differs from its source") && text[1].contains("data/a.bin"));
+
+        out.clear();
+        std::fs::write(input.join("data/a.bin"), b"v3").unwrap();
+        recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
+        let text = messages(&out);
+        assert_eq!(
+            text.len(),
+            1,
+            "a stale copy still matches its record: {text:?}"
+        );
+        assert!(text[0].contains("differs from its source"));
+
+        out.clear();
+        std::fs::remove_file(input.join("data/a.bin")).unwrap();
+        recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
+        assert!(out.is_empty(), "a deleted source is not compared");
+    }
+
+    #[test]
+    fn pack_entries_are_checked_against_the_record() {
+        let mut recorded = Recorded::default();
+        recorded.add(&embed_fragment("a.bin", b"ok"), None);
+        let mut out = Vec::new();
+        recorded.check_pack_entry("p.hpack", "a.bin", b"ok", &mut out);
+        recorded.check_pack_entry("p.hpack", "unrecorded.bin", b"?", &mut out);
+        assert!(out.is_empty());
+        recorded.check_pack_entry("p.hpack", "a.bin", b"no", &mut out);
+        assert!(messages(&out)[0].starts_with("p.hpack: a.bin: pack entry differs"));
+    }
+
+    #[test]
+    fn unreadable_fragments_are_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = dir.path().join("fragments.list");
+        std::fs::write(&list, "frag/missing.frag\n").unwrap();
+        let problems = Recorded::load(&list, dir.path(), None).load_problems;
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].path, "frag/missing.frag");
+        let problems =
+            Recorded::load(&dir.path().join("nope.list"), dir.path(), None).load_problems;
+        assert!(problems[0].what.contains("cannot read"), "{problems:?}");
+    }
+}
