@@ -20,7 +20,9 @@
 //! A `hash` record gives the BLAKE3 hash of a produced file's bytes as the
 //! encoder wrote them, so `assetc-link check` can tell a tampered or stale
 //! output from a good one. Fragments written before the record existed simply
-//! have none; the header is unchanged.
+//! have none; the header is unchanged. A `copy <path>` record marks a file
+//! that is the source itself, byte for byte (an embed), which the check also
+//! compares with the source; a processor's output never has one.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -52,6 +54,9 @@ pub struct Fragment {
     pub files: Vec<String>,
     /// The content hash of produced files, in the order written.
     pub hashes: Vec<FileHash>,
+    /// Produced files that are the source itself, byte for byte (embeds;
+    /// not a processor's output, whatever its kind).
+    pub copies: Vec<String>,
 }
 
 /// The BLAKE3 hash of one produced file, as its encoder wrote it.
@@ -121,6 +126,9 @@ impl Fragment {
         for h in &self.hashes {
             let _ = writeln!(text, "hash {} {}", h.blake3, h.path);
         }
+        for c in &self.copies {
+            let _ = writeln!(text, "copy {c}");
+        }
         text
     }
 
@@ -158,6 +166,7 @@ impl Fragment {
             "file" => self.files.push(non_empty(rest)?.to_string()),
             "entry" => self.entries.push(parse_entry(rest)?),
             "hash" => self.hashes.push(parse_hash(rest)?),
+            "copy" => self.copies.push(non_empty(rest)?.to_string()),
             _ => return Err(format!("unknown record `{tag}`")),
         }
         Ok(())
@@ -214,6 +223,7 @@ mod tests {
             }],
             files: vec!["ui/my logo.ktx2".into()],
             hashes: vec![FileHash::of("ui/my logo.ktx2", b"texels")],
+            copies: vec!["ui/my logo.ktx2".into()],
         }
     }
 

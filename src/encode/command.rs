@@ -282,6 +282,7 @@ fn texture_output(bytes: Vec<u8>, mode: TextureMode, extra_inputs: Vec<PathBuf>)
             colorspace,
         }],
         extra_inputs,
+        copies_source: false,
     }
 }
 
@@ -299,6 +300,7 @@ fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
             colorspace: ColorSpace::Linear,
         }],
         extra_inputs: Vec::new(),
+        copies_source: false,
     })
 }
 
@@ -329,6 +331,7 @@ fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
             file(compiled.atlas, AssetKind::Texture),
         ],
         extra_inputs: Vec::new(),
+        copies_source: false,
     })
 }
 

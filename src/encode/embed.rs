@@ -17,5 +17,6 @@ pub fn encode(args: &JobArgs) -> Result<Encoded, EncodeError> {
             colorspace: ColorSpace::Linear,
         }],
         extra_inputs: Vec::new(),
+        copies_source: true,
     })
 }

@@ -87,6 +87,9 @@ pub struct Encoded {
     pub files: Vec<OutputFile>,
     /// Extra inputs for the depfile.
     pub extra_inputs: Vec<PathBuf>,
+    /// Whether every output is the source itself, byte for byte (recorded
+    /// in the fragment, so `assetc-link check` compares it with the source).
+    pub copies_source: bool,
 }
 
 /// Why an encode job failed. The path is always the file at fault.
@@ -163,6 +166,9 @@ fn write_results(args: &JobArgs, encoded: &Encoded) -> Result<(), EncodeError> {
             path: runtime.clone(),
         });
         fragment.hashes.push(FileHash::of(&runtime, &file.bytes));
+        if encoded.copies_source {
+            fragment.copies.push(runtime.clone());
+        }
         fragment.files.push(runtime);
     }
     write(&args.fragment, fragment.render().as_bytes())?;

@@ -157,6 +157,7 @@ fn process(job: &JobArgs, args: &ProcessArgs) -> Result<Encoded, EncodeError> {
             colorspace: args.colorspace,
         }],
         extra_inputs,
+        copies_source: false,
     })
 }
 

@@ -155,7 +155,7 @@ fn check_manifest(
             continue;
         };
         if let Some(recorded) = recorded {
-            recorded.check_output(entry.path, entry.kind, &file, problems);
+            recorded.check_output(entry.path, &file, problems);
         }
         check_entry_file(entry.path, &file, entry.kind, &mut meshes, problems);
         listed.insert(entry.path.to_string());

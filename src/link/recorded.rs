@@ -6,7 +6,8 @@
 //!
 //! * a listed file's bytes hash to what its encoder recorded; otherwise it was
 //!   changed after the build (**tampered**);
-//! * an embedded file whose source still exists is byte-for-byte that source;
+//! * an embedded file (a fragment's `copy` record: a verbatim copy, not a
+//!   processor's output) whose source still exists is byte-for-byte that source;
 //!   otherwise the source changed since the last build (**stale**) or the copy
 //!   was tampered with;
 //! * with a pack, every pack entry hashes to the recorded value too.
@@ -17,7 +18,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::format::kind::AssetKind;
 use crate::fragment::{FileHash, Fragment};
 use crate::fsutil;
 
@@ -67,18 +67,14 @@ impl Recorded {
         let Some(input) = input else {
             return;
         };
-        for entry in fragment
-            .entries
-            .iter()
-            .filter(|e| e.kind == AssetKind::Embed)
-        {
+        for copy in &fragment.copies {
             let source = input.join(&fragment.source);
-            self.embed_sources.insert(entry.path.clone(), source);
+            self.embed_sources.insert(copy.clone(), source);
         }
     }
 
     /// Checks the bytes of the listed file at `path` (of manifest `kind`).
-    pub fn check_output(&self, path: &str, kind: AssetKind, bytes: &[u8], out: &mut Vec<Problem>) {
+    pub fn check_output(&self, path: &str, bytes: &[u8], out: &mut Vec<Problem>) {
         if let Some(hash) = self.hashes.get(path).filter(|h| !h.matches(bytes)) {
             out.push(problem(
                 path,
@@ -90,13 +86,12 @@ impl Recorded {
                 ),
             ));
         }
-        if kind == AssetKind::Embed {
-            self.check_embed_source(path, bytes, out);
-        }
+        self.check_copy_of_source(path, bytes, out);
     }
 
-    /// An embedded file must equal its source while the source exists.
-    fn check_embed_source(&self, path: &str, bytes: &[u8], out: &mut Vec<Problem>) {
+    /// A verbatim copy (an embedded file) must equal its source while the
+    /// source exists.
+    fn check_copy_of_source(&self, path: &str, bytes: &[u8], out: &mut Vec<Problem>) {
         let Some(source) = self.embed_sources.get(path) else {
             return;
         };
@@ -156,7 +151,7 @@ fn error_text(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::kind::ColorSpace;
+    use crate::format::kind::{AssetKind, ColorSpace};
     use crate::fragment::FragmentEntry;
 
     fn embed_fragment(path: &str, bytes: &[u8]) -> Fragment {
@@ -169,6 +164,7 @@ mod tests {
             }],
             files: vec![path.into()],
             hashes: vec![FileHash::of(path, bytes)],
+            copies: vec![path.into()],
         }
     }
 
@@ -186,10 +182,10 @@ mod tests {
         recorded.add(&embed_fragment("data/a.bin", b"v1"), Some(&input));
 
         let mut out = Vec::new();
-        recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
+        recorded.check_output("data/a.bin", b"v1", &mut out);
         assert!(out.is_empty(), "{out:?}");
 
-        recorded.check_output("data/a.bin", AssetKind::Embed, b"v2", &mut out);
+        recorded.check_output("data/a.bin", b"v2", &mut out);
         let text = messages(&out);
         assert_eq!(text.len(), 2, "{text:?}");
         assert!(text[0].starts_with("data/a.bin: changed since the build wrote it"));
@@ -197,7 +193,7 @@ mod tests {
 
         out.clear();
         std::fs::write(input.join("data/a.bin"), b"v3").unwrap();
-        recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
+        recorded.check_output("data/a.bin", b"v1", &mut out);
         let text = messages(&out);
         assert_eq!(
             text.len(),
@@ -208,8 +204,22 @@ mod tests {
 
         out.clear();
         std::fs::remove_file(input.join("data/a.bin")).unwrap();
-        recorded.check_output("data/a.bin", AssetKind::Embed, b"v1", &mut out);
+        recorded.check_output("data/a.bin", b"v1", &mut out);
         assert!(out.is_empty(), "a deleted source is not compared");
+    }
+
+    #[test]
+    fn only_verbatim_copies_are_compared_with_their_source() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("maps")).unwrap();
+        std::fs::write(dir.path().join("maps/a.tmj"), b"{}").unwrap();
+        let mut processed = embed_fragment("maps/a.tmj", b"binary");
+        processed.copies.clear();
+        let mut recorded = Recorded::default();
+        recorded.add(&processed, Some(dir.path()));
+        let mut out = Vec::new();
+        recorded.check_output("maps/a.tmj", b"binary", &mut out);
+        assert!(out.is_empty(), "{out:?}");
     }
 
     #[test]

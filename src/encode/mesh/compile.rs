@@ -63,6 +63,7 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
     Ok(Encoded {
         files,
         extra_inputs: imported.inputs,
+        copies_source: false,
     })
 }
 
