@@ -7,7 +7,7 @@
 //! atlas stay empty too, so no two glyphs touch and bilinear filtering at a
 //! glyph quad's edge never reads a neighbour.
 //!
-//! The atlas width is the smallest power of two (at least [`MIN_WIDTH`]) that
+//! The atlas width is the smallest power of two (at least 64) that
 //! is not below the widest rectangle and not below the square root of the
 //! total area, so atlases come out roughly square; the height is what the
 //! shelves use, rounded up to a multiple of 4. A shelf packer wastes a
