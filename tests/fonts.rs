@@ -94,7 +94,9 @@ fn a_font_and_an_image_of_one_name_build_side_by_side() {
     assert_eq!(
         outputs,
         [
+            "assets.h",
             "assets.hman",
+            "assets.rs",
             "ui/inter.font.ktx2",
             "ui/inter.hfont",
             "ui/inter.ktx2"

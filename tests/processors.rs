@@ -120,6 +120,7 @@ fn a_second_build_is_a_no_op_and_the_source_edit_reruns_its_edge_only() {
     assert_eq!(processed(&run), ["PROCESS upper assets/text/b.txt"]);
     assert!(
         run.edges().iter().all(|e| e.starts_with("PROCESS")
+            || e.starts_with("IDS")
             || e.starts_with("MANIFEST")
             || e.starts_with("PACK")),
         "{:?}",
@@ -202,7 +203,16 @@ fn processors_win_over_embed_and_the_built_in_suffixes() {
     p.build(&[]);
     let tree = p.tree("runtime");
     let names: Vec<&str> = tree.keys().map(String::as_str).collect();
-    assert_eq!(names, ["assets.hman", "raw/notes.txt", "raw/pic.bin"]);
+    assert_eq!(
+        names,
+        [
+            "assets.h",
+            "assets.hman",
+            "assets.rs",
+            "raw/notes.txt",
+            "raw/pic.bin"
+        ]
+    );
     assert_eq!(
         tree["raw/pic.bin"],
         fs::read(p.path("assets/raw/pic.png")).unwrap()

@@ -187,6 +187,7 @@ fn editing_an_include_rebuilds_only_its_shader_and_the_link() {
     assert_eq!(
         sorted_edges(&run),
         [
+            "IDS runtime/assets.h runtime/assets.rs",
             "MANIFEST runtime/assets.hman",
             "PACK runtime.hpack",
             "SHADER assets/fx/Bloom.shader"
@@ -218,6 +219,7 @@ fn editing_an_include_rebuilds_only_its_shader_and_the_link() {
     assert_eq!(
         sorted_edges(&run),
         [
+            "IDS runtime/assets.h runtime/assets.rs",
             "MANIFEST runtime/assets.hman",
             "PACK runtime.hpack",
             "SHADER assets/fx/Post.shader"
