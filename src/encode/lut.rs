@@ -46,8 +46,8 @@
 
 use half::f16;
 
-use super::texture::{supercompress, supercompression_scheme};
-use crate::format::ktx2::{Ktx2Image, Ktx2Level, TexelFormat, write_ktx2};
+use super::texture::write_supercompressed;
+use crate::format::ktx2::{Ktx2Image, TexelFormat};
 
 /// The smallest `LUT_3D_SIZE` accepted: two points per axis.
 pub const MIN_SIZE: u32 = 2;
@@ -225,21 +225,18 @@ pub fn encode_lut(source: &[u8], zstd_level: i32) -> Result<Vec<u8>, LutError> {
     })?;
     let lut = parse_cube(text)?;
     let texels = rgba16f_texels(&lut.entries);
-    let stored = supercompress(&texels, zstd_level).map_err(LutError::Compress)?;
-    Ok(write_ktx2(&Ktx2Image {
+    let layout = Ktx2Image {
         format: TexelFormat::Rgba16Float,
         width: lut.size,
         height: lut.size,
         depth: lut.size,
         layers: 0,
         faces: 1,
-        supercompression: supercompression_scheme(zstd_level),
+        supercompression: 0,
         swizzle: None,
-        levels: &[Ktx2Level {
-            data: &stored,
-            uncompressed_len: texels.len() as u64,
-        }],
-    }))
+        levels: &[],
+    };
+    write_supercompressed(layout, &[texels], zstd_level).map_err(|(_, e)| LutError::Compress(e))
 }
 
 /// Parses the text of a `.cube` 3D LUT (a leading byte order mark is skipped).

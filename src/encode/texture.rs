@@ -150,23 +150,7 @@ pub fn encode_images(
             (format, encoded.levels)
         }
     };
-    let stored = levels
-        .iter()
-        .enumerate()
-        .map(|(level, data)| {
-            supercompress(data, options.zstd_level)
-                .map_err(|source| TextureError::Compress { level, source })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let level_table: Vec<Ktx2Level> = stored
-        .iter()
-        .zip(&levels)
-        .map(|(data, raw)| Ktx2Level {
-            data,
-            uncompressed_len: raw.len() as u64,
-        })
-        .collect();
-    Ok(write_ktx2(&Ktx2Image {
+    let layout = Ktx2Image {
         format,
         width,
         height,
@@ -177,10 +161,12 @@ pub fn encode_images(
             0
         },
         faces: if shape == Shape::Cube { 6 } else { 1 },
-        supercompression: supercompression_scheme(options.zstd_level),
+        supercompression: 0,
         swizzle: options.mode.swizzle(),
-        levels: &level_table,
-    }))
+        levels: &[],
+    };
+    write_supercompressed(layout, &levels, options.zstd_level)
+        .map_err(|(level, source)| TextureError::Compress { level, source })
 }
 
 /// The size of mip `level` of `image`.
@@ -203,9 +189,38 @@ fn raw_levels(chains: &[Vec<Rgba8Image>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Writes a KTX2 file whose `levels` (raw, level 0 first) are stored by
+/// [`supercompress`]; `layout` gives everything else, and its
+/// `supercompression` and `levels` are filled in here. A failure names the
+/// level that Zstandard refused.
+pub fn write_supercompressed(
+    layout: Ktx2Image<'_>,
+    levels: &[Vec<u8>],
+    zstd_level: i32,
+) -> Result<Vec<u8>, (usize, std::io::Error)> {
+    let stored = levels
+        .iter()
+        .enumerate()
+        .map(|(level, data)| supercompress(data, zstd_level).map_err(|e| (level, e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let table: Vec<Ktx2Level> = stored
+        .iter()
+        .zip(levels)
+        .map(|(data, raw)| Ktx2Level {
+            data,
+            uncompressed_len: raw.len() as u64,
+        })
+        .collect();
+    Ok(write_ktx2(&Ktx2Image {
+        supercompression: supercompression_scheme(zstd_level),
+        levels: &table,
+        ..layout
+    }))
+}
+
 /// A level as stored: one Zstandard frame, or the data itself when
 /// `zstd_level` is 0 (see [`supercompression_scheme`]).
-pub fn supercompress(data: &[u8], zstd_level: i32) -> std::io::Result<Cow<'_, [u8]>> {
+fn supercompress(data: &[u8], zstd_level: i32) -> std::io::Result<Cow<'_, [u8]>> {
     if zstd_level == 0 {
         return Ok(Cow::Borrowed(data));
     }
@@ -213,7 +228,7 @@ pub fn supercompress(data: &[u8], zstd_level: i32) -> std::io::Result<Cow<'_, [u
 }
 
 /// The KTX2 supercompression scheme of levels stored by [`supercompress`].
-pub fn supercompression_scheme(zstd_level: i32) -> u32 {
+fn supercompression_scheme(zstd_level: i32) -> u32 {
     if zstd_level == 0 {
         SUPERCOMPRESSION_NONE
     } else {

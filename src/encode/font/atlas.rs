@@ -19,8 +19,8 @@ use super::raster::GlyphField;
 use crate::config::FontMode;
 use crate::encode::image::Rgba8Image;
 use crate::encode::mips::{mip_level_count, mip_levels};
-use crate::encode::texture::{TextureMode, supercompress, supercompression_scheme};
-use crate::format::ktx2::{Ktx2Image, Ktx2Level, TexelFormat, write_ktx2};
+use crate::encode::texture::{TextureMode, write_supercompressed};
+use crate::format::ktx2::{Ktx2Image, TexelFormat};
 
 /// Copies every field to its packed position in a `packing`-sized image.
 /// `fields` and `packing.positions` are parallel.
@@ -58,29 +58,18 @@ pub fn atlas_ktx2(image: &Rgba8Image, mode: FontMode, zstd_level: i32) -> std::i
             chain.into_iter().map(|level| level.pixels).collect(),
         ),
     };
-    let stored = levels
-        .iter()
-        .map(|level| supercompress(level, zstd_level))
-        .collect::<std::io::Result<Vec<_>>>()?;
-    let table: Vec<Ktx2Level> = stored
-        .iter()
-        .zip(&levels)
-        .map(|(data, raw)| Ktx2Level {
-            data,
-            uncompressed_len: raw.len() as u64,
-        })
-        .collect();
-    Ok(write_ktx2(&Ktx2Image {
+    let layout = Ktx2Image {
         format,
         width: image.width,
         height: image.height,
         depth: 0,
         layers: 0,
         faces: 1,
-        supercompression: supercompression_scheme(zstd_level),
+        supercompression: 0,
         swizzle: None,
-        levels: &table,
-    }))
+        levels: &[],
+    };
+    write_supercompressed(layout, &levels, zstd_level).map_err(|(_, e)| e)
 }
 
 /// The first byte of every RGBA texel.
