@@ -97,6 +97,22 @@ fn names_ninja_cannot_express_are_refused_at_configure() {
 }
 
 #[test]
+fn names_a_depfile_cannot_carry_are_refused_at_configure() {
+    // Ninja 1.11 splits a depfile name at `?` (and `"`, `&`, `'`, `*`, ...),
+    // so such an edge would never become clean: refuse it up front.
+    let p = Project::new(&format!("{CONFIG}embed: [\"data/*\"]\n"));
+    p.write("assets/data/why?.txt", b"x");
+    let run = p.assetc(&["configure"]);
+    assert!(!run.ok);
+    assert!(
+        run.stderr.contains("why?.txt") && run.stderr.contains("'?'"),
+        "{}",
+        run.stderr
+    );
+    assert!(!p.path("build.ninja").exists());
+}
+
+#[test]
 fn two_sources_with_one_output_are_refused() {
     let p = Project::new(CONFIG);
     p.png("assets/logo.png", 2, 2, 1);

@@ -9,7 +9,11 @@
 //! Some names cannot be expressed at all: Ninja has no escape for `|` in a path
 //! and none for a line break, and NUL cannot reach a file system. Depfiles cannot
 //! say a backslash before a space unambiguously either, so we refuse backslashes
-//! too. [`check_expressible`] reports those before anything is written.
+//! too. Ninja's depfile reader (1.11, our minimum) also takes none of
+//! `" & ' * ; < > ? ^` and the backquote as part of a name, nor any escape of
+//! them: it splits the name there, so the edge never becomes clean (1.13 still
+//! splits at `* ; < > ^` and the backquote). [`check_expressible`] reports all
+//! of those before anything is written.
 
 use std::fmt::Write as _;
 
@@ -20,6 +24,16 @@ const INEXPRESSIBLE: &[(char, &str)] = &[
     ('\r', "a carriage return"),
     ('\0', "a NUL byte"),
     ('\\', "a backslash"),
+    ('"', "a double quote"),
+    ('&', "'&'"),
+    ('\'', "a single quote"),
+    ('*', "'*'"),
+    (';', "';'"),
+    ('<', "'<'"),
+    ('>', "'>'"),
+    ('?', "'?'"),
+    ('^', "'^'"),
+    ('`', "a backquote"),
 ];
 
 /// Returns a description of the first character in `name` that Ninja cannot
@@ -192,6 +206,8 @@ mod tests {
         assert_eq!(check_expressible("a|b"), Some("'|'"));
         assert_eq!(check_expressible("a\nb"), Some("a line break"));
         assert_eq!(check_expressible("dir\\x"), Some("a backslash"));
+        assert_eq!(check_expressible("what?.png"), Some("'?'"));
+        assert_eq!(check_expressible("it's.png"), Some("a single quote"));
         assert_eq!(check_expressible("fine name: $#.png"), None);
     }
 
