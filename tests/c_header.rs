@@ -166,18 +166,13 @@ fn assert_same_lines(what: &str, actual: &str, expected: &str) {
 // The demo pack.
 // ---------------------------------------------------------------------------
 
-/// The demo project built with `--pack`, and the path of its pack.
+/// The demo project built with `--pack`, and the path of its single pack
+/// (the demo's named packs sit beside it).
 fn demo_pack() -> (Project, PathBuf) {
     let project = Project::demo();
     project.build(&["--pack"]);
-    let packs: Vec<PathBuf> = walkdir::WalkDir::new(project.path("runtime"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|entry| entry.into_path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "hpack"))
-        .collect();
-    assert_eq!(packs.len(), 1, "expected one .hpack, found {packs:?}");
-    let pack = packs.into_iter().next().unwrap_or_default();
+    let pack = project.path("runtime/desktop.hpack");
+    assert!(pack.is_file(), "{} missing", pack.display());
     (project, pack)
 }
 
