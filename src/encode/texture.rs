@@ -189,8 +189,9 @@ fn raw_levels(chains: &[Vec<Rgba8Image>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Writes a KTX2 file whose `levels` (raw, level 0 first) are stored by
-/// [`supercompress`]; `layout` gives everything else, and its
+/// Writes a KTX2 file whose `levels` (raw, level 0 first) are each stored as
+/// one Zstandard frame, or as they are when `zstd_level` is 0; `layout` gives
+/// everything else, and its
 /// `supercompression` and `levels` are filled in here. A failure names the
 /// level that Zstandard refused.
 pub fn write_supercompressed(
