@@ -249,6 +249,33 @@ fn clean_builds_are_byte_identical_across_job_counts() {
 }
 
 #[test]
+fn the_demo_builds_byte_identical_at_one_and_two_jobs() {
+    // Every kind at once: UASTC and raw textures, a cube map, an array, a LUT,
+    // meshes with skins, a font atlas, shaders, a processor's output, embeds,
+    // the id files and three packs.
+    let trees = ["-j1", "-j2"].map(|jobs| {
+        let p = Project::demo();
+        p.assetc(&["configure", "--pack"]).expect_ok("configure");
+        p.ninja(&[jobs]).expect_ok("ninja");
+        p.tree("runtime")
+    });
+    let names: Vec<&str> = trees[0].keys().map(String::as_str).collect();
+    for expected in [
+        "desktop.hpack",
+        "desktop.preload.hpack",
+        "desktop.level1.hpack",
+        "desktop/assets.h",
+        "desktop/assets.rs",
+        "desktop/fonts/DejaVuSans-Latin1.font.ktx2",
+        "desktop/shaders/Lit/vertex.spv",
+        "desktop/data/maps/level1.tmap",
+    ] {
+        assert!(names.contains(&expected), "{expected} not built: {names:?}");
+    }
+    assert_eq!(trees[0], trees[1]);
+}
+
+#[test]
 fn awkward_names_build_and_stay_clean() {
     let p = Project::new(CONFIG);
     p.png("assets/my textures/stone wall.png", 4, 4, 5);
