@@ -257,7 +257,9 @@ fn check_kind(kind: AssetKind, bytes: &[u8]) -> Result<(), String> {
         AssetKind::Animation => hanim::validate(bytes),
         AssetKind::Font => hfont::validate(bytes),
         AssetKind::Shader => {
-            return shader::validate_spirv(bytes).map_err(|what| format!("its output {what}"));
+            return shader::validate_spirv(bytes)
+                .map(drop)
+                .map_err(|what| format!("its output {what}"));
         }
         AssetKind::Embed => return Ok(()),
     };

@@ -152,7 +152,7 @@ pub fn type_name(details: &Details) -> &'static str {
         Details::Texture(_) => "texture",
         Details::Font(_) => "font",
         Details::Pack(_) => "pack",
-        Details::Shader => "shader",
+        Details::Shader(_) => "shader",
         Details::Embed => "embed",
         Details::Other => "other",
         Details::Invalid { .. } => "invalid",
@@ -183,7 +183,7 @@ fn totals(files: &[FileReport]) -> Totals {
             Details::Texture(x) => t.texels = t.texels.saturating_add(x.texels),
             Details::Font(f) => t.glyphs += f.glyphs,
             Details::Invalid { .. } => t.invalid += 1,
-            Details::Pack(_) | Details::Shader | Details::Embed | Details::Other => {}
+            Details::Pack(_) | Details::Shader(_) | Details::Embed | Details::Other => {}
         }
     }
     t
@@ -340,7 +340,8 @@ fn describe(details: &Details) -> String {
             count(p.entries, "entry", "entries"),
             human_bytes(p.payload)
         ),
-        Details::Shader | Details::Embed | Details::Other => String::new(),
+        Details::Shader(s) => format!("SPIR-V {}, {}", s.spirv, s.entry_points.join(", ")),
+        Details::Embed | Details::Other => String::new(),
         Details::Invalid { format, error } => format!("not a valid {format} file: {error}"),
     }
 }

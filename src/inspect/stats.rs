@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::hex_id;
+use crate::encode::shader::validate_spirv;
 use crate::format::bytes::AlignedBytes;
 use crate::format::error::{FormatError, FormatResult};
 use crate::format::kind::{AssetKind, ColorSpace};
@@ -48,7 +49,7 @@ pub enum Details {
     /// A `.ktx2` (textures, cubemaps, arrays, LUTs).
     Texture(TextureStats),
     /// A compiled shader the manifest lists.
-    Shader,
+    Shader(ShaderStats),
     /// A file copied verbatim that the manifest lists.
     Embed,
     /// Any other file.
@@ -155,6 +156,15 @@ pub struct ClipStats {
     pub keys: u64,
 }
 
+/// A SPIR-V module's header version and entry points.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ShaderStats {
+    /// The SPIR-V version, e.g. `1.0`.
+    pub spirv: String,
+    /// Every entry point as `<stage> <name>`, e.g. `vertex main`.
+    pub entry_points: Vec<String>,
+}
+
 /// A font's glyph table.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FontStats {
@@ -221,7 +231,7 @@ pub fn analyse(path: &str, bytes: &[u8], listed: Option<AssetKind>) -> FileRepor
             format: expected.name(),
             error: e.to_string(),
         }),
-        (None, Some(AssetKind::Shader)) => Details::Shader,
+        (None, Some(AssetKind::Shader)) => shader_details(bytes),
         (None, Some(AssetKind::Embed)) => Details::Embed,
         (None, _) => Details::Other,
     };
@@ -229,6 +239,24 @@ pub fn analyse(path: &str, bytes: &[u8], listed: Option<AssetKind>) -> FileRepor
         path: path.to_owned(),
         bytes: bytes.len() as u64,
         details,
+    }
+}
+
+/// A listed shader's figures, or why naga refuses it.
+fn shader_details(bytes: &[u8]) -> Details {
+    match validate_spirv(bytes) {
+        Ok(summary) => Details::Shader(ShaderStats {
+            spirv: format!("{}.{}", summary.version.0, summary.version.1),
+            entry_points: summary
+                .entry_points
+                .iter()
+                .map(|(stage, name)| format!("{stage} {name}"))
+                .collect(),
+        }),
+        Err(what) => Details::Invalid {
+            format: "SPIR-V",
+            error: what,
+        },
     }
 }
 
@@ -496,7 +524,28 @@ mod tests {
     fn the_manifest_names_files_of_no_format_of_ours() {
         let kind = |listed| type_name(&analyse("data/level.json", b"{}", listed).details);
         assert_eq!(kind(Some(AssetKind::Embed)), "embed");
-        assert_eq!(kind(Some(AssetKind::Shader)), "shader");
         assert_eq!(kind(None), "other");
+        let not_spirv = analyse("fx/a.spv", b"{}", Some(AssetKind::Shader)).details;
+        assert!(
+            matches!(&not_spirv, Details::Invalid { format: "SPIR-V", error } if error.contains("shorter")),
+            "{not_spirv:?}"
+        );
+    }
+
+    #[test]
+    fn shaders_report_their_version_and_entry_points() {
+        let source = "@fragment fn fsMain() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }";
+        let module = naga::front::wgsl::parse_str(source).unwrap();
+        let info = crate::encode::shader::compile::validator()
+            .validate(&module)
+            .unwrap();
+        let words = naga::back::spv::write_vec(&module, &info, &Default::default(), None).unwrap();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let Details::Shader(stats) = analyse("fx/fs.spv", &bytes, Some(AssetKind::Shader)).details
+        else {
+            panic!("not a shader");
+        };
+        assert_eq!(stats.entry_points, ["fragment fsMain"]);
+        assert!(stats.spirv.starts_with("1."), "{}", stats.spirv);
     }
 }

@@ -31,7 +31,7 @@ use diagnostic::{Diagnostic, ShaderError};
 use include::{Expanded, Sources, expand};
 use sources::{FileRole, FolderFile};
 
-pub use spirv::validate_spirv;
+pub use spirv::{SpirvSummary, validate_spirv};
 
 /// One `.spv` the folder produces.
 #[derive(Debug, Clone)]

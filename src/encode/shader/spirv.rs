@@ -8,6 +8,7 @@ use naga::front::spv;
 
 use super::compile::validator;
 use super::diagnostic::message_with_causes;
+use super::naming::stage_name;
 
 /// The first word of every SPIR-V module, as little-endian bytes.
 pub const MAGIC: [u8; 4] = [0x03, 0x02, 0x23, 0x07];
@@ -15,9 +16,19 @@ pub const MAGIC: [u8; 4] = [0x03, 0x02, 0x23, 0x07];
 /// The size of the SPIR-V header: magic, version, generator, bound, schema.
 const HEADER_BYTES: usize = 20;
 
-/// Checks that `bytes` is a SPIR-V module that naga parses and validates; the
-/// error says what is wrong.
-pub fn validate_spirv(bytes: &[u8]) -> Result<(), String> {
+/// What a valid module holds, for reports such as `assetc info`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpirvSummary {
+    /// The SPIR-V version of the header, major and minor.
+    pub version: (u8, u8),
+    /// Every entry point as its stage name and its own name, e.g.
+    /// `("vertex", "main")`, in module order.
+    pub entry_points: Vec<(&'static str, String)>,
+}
+
+/// Checks that `bytes` is a SPIR-V module that naga parses and validates, and
+/// says what it holds; the error says what is wrong.
+pub fn validate_spirv(bytes: &[u8]) -> Result<SpirvSummary, String> {
     if bytes.len() < HEADER_BYTES {
         return Err(format!(
             "is {} bytes, shorter than the {HEADER_BYTES}-byte SPIR-V header",
@@ -48,7 +59,19 @@ pub fn validate_spirv(bytes: &[u8]) -> Result<(), String> {
     validator()
         .validate(&module)
         .map_err(|error| format!("invalid SPIR-V: {}", message_with_causes(error.as_inner())))?;
-    Ok(())
+    // The version word is 0x00MMmm00, little-endian (length checked above).
+    let version = match bytes.get(5..7) {
+        Some(&[minor, major]) => (major, minor),
+        _ => (0, 0),
+    };
+    Ok(SpirvSummary {
+        version,
+        entry_points: module
+            .entry_points
+            .iter()
+            .map(|entry| (stage_name(entry.stage), entry.name.clone()))
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -86,7 +109,8 @@ mod tests {
     #[test]
     fn a_whole_module_passes_and_a_truncated_one_does_not() {
         let bytes = module();
-        assert_eq!(validate_spirv(&bytes), Ok(()));
+        let summary = validate_spirv(&bytes).unwrap();
+        assert_eq!(summary.entry_points, [("compute", "main".to_string())]);
         let truncated = &bytes[..bytes.len() - 8];
         let what = validate_spirv(truncated).unwrap_err();
         assert!(what.contains("cannot parse SPIR-V"), "{what}");

@@ -48,7 +48,12 @@ fn a_glsl_pair_compiles_per_stage_and_its_include_is_not_compiled() {
     assert_eq!(names(&compiled), ["fragment", "vertex"]);
     for module in &compiled.modules {
         assert_eq!(module.bytes[..4], spirv::MAGIC);
-        assert_eq!(validate_spirv(&module.bytes), Ok(()));
+        let summary = validate_spirv(&module.bytes).unwrap();
+        assert_eq!(summary.version, (1, 0));
+        assert_eq!(
+            summary.entry_points,
+            [(module.name.as_str(), "main".to_string())]
+        );
     }
     let inputs: Vec<String> = compiled
         .inputs
