@@ -347,10 +347,7 @@ fn the_tiled_example_converts_the_map_and_tracks_its_tileset() {
 
 /// Runs configure on `config` and returns its standard error.
 fn configure_error(config: &str) -> String {
-    let p = Project::new(config);
-    let run = p.assetc(&["configure"]);
-    assert!(!run.ok, "configure must fail for:\n{config}");
-    run.stderr
+    Project::new(config).configure_error()
 }
 
 #[test]

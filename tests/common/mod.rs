@@ -134,6 +134,16 @@ impl Project {
         self.ninja(&[]).expect_ok("ninja")
     }
 
+    /// Runs `assetc configure`, which must fail without writing `build.ninja`,
+    /// and returns its standard error.
+    pub fn configure_error(&self) -> String {
+        let run = self.assetc(&["configure"]);
+        let config = fs::read_to_string(self.path("assetc.yml")).unwrap_or_default();
+        assert!(!run.ok, "configure must fail for:\n{config}");
+        assert!(!self.path("build.ninja").exists());
+        run.stderr
+    }
+
     /// Asserts that `ninja -n` has nothing to do.
     pub fn assert_no_op(&self) {
         let run = self.ninja(&["-n", "-d", "explain"]).expect_ok("ninja -n");
