@@ -400,24 +400,14 @@ fn check_pack(
     };
     for entry in pack.iter() {
         let where_ = format!("{name}: {}", entry.path);
-        if entry.kind != PackKind::from_path(entry.path) {
-            problem(
-                problems,
-                where_.clone(),
-                "pack kind does not match the extension",
-            );
+        if let Some(fault) = pack_kind_fault(&entry) {
+            problem(problems, where_.clone(), fault);
         }
         if let Some(recorded) = recorded {
             recorded.check_pack_entry(&name, entry.path, pack.data(&entry), problems);
         }
-        match std::fs::read(root.join(entry.path)) {
-            Ok(disk) if disk == pack.data(&entry) => {}
-            Ok(_) => problem(
-                problems,
-                where_,
-                "differs from the file in the output folder",
-            ),
-            Err(_) => problem(problems, where_, "in the pack but not in the output folder"),
+        if let Some(fault) = pack_entry_disk_fault(root, &pack, &entry) {
+            problem(problems, where_, fault);
         }
     }
     let expected = listed.iter().map(String::as_str).chain([MANIFEST_FILE]);
@@ -425,6 +415,27 @@ fn check_pack(
         problem(problems, format!("{name}: {path}"), "missing from the pack");
     }
     Some(pack.len())
+}
+
+/// What is wrong with a pack entry's kind byte, if anything: it must be the
+/// kind its extension gives.
+pub(super) fn pack_kind_fault(entry: &hpack::PackEntry<'_>) -> Option<&'static str> {
+    (entry.kind != PackKind::from_path(entry.path))
+        .then_some("pack kind does not match the extension")
+}
+
+/// What is wrong with a pack entry against the output folder `root`, if
+/// anything: the folder's file of that path must hold the same bytes.
+pub(super) fn pack_entry_disk_fault(
+    root: &Path,
+    pack: &hpack::Pack<'_>,
+    entry: &hpack::PackEntry<'_>,
+) -> Option<&'static str> {
+    match std::fs::read(root.join(entry.path)) {
+        Ok(disk) if disk == pack.data(entry) => None,
+        Ok(_) => Some("differs from the file in the output folder"),
+        Err(_) => Some("in the pack but not in the output folder"),
+    }
 }
 
 #[cfg(test)]

@@ -18,11 +18,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::check::Problem;
+use super::check::{Problem, pack_entry_disk_fault, pack_kind_fault};
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::hman::{self, ManifestEntry};
 use crate::format::hpack::{self, Pack};
-use crate::format::kind::PackKind;
 use crate::fsutil::shown;
 
 /// The result of checking one named pack that parsed.
@@ -162,13 +161,12 @@ impl PackChecker<'_> {
             if !listed.contains(entry.path) {
                 self.report(entry.path, "in the pack but not in its manifest");
             }
-            if entry.kind != PackKind::from_path(entry.path) {
-                self.report(entry.path, "pack kind does not match the extension");
-            }
-            match std::fs::read(self.root.join(entry.path)) {
-                Ok(disk) if disk == pack.data(&entry) => {}
-                Ok(_) => self.report(entry.path, "differs from the file in the output folder"),
-                Err(_) => self.report(entry.path, "in the pack but not in the output folder"),
+            let faults = [
+                pack_kind_fault(&entry),
+                pack_entry_disk_fault(self.root, pack, &entry),
+            ];
+            for fault in faults.into_iter().flatten() {
+                self.report(entry.path, fault);
             }
         }
     }
@@ -179,7 +177,7 @@ mod tests {
     use super::*;
     use crate::format::hman::write_manifest;
     use crate::format::hpack::{PackItem, write_pack};
-    use crate::format::kind::{AssetKind, ColorSpace};
+    use crate::format::kind::{AssetKind, ColorSpace, PackKind};
 
     fn entry(path: &str) -> ManifestEntry {
         ManifestEntry {
