@@ -154,17 +154,16 @@ fn assert_lent_in_place(pack: &Pack<'_>, path: &str, file: &AssetFile<'_>) {
 }
 
 /// `target/<profile>/examples/load_pack`, next to this test's own binary
-/// (`target/<profile>/deps/engine-…`), built first if `cargo test` was told
-/// to build only this test.
+/// (`target/<profile>/deps/engine-…`). Cargo is asked to bring it up to date
+/// every time (a no-op when `cargo test --all-targets` built it), so a binary
+/// left from older sources is never run.
 fn load_pack_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
     let binary = profile_dir
         .join("examples")
         .join(format!("load_pack{}", std::env::consts::EXE_SUFFIX));
-    if !binary.is_file() {
-        build_example(profile_dir);
-    }
+    build_example(profile_dir);
     assert!(
         binary.is_file(),
         "no example binary at {}",
