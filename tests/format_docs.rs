@@ -609,6 +609,48 @@ fn every_table_names_a_known_layout() {
     }
 }
 
+/// The names of the public `#[repr(C)]` structs declared in `src/format/`.
+fn repr_c_structs_in_source() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/format");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut after_repr = false;
+        for line in text.lines().map(str::trim) {
+            if line == "#[repr(C)]" {
+                after_repr = true;
+            } else if after_repr && let Some(rest) = line.strip_prefix("pub struct ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                names.push(name);
+                after_repr = false;
+            } else if !line.starts_with("#[") {
+                after_repr = false;
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn every_repr_c_struct_of_src_format_is_in_the_checked_list() {
+    let checked: Vec<&str> = struct_layouts().iter().map(|(name, _, _)| *name).collect();
+    let declared = repr_c_structs_in_source();
+    assert!(declared.len() >= checked.len(), "found only {declared:?}");
+    for name in &declared {
+        assert!(
+            checked.contains(&name.as_str()),
+            "src/format declares the on-disk struct `{name}`: document it in \
+             docs/formats/ and add it to struct_layouts() in tests/format_docs.rs"
+        );
+    }
+}
+
 #[test]
 fn the_heading_and_row_parsers_accept_only_the_agreed_shape() {
     assert_eq!(
