@@ -210,8 +210,8 @@ set(_ASSETC_MODULE_FILE "${CMAKE_CURRENT_LIST_FILE}")
 
 # The assetc executable, by precedence: the ASSETC argument (an executable or
 # the folder holding it), ASSETC_ROOT (CMake or environment variable; the
-# folder or its bin/), then ASSETC_EXECUTABLE (cached; found on PATH and in
-# ~/.cargo/bin). assetc-encode and assetc-link must sit beside it, because
+# folder or its bin/, never anything else), then ASSETC_EXECUTABLE (cached;
+# found on PATH and in ~/.cargo/bin). assetc-encode and assetc-link must sit beside it, because
 # assetc writes their paths into build.ninja from its own folder.
 function(_assetc_find_executable out_var given)
   set(exe_name "assetc${CMAKE_EXECUTABLE_SUFFIX}")
@@ -227,18 +227,22 @@ function(_assetc_find_executable out_var given)
     if(root STREQUAL "" AND DEFINED ENV{ASSETC_ROOT})
       set(root "$ENV{ASSETC_ROOT}")
     endif()
-    if(NOT root STREQUAL "" AND NOT ASSETC_EXECUTABLE)
-      find_program(ASSETC_EXECUTABLE NAMES assetc PATHS "${root}" "${root}/bin" NO_DEFAULT_PATH
+    if(NOT root STREQUAL "")
+      cmake_path(ABSOLUTE_PATH root BASE_DIRECTORY "${CMAKE_BINARY_DIR}" NORMALIZE)
+      set(exe "${root}/${exe_name}")
+      if(NOT EXISTS "${exe}" AND EXISTS "${root}/bin/${exe_name}")
+        set(exe "${root}/bin/${exe_name}")
+      endif()
+    else()
+      find_program(ASSETC_EXECUTABLE NAMES assetc HINTS "$ENV{HOME}/.cargo/bin"
         DOC "The assetc executable (assetc-encode and assetc-link must be beside it)")
+      if(NOT ASSETC_EXECUTABLE)
+        message(FATAL_ERROR
+          "assetc_add_assets: cannot find assetc. Install it (`cargo install --path <assetc repo>`), "
+          "or pass ASSETC <folder or executable>, or set ASSETC_ROOT or ASSETC_EXECUTABLE.")
+      endif()
+      set(exe "${ASSETC_EXECUTABLE}")
     endif()
-    find_program(ASSETC_EXECUTABLE NAMES assetc HINTS "$ENV{HOME}/.cargo/bin"
-      DOC "The assetc executable (assetc-encode and assetc-link must be beside it)")
-    if(NOT ASSETC_EXECUTABLE)
-      message(FATAL_ERROR
-        "assetc_add_assets: cannot find assetc. Install it (`cargo install --path <assetc repo>`), "
-        "or pass ASSETC <folder or executable>, or set ASSETC_ROOT or ASSETC_EXECUTABLE.")
-    endif()
-    set(exe "${ASSETC_EXECUTABLE}")
   endif()
   if(NOT EXISTS "${exe}" OR IS_DIRECTORY "${exe}")
     message(FATAL_ERROR "assetc_add_assets: ${exe}: no assetc executable there")
@@ -285,6 +289,8 @@ function(_assetc_configure_now name exe config_file config_dir)
     ERROR_VARIABLE err)
   if(NOT status EQUAL 0)
     string(STRIP "${err}" err)
+    # Indented lines are printed as they are; CMake would re-wrap the others.
+    string(REPLACE "\n" "\n  " err "  ${err}")
     message(FATAL_ERROR "assetc_add_assets(${name}): `assetc configure` failed for ${config_file}:\n${err}")
   endif()
 endfunction()
