@@ -275,7 +275,20 @@ function(_assetc_find_ninja out_var)
     endif()
     set(ninja "${ASSETC_NINJA_EXECUTABLE}")
   endif()
+  _assetc_require_ninja_1_11("${ninja}")
   set(${out_var} "${ninja}" PARENT_SCOPE)
+endfunction()
+
+# The build step lists the graph's inputs with `ninja -t inputs`, which Ninja
+# gained in 1.11 (the graph itself needs only 1.10); older Ninjas stop here.
+function(_assetc_require_ninja_1_11 ninja)
+  execute_process(COMMAND "${ninja}" --version
+    OUTPUT_VARIABLE version OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed)
+  if(failed OR version VERSION_LESS 1.11)
+    message(FATAL_ERROR
+      "assetc_add_assets: ${ninja} is Ninja '${version}'; the CMake integration needs "
+      "Ninja 1.11 or newer (for `ninja -t inputs`). Set ASSETC_NINJA_EXECUTABLE to a newer one.")
+  endif()
 endfunction()
 
 # Runs `assetc configure <args>` now, at CMake configure time, so a broken
