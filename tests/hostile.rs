@@ -234,6 +234,8 @@ fn check_case(project: &Project, case: &Case) {
     }
     let left = outputs_of(project, &case.source);
     assert!(left.is_empty(), "{}: outputs left: {left:?}", case.source);
+    let fragment = project.path(&format!(".assetc/default/frag/{}.frag", case.source));
+    assert!(!fragment.exists(), "{}: fragment left", case.source);
 }
 
 /// A valid 8x8 RGBA PNG, the base of the corruption cases.
@@ -356,10 +358,18 @@ fn broken_glb_containers_are_refused() {
     let mut long_json = whole.clone();
     long_json[12..16].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
     let cases = vec![
-        Case::file("half.glb", &whole[..whole.len() / 2], &[]),
-        Case::file("header_only.glb", &whole[..12], &[]),
-        Case::file("long_bin.glb", long_bin, &["chunk"]),
-        Case::file("long_json.glb", long_json, &["chunk"]),
+        Case::file("half.glb", &whole[..whole.len() / 2], &["truncated GLB"]),
+        Case::file("header_only.glb", &whole[..12], &["truncated GLB"]),
+        Case::file(
+            "long_bin.glb",
+            long_bin,
+            &["chunk 1 (BIN)", "declares 2147483632 bytes"],
+        ),
+        Case::file(
+            "long_json.glb",
+            long_json,
+            &["chunk 0 (JSON)", "declares 4294967280 bytes"],
+        ),
     ];
     check_family(&cases);
 }
@@ -370,7 +380,7 @@ fn gltf_sizes_beyond_the_data_are_refused() {
         Case::file(
             "many.gltf",
             edited_gltf(|json| json["accessors"][0]["count"] = json!(4_000_000_000u64)),
-            &["accessors[0]"],
+            &["accessors[0]", "4000000000 elements"],
         ),
         Case::file(
             "long_buffer.gltf",
@@ -520,13 +530,25 @@ fn broken_fonts_are_refused() {
     let mut many_tables = font.clone();
     many_tables[4..6].copy_from_slice(&u16::MAX.to_be_bytes());
     let cases = vec![
-        Case::file("cut.ttf", &font[..font.len() / 2], &[]),
+        Case::file(
+            "cut.ttf",
+            &font[..font.len() / 2],
+            &["not a TrueType or OpenType font"],
+        ),
         Case::file("header.ttf", &font[..20], &[]),
         Case::file("no_glyphs.ttf", &font[..glyf_offset], &[]),
-        Case::file("far_table.ttf", far_table, &[]),
+        Case::file(
+            "far_table.ttf",
+            far_table,
+            &["'glyf' table", "runs past the end"],
+        ),
         Case::file("long_table.ttf", long_table, &[]),
         Case::file("many_tables.ttf", many_tables, &[]),
-        Case::file("text.otf", "not a font", &[]),
+        Case::file(
+            "text.otf",
+            "not a font",
+            &["not a TrueType or OpenType font"],
+        ),
     ];
     check_family(&cases);
 }
