@@ -6,6 +6,11 @@
 //! `*.shader/`), and steps around the output and build folders when they sit
 //! inside the input. Every folder it walks is remembered: the regeneration edge
 //! depends on them, so adding or deleting a source re-runs configure.
+//!
+//! Symbolic links are followed. A link that leads back to one of its own
+//! ancestors (a loop) and a link whose target is missing (dangling) stop
+//! configure with an error naming the link, rather than being skipped: a
+//! missing asset should be noticed before the build, not at run time.
 
 use std::path::{Path, PathBuf};
 
@@ -95,13 +100,26 @@ fn relative_name(input: &Path, path: &Path) -> Result<String, ConfigureError> {
 
 fn walk_error(input: &Path, error: walkdir::Error) -> ConfigureError {
     let path = error.path().unwrap_or(input).to_owned();
-    let what = match error.loop_ancestor() {
-        Some(ancestor) => format!("symbolic link loop back to {}", ancestor.display()),
-        None => "cannot be read".into(),
+    let what = match (error.loop_ancestor(), dangling_target(&path)) {
+        (Some(ancestor), _) => format!(
+            "symbolic link loop back to {}; remove the link or point it outside the input folder's ancestors",
+            ancestor.display()
+        ),
+        (None, Some(target)) => format!(
+            "dangling symbolic link to {} (its target does not exist)",
+            target.display()
+        ),
+        (None, None) => "cannot be read".into(),
     };
     ConfigureError::Walk {
         path,
         what,
         source: error.into_io_error(),
     }
+}
+
+/// The target of `path` when it is a symbolic link whose target is missing.
+fn dangling_target(path: &Path) -> Option<PathBuf> {
+    let target = std::fs::read_link(path).ok()?;
+    (!path.exists()).then_some(target)
 }

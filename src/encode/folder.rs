@@ -24,13 +24,7 @@ use crate::fsutil::{self, FileError};
 /// The cube map face names, in KTX 2.0 face order.
 pub const FACE_NAMES: [&str; 6] = ["px", "nx", "py", "ny", "pz", "nz"];
 
-/// The most layers a texture array may have: the `maxImageArrayLayers` that
-/// Vulkan desktop hardware reports at least.
-pub const MAX_LAYERS: usize = 2048;
-
-/// The most pixels a folder asset's images may hold together: 16384², the
-/// same 1 GiB of RGBA8 one image may take, so a job's memory stays bounded.
-pub const MAX_TOTAL_PIXELS: u64 = 16384 * 16384;
+pub use super::limits::{MAX_LAYERS, MAX_TOTAL_PIXELS};
 
 /// Image file extensions a folder asset may contain.
 const IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];

@@ -20,12 +20,8 @@ use zune_core::colorspace::ColorSpace;
 use zune_core::options::DecoderOptions;
 use zune_jpeg::JpegDecoder;
 
-/// Largest accepted width or height, in pixels.
-///
-/// 16384 is the largest 2D texture size Vulkan, D3D12 and Metal guarantee on
-/// desktop hardware; a texture of that size is 1 GiB as RGBA8, which also bounds
-/// what one encode job may allocate for the decoded image.
-pub const MAX_DIMENSION: u32 = 16384;
+use super::limits::MAX_DEFLATE_RATIO;
+pub use super::limits::MAX_DIMENSION;
 
 /// The signature every PNG file starts with.
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
@@ -164,7 +160,73 @@ fn check_png_header(bytes: &[u8]) -> Result<(), ImageError> {
     }
     let width = u32::from_be_bytes([ihdr[4], ihdr[5], ihdr[6], ihdr[7]]);
     let height = u32::from_be_bytes([ihdr[8], ihdr[9], ihdr[10], ihdr[11]]);
-    check_dimensions(ImageFormat::Png, width, height)
+    check_dimensions(ImageFormat::Png, width, height)?;
+    let Some(&[depth, colour_type]) = bytes.get(24..26) else {
+        return Ok(());
+    };
+    check_png_data_size(bytes, width, height, depth, colour_type)
+}
+
+/// Refuses a PNG whose `IDAT` chunks are too small to inflate to the image
+/// its header declares, even at deflate's best ratio
+/// ([`MAX_DEFLATE_RATIO`]), before any pixel buffer is allocated. Unknown
+/// colour types are left to the decoder.
+fn check_png_data_size(
+    bytes: &[u8],
+    width: u32,
+    height: u32,
+    depth: u8,
+    colour_type: u8,
+) -> Result<(), ImageError> {
+    let channels: u64 = match colour_type {
+        0 | 3 => 1,
+        2 => 3,
+        4 => 2,
+        6 => 4,
+        _ => return Ok(()),
+    };
+    // The samples alone, without the filter bytes: a lower bound for both
+    // plain and interlaced images.
+    let sample_bits = u64::from(width) * u64::from(height) * channels * u64::from(depth);
+    let needed = sample_bits.div_ceil(8).div_ceil(MAX_DEFLATE_RATIO);
+    let present = png_image_data_len(bytes);
+    if present >= needed {
+        return Ok(());
+    }
+    Err(ImageError::Corrupt {
+        format: ImageFormat::Png,
+        message: format!(
+            "its IDAT chunks hold {present} bytes, but a {width}x{height} image needs at least \
+             {needed} even at deflate's best ratio ({MAX_DEFLATE_RATIO}:1)"
+        ),
+        offset: None,
+    })
+}
+
+/// The bytes of image data in the `IDAT` chunks present in a PNG file, as
+/// their length fields say (cut short at the end of a truncated file).
+fn png_image_data_len(bytes: &[u8]) -> u64 {
+    let mut total = 0;
+    let mut position = PNG_SIGNATURE.len();
+    while let Some(header) = bytes.get(position..position + 8) {
+        let length = u64::from(u32::from_be_bytes([
+            header[0], header[1], header[2], header[3],
+        ]));
+        let available = (bytes.len() - position - 8) as u64;
+        match &header[4..] {
+            b"IDAT" => total += length.min(available),
+            b"IEND" => break,
+            _ => {}
+        }
+        let Some(next) = usize::try_from(length)
+            .ok()
+            .and_then(|length| position.checked_add(12 + length))
+        else {
+            break;
+        };
+        position = next;
+    }
+    total
 }
 
 /// A PNG decoding failure, before the decoder's read position is attached.
@@ -286,13 +348,14 @@ fn jpeg_error(error: zune_jpeg::errors::DecodeErrors) -> ImageError {
 /// Walks the JPEG's marker segments and entropy-coded scans from the start of
 /// image to the end-of-image marker, so that a file cut short is an error:
 /// `zune-jpeg` pads a truncated scan with grey instead of failing.
-fn check_jpeg_structure(bytes: &[u8]) -> Result<(), ImageError> {
+fn check_jpeg_structure(bytes: &[u8]) -> Result<JpegLayout, ImageError> {
     let fail = |offset: usize, message: &str| ImageError::Corrupt {
         format: ImageFormat::Jpeg,
         message: message.to_owned(),
         offset: Some(offset as u64),
     };
     let truncated = || fail(bytes.len(), "the file ends before its end-of-image marker");
+    let mut layout = JpegLayout::default();
     let mut position = 2; // after the start-of-image marker
     loop {
         if *bytes.get(position).ok_or_else(truncated)? != 0xFF {
@@ -305,7 +368,7 @@ fn check_jpeg_structure(bytes: &[u8]) -> Result<(), ImageError> {
         let marker = *bytes.get(position + 1).ok_or_else(truncated)?;
         position += 2;
         match marker {
-            JPEG_END_OF_IMAGE => return Ok(()),
+            JPEG_END_OF_IMAGE => return Ok(layout),
             0x01 | 0xD0..=0xD7 => continue, // markers without a payload
             _ => {}
         }
@@ -314,11 +377,77 @@ fn check_jpeg_structure(bytes: &[u8]) -> Result<(), ImageError> {
         if length < 2 {
             return Err(fail(position, "marker segment length below 2"));
         }
+        if is_start_of_frame(marker) {
+            layout.frame.get_or_insert(position + 2);
+        }
         position += length;
         if marker == JPEG_START_OF_SCAN {
+            let data_start = position;
             position = skip_entropy_coded_data(bytes, position).ok_or_else(truncated)?;
+            layout.entropy_bytes += (position - data_start) as u64;
         }
     }
+}
+
+/// What [`check_jpeg_structure`] learns on its walk.
+#[derive(Debug, Default)]
+struct JpegLayout {
+    /// Where the first frame header's payload (after its length) starts.
+    frame: Option<usize>,
+    /// The bytes of entropy-coded data in all scans together.
+    entropy_bytes: u64,
+}
+
+/// Whether `marker` starts a frame (`SOF0` to `SOF15`, which leave out the
+/// `DHT`, `JPG` and `DAC` codes among them).
+fn is_start_of_frame(marker: u8) -> bool {
+    matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC)
+}
+
+/// Refuses a JPEG whose scans are too short to code the image its frame
+/// header declares, before the decoder allocates the pixels: every 8x8
+/// block of every component needs at least one bit for its DC coefficient,
+/// so the scans hold at least one bit per block of the most finely sampled
+/// component.
+fn check_jpeg_data_size(bytes: &[u8], layout: &JpegLayout) -> Result<(), ImageError> {
+    let Some(frame) = layout.frame.and_then(|start| bytes.get(start..)) else {
+        return Ok(());
+    };
+    let [_, height_hi, height_lo, width_hi, width_lo, count, ..] = *frame else {
+        return Ok(());
+    };
+    let width = u64::from(u16::from_be_bytes([width_hi, width_lo]));
+    let height = u64::from(u16::from_be_bytes([height_hi, height_lo]));
+    let factors: Vec<(u64, u64)> = frame
+        .get(6..6 + 3 * usize::from(count))
+        .unwrap_or_default()
+        .chunks_exact(3)
+        .map(|component| (u64::from(component[1] >> 4), u64::from(component[1] & 15)))
+        .collect();
+    let max_h = factors.iter().map(|f| f.0).max().unwrap_or(1).max(1);
+    let max_v = factors.iter().map(|f| f.1).max().unwrap_or(1).max(1);
+    let blocks = factors
+        .iter()
+        .map(|&(h, v)| {
+            let columns = (width * h).div_ceil(max_h).div_ceil(8);
+            let rows = (height * v).div_ceil(max_v).div_ceil(8);
+            columns * rows
+        })
+        .max()
+        .unwrap_or(0);
+    let needed = blocks.div_ceil(8);
+    if layout.entropy_bytes >= needed {
+        return Ok(());
+    }
+    Err(ImageError::Corrupt {
+        format: ImageFormat::Jpeg,
+        message: format!(
+            "its scans hold {} bytes, but a {width}x{height} image needs at least {needed} \
+             (one bit per 8x8 block)",
+            layout.entropy_bytes
+        ),
+        offset: None,
+    })
 }
 
 /// The JPEG end-of-image marker code.
@@ -347,7 +476,7 @@ fn skip_entropy_coded_data(bytes: &[u8], mut position: usize) -> Option<usize> {
 
 /// Decodes a JPEG file to RGBA8.
 fn decode_jpeg(bytes: &[u8]) -> Result<Rgba8Image, ImageError> {
-    check_jpeg_structure(bytes)?;
+    let layout = check_jpeg_structure(bytes)?;
     // JPEG sizes are 16-bit; let our own limit, not the decoder's, reject them.
     let options = DecoderOptions::default()
         .set_strict_mode(true)
@@ -361,6 +490,7 @@ fn decode_jpeg(bytes: &[u8]) -> Result<Rgba8Image, ImageError> {
         .ok_or_else(|| jpeg_error("no frame header".into()))?;
     let (width, height) = (width as u32, height as u32);
     check_dimensions(ImageFormat::Jpeg, width, height)?;
+    check_jpeg_data_size(bytes, &layout)?;
     let samples = decoder.decode().map_err(jpeg_error)?;
     let pixels = match decoder.get_output_colorspace() {
         Some(ColorSpace::RGBA) => samples,
@@ -1118,5 +1248,49 @@ mod tests {
             ),
             "{error}"
         );
+    }
+
+    /// A PNG signature, an `IHDR` for `width`x`height` at `depth` bits and
+    /// `colour_type`, and one `IDAT` of `data_len` bytes (CRCs left zero:
+    /// only the size check reads these files).
+    fn sized_png(width: u32, height: u32, depth: u8, colour_type: u8, data_len: usize) -> Vec<u8> {
+        let mut file = PNG_SIGNATURE.to_vec();
+        file.extend(13u32.to_be_bytes());
+        file.extend(b"IHDR");
+        file.extend(width.to_be_bytes());
+        file.extend(height.to_be_bytes());
+        file.extend([depth, colour_type, 0, 0, 0, 0, 0, 0, 0]);
+        file.extend((data_len as u32).to_be_bytes());
+        file.extend(b"IDAT");
+        file.extend(vec![0; data_len + 4]);
+        file.extend([0, 0, 0, 0]);
+        file.extend(b"IEND");
+        file
+    }
+
+    #[test]
+    fn png_data_may_be_exactly_the_deflate_bound_and_no_smaller() {
+        // 1032x8 gray at 8 bits is 8256 sample bytes: at least 8 IDAT bytes.
+        assert!(check_png_header(&sized_png(1032, 8, 8, 0, 8)).is_ok());
+        let error = check_png_header(&sized_png(1032, 8, 8, 0, 7)).unwrap_err();
+        assert!(error.to_string().contains("hold 7 bytes"), "{error}");
+        assert!(error.to_string().contains("at least 8"), "{error}");
+        // 16-bit RGBA at the size limit needs 2 GiB / 1032 bytes.
+        let error = check_png_header(&sized_png(16384, 16384, 16, 6, 1000)).unwrap_err();
+        assert!(error.to_string().contains("at least 2080896"), "{error}");
+    }
+
+    #[test]
+    fn jpeg_scans_may_be_exactly_one_bit_per_block_and_no_smaller() {
+        // 64x64 gray is 64 blocks: at least 8 bytes of scan data.
+        let file = flat_block_jpeg(64, 64, &[vec![128; 64]]);
+        let layout = |entropy_bytes| JpegLayout {
+            frame: check_jpeg_structure(&file).unwrap().frame,
+            entropy_bytes,
+        };
+        assert!(check_jpeg_data_size(&file, &layout(8)).is_ok());
+        let error = check_jpeg_data_size(&file, &layout(7)).unwrap_err();
+        assert!(error.to_string().contains("hold 7 bytes"), "{error}");
+        assert!(error.to_string().contains("at least 8"), "{error}");
     }
 }

@@ -49,11 +49,7 @@ use half::f16;
 use super::texture::write_supercompressed;
 use crate::format::ktx2::{Ktx2Image, TexelFormat};
 
-/// The smallest `LUT_3D_SIZE` accepted: two points per axis.
-pub const MIN_SIZE: u32 = 2;
-
-/// The largest `LUT_3D_SIZE` accepted, as in the `.cube` specification.
-pub const MAX_SIZE: u32 = 256;
+pub use super::limits::{LUT_MAX_SIZE as MAX_SIZE, LUT_MIN_SIZE as MIN_SIZE};
 
 /// The shortest possible data line, newline included (`0 0 0\n`); bounds the
 /// number of entries a file of a given length can hold.

@@ -11,6 +11,7 @@ pub mod folder;
 pub mod font;
 pub mod image;
 pub mod job;
+pub mod limits;
 pub mod lut;
 pub mod mesh;
 pub mod mips;

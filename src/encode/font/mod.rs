@@ -36,10 +36,7 @@ use crate::config::{Charset, FontMode};
 use crate::format::error::FormatError;
 use crate::format::hfont::{self, FLAG_MSDF, FontData, GpuGlyph, KerningPair};
 
-/// The widest and tallest atlas written, in texels. The `.hfont` header
-/// stores the size as 16-bit numbers; this stays well inside that and keeps
-/// the in-memory RGBA image at 256 MiB at most.
-pub const MAX_ATLAS_SIDE: u32 = 8192;
+pub use crate::encode::limits::MAX_ATLAS_SIDE;
 
 /// How to compile a font.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,9 +15,7 @@ use ::gltf::json::{
 use super::GltfError;
 use super::buffers::view_slice;
 
-/// The most elements an accessor without a buffer view (all zeros plus
-/// sparse values) may have: it costs memory without costing file size.
-const MAX_ZERO_FILLED_ELEMENTS: usize = 1 << 24;
+use crate::encode::limits::MAX_ZERO_FILLED_ELEMENTS;
 
 /// Which component encodings a float-valued attribute accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -132,7 +132,8 @@ impl Default for ImportOptions {
 /// `source_ref` is the source's path relative to the input folder, without
 /// extension, lowercased (`models/chair`). Buffers are loaded from files next
 /// to the source; URIs must stay inside `input_root`. Returns the scene and
-/// the extra files read (external buffers), for the depfile.
+/// the extra files read (external buffers), for the depfile. Image URIs
+/// must obey the buffer rules too, though their texture edges read them.
 pub fn import_gltf(
     bytes: &[u8],
     source: &Path,
@@ -141,12 +142,29 @@ pub fn import_gltf(
     options: &ImportOptions,
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
     let gltf = parse_document(bytes)?;
+    check_image_uris(&gltf, source, input_root)?;
     let buffers = load_buffers(&gltf, source, input_root)?;
     let json = document::json_text(bytes)?;
     let scene = guarded("", || {
         build_scene(&gltf, &buffers, json, source_ref, options)
     })?;
     Ok((scene, buffers.files))
+}
+
+/// Refuses an external image URI that leaves the input folder (configure
+/// could not plan its texture edge, so this edge reports it). Nothing is
+/// read.
+fn check_image_uris(
+    gltf: &::gltf::Gltf,
+    source: &Path,
+    input_root: &Path,
+) -> Result<(), GltfError> {
+    for (index, image) in gltf.document.as_json().images.iter().enumerate() {
+        if let Some(uri) = image.uri.as_deref().filter(|uri| !uri::is_data_uri(uri)) {
+            uri::resolve_file_uri(uri, &format!("images[{index}].uri"), source, input_root)?;
+        }
+    }
+    Ok(())
 }
 
 /// Everything [`import_gltf`] does once the buffers are in memory.

@@ -1,0 +1,47 @@
+//! Every size limit the encoders enforce on untrusted sources, in one place.
+//!
+//! Each limit is checked from the source's own header or declarations before
+//! the memory it bounds is allocated, and a source past it fails its edge
+//! with a message naming the file, the field and the limit. `docs/limits.md`
+//! lists them for users, with the reasoning and the messages;
+//! `tests/hostile.rs` drives malformed sources through the real pipeline
+//! under a memory cap to hold the encoders to them.
+
+/// Largest accepted image width or height, in pixels (PNG and JPEG sources,
+/// cube map faces, array layers, glTF and OBJ textures).
+///
+/// 16384 is the largest 2D texture size Vulkan, D3D12 and Metal guarantee on
+/// desktop hardware; a texture of that size is 1 GiB as RGBA8, which also
+/// bounds what one encode job may allocate for the decoded image.
+pub const MAX_DIMENSION: u32 = 16384;
+
+/// The most bytes one byte of a zlib (deflate) stream can inflate to: a
+/// 258-byte copy coded in two bits, per RFC 1951. A PNG whose `IDAT` chunks
+/// hold fewer than `1 / MAX_DEFLATE_RATIO` of the bytes its header declares
+/// cannot be complete, so it is refused before its pixel buffer is allocated.
+pub const MAX_DEFLATE_RATIO: u64 = 1032;
+
+/// The most pixels a folder asset's images may hold together: 16384², the
+/// same 1 GiB of RGBA8 one image may take, so a job's memory stays bounded.
+pub const MAX_TOTAL_PIXELS: u64 = 16384 * 16384;
+
+/// The most layers a texture array may have: the `maxImageArrayLayers` that
+/// Vulkan desktop hardware reports at least.
+pub const MAX_LAYERS: usize = 2048;
+
+/// The smallest `LUT_3D_SIZE` accepted: two points per axis.
+pub const LUT_MIN_SIZE: u32 = 2;
+
+/// The largest `LUT_3D_SIZE` accepted, as in the `.cube` specification
+/// (256³ entries: 128 MiB as RGBA16F).
+pub const LUT_MAX_SIZE: u32 = 256;
+
+/// The widest and tallest font atlas written, in texels. The `.hfont`
+/// header stores the size as 16-bit numbers; this stays well inside that and
+/// keeps the in-memory RGBA image at 256 MiB at most.
+pub const MAX_ATLAS_SIDE: u32 = 8192;
+
+/// The most elements a glTF accessor without a buffer view (all zeros plus
+/// sparse values) may have: it costs memory without costing file size.
+/// Accessors with a buffer view are bounded by the bytes of that view.
+pub const MAX_ZERO_FILLED_ELEMENTS: usize = 1 << 24;

@@ -1,0 +1,676 @@
+//! Hostile inputs through the real pipeline: truncated and corrupt images,
+//! decompression bombs, absurd declared sizes, broken glTF/GLB and OBJ
+//! files, URIs that try to leave the assets folder, broken LUTs and fonts,
+//! incomplete folder assets and symbolic-link traps (docs/limits.md).
+//!
+//! Each family of cases is one project holding every malformed source of the
+//! family next to one good image. `assetc configure` and `ninja -k 0` run
+//! under a memory and CPU cap ([`MEMORY_CAP_KIB`], [`CPU_CAP_SECONDS`]); the
+//! build must fail, yet still produce the good image. Then every edge of
+//! each malformed source is run again on its own, as Ninja ran it and under
+//! the same caps, and must exit with status 1 (not a signal: no abort, no
+//! out-of-memory kill, no CPU-limit kill), print the
+//! `assetc-encode: error: assets/<source>` line with the case's own details,
+//! print no panic, and leave no output or temporary file behind.
+
+mod common;
+#[path = "hostile/sources.rs"]
+mod sources;
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{Project, ninja_program};
+use serde_json::{Value, json};
+use sources::{GRAY, RGBA};
+
+/// Address-space cap of every process the tests start, in KiB (1 GiB).
+/// The demo's largest encode stays far below it (docs/limits.md has the
+/// figures), so a hostile source that gets near it is allocating for data
+/// it does not have.
+const MEMORY_CAP_KIB: u64 = 1024 * 1024;
+
+/// CPU-time cap of every process the tests start, in seconds: a loop that
+/// never ends is killed by `SIGXCPU` and fails its case instead of hanging
+/// the suite.
+const CPU_CAP_SECONDS: u64 = 120;
+
+/// Raw, uncompressed textures keep the good image's edge fast.
+const CONFIG: &str = "input: assets\noutput: runtime\ndefault:\n  texture: { compress: false }\n";
+
+/// What the output of a failing run must never contain.
+const CRASH_SIGNS: &[&str] = &[
+    "panicked at",
+    "memory allocation of",
+    "has overflowed its stack",
+    "Aborted",
+    "core dumped",
+    "Killed",
+];
+
+#[test]
+fn the_caps_are_in_force() {
+    // Without this the other tests could pass with no cap at all.
+    let dir = tempfile::tempdir().unwrap();
+    let limits = capped(dir.path(), "sh", &["-c", "ulimit -v; ulimit -t"]);
+    let expected = format!("{MEMORY_CAP_KIB}\n{CPU_CAP_SECONDS}\n");
+    assert_eq!(String::from_utf8_lossy(&limits.stdout), expected);
+}
+
+/// One malformed source and what its error must say.
+struct Case {
+    /// The source, relative to `assets/`.
+    source: String,
+    /// Files to write below `assets/`: the source and its companions.
+    files: Vec<(String, Vec<u8>)>,
+    /// Text the error must contain besides the source's own path.
+    expect: Vec<String>,
+}
+
+impl Case {
+    /// A case made of one file.
+    fn file(source: &str, bytes: impl Into<Vec<u8>>, expect: &[&str]) -> Self {
+        Self {
+            source: source.to_owned(),
+            files: vec![(source.to_owned(), bytes.into())],
+            expect: expect.iter().map(|text| (*text).to_owned()).collect(),
+        }
+    }
+
+    /// Adds a companion file (a `.bin`, a face of a folder asset…).
+    fn with(mut self, rel: &str, bytes: impl Into<Vec<u8>>) -> Self {
+        self.files.push((rel.to_owned(), bytes.into()));
+        self
+    }
+}
+
+/// Runs `program args…` in `dir` under the memory and CPU caps.
+fn capped(dir: &Path, program: &str, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {MEMORY_CAP_KIB} && ulimit -t {CPU_CAP_SECONDS} && exec \"$0\" \"$@\""
+        ))
+        .arg(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"))
+}
+
+/// Runs a shell command line (as Ninja would) in `dir` under the caps.
+fn capped_shell(dir: &Path, command: &str) -> Output {
+    capped(dir, "sh", &["-c", command])
+}
+
+/// Standard output and error of `output`, together.
+fn both_streams(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Fails when `text` shows a panic, an abort or a kill.
+fn assert_no_crash(text: &str, what: &str) {
+    for sign in CRASH_SIGNS {
+        assert!(!text.contains(sign), "{what} shows {sign:?}:\n{text}");
+    }
+}
+
+/// The Ninja command lines of the edges that compile `source`.
+fn edge_commands(project: &Project, source: &str) -> Vec<String> {
+    let listed = capped(project.root(), &ninja_program(), &["-t", "commands"]);
+    assert!(listed.status.success(), "{}", both_streams(&listed));
+    let plain = format!("--source {source} ");
+    let quoted = format!("--source '{source}' ");
+    String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter(|line| line.contains(&plain) || line.contains(&quoted))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every path below the project that looks like a leftover temporary file.
+fn temporary_files(project: &Project) -> Vec<String> {
+    walkdir::WalkDir::new(project.root())
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().display().to_string())
+        .filter(|path| path.contains(".assetc-tmp-") || path.ends_with(".tmp"))
+        .collect()
+}
+
+/// The outputs below `runtime/` that come from `source` (same stem).
+fn outputs_of(project: &Project, source: &str) -> Vec<String> {
+    let stem = source.split('.').next().unwrap_or(source);
+    project
+        .tree("runtime")
+        .into_keys()
+        .filter(|output| output.split('.').next() == Some(stem) || output.starts_with(stem))
+        .collect()
+}
+
+/// Builds a project of `cases` plus one good image and checks every case
+/// (see the module notes).
+fn check_family(cases: &[Case]) {
+    check_family_with(cases, |_| {});
+}
+
+/// [`check_family`] with a hook that adds to the project (links, say) after
+/// the case files are written and before configure runs.
+fn check_family_with(cases: &[Case], prepare: impl FnOnce(&Project)) {
+    let project = Project::new(CONFIG);
+    project.png("assets/good.png", 8, 8, 1);
+    for case in cases {
+        for (rel, bytes) in &case.files {
+            project.write(&format!("assets/{rel}"), bytes);
+        }
+    }
+    prepare(&project);
+    let configure = capped(project.root(), common::ASSETC, &["configure"]);
+    let configure_text = both_streams(&configure);
+    assert!(configure.status.success(), "configure:\n{configure_text}");
+    assert_no_crash(&configure_text, "configure");
+
+    let build = capped(project.root(), &ninja_program(), &["-k", "0"]);
+    let build_text = both_streams(&build);
+    assert!(
+        !build.status.success(),
+        "the build must fail:\n{build_text}"
+    );
+    assert_no_crash(&build_text, "ninja -k 0");
+    assert!(
+        project.path("runtime/good.ktx2").is_file(),
+        "the good image still builds under -k 0:\n{build_text}"
+    );
+    for case in cases {
+        check_case(&project, case);
+    }
+    let leftovers = temporary_files(&project);
+    assert!(leftovers.is_empty(), "temporary files: {leftovers:?}");
+}
+
+/// Runs the edges of one case on their own and checks how they fail.
+fn check_case(project: &Project, case: &Case) {
+    let commands = edge_commands(project, &case.source);
+    assert!(!commands.is_empty(), "{}: no edge", case.source);
+    let outputs: Vec<Output> = commands
+        .iter()
+        .map(|command| capped_shell(project.root(), command))
+        .collect();
+    let failing: Vec<String> = outputs
+        .iter()
+        .filter(|output| !output.status.success())
+        .map(both_streams)
+        .collect();
+    let text = failing.concat();
+    assert!(!failing.is_empty(), "{}: every edge passed", case.source);
+    for output in outputs.iter().filter(|output| !output.status.success()) {
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}: not a clean failure:\n{}",
+            case.source,
+            both_streams(output)
+        );
+    }
+    assert_no_crash(&text, &case.source);
+    let header = format!("assetc-encode: error: assets/{}", case.source);
+    assert!(
+        text.contains(&header),
+        "{}: no {header:?} in:\n{text}",
+        case.source
+    );
+    for expected in &case.expect {
+        assert!(
+            text.contains(expected.as_str()),
+            "{}: no {expected:?} in:\n{text}",
+            case.source
+        );
+    }
+    let left = outputs_of(project, &case.source);
+    assert!(left.is_empty(), "{}: outputs left: {left:?}", case.source);
+    let fragment = project.path(&format!(".assetc/default/frag/{}.frag", case.source));
+    assert!(!fragment.exists(), "{}: fragment left", case.source);
+}
+
+/// A valid 8x8 RGBA PNG, the base of the corruption cases.
+fn good_png() -> Vec<u8> {
+    common::rgba_png(8, 8, 7)
+}
+
+#[test]
+fn png_files_cut_short_fail_at_every_stage() {
+    let whole = good_png();
+    let cases: Vec<Case> = [
+        (0, "the file is empty"),
+        (8, "PNG"),
+        (20, "PNG"),
+        (33, "PNG"),
+        (whole.len() - 30, "PNG"),
+        (whole.len() - 12, "PNG"),
+        (whole.len() - 1, "PNG"),
+    ]
+    .iter()
+    .map(|&(length, expect)| Case::file(&format!("cut_{length}.png"), &whole[..length], &[expect]))
+    .collect();
+    check_family(&cases);
+}
+
+#[test]
+fn png_files_with_bad_headers_or_checksums_are_refused() {
+    let zlib = sources::zlib_zeros(sources::gray_raw_len(4, 4));
+    let mut bad_header_crc = sources::png(4, 4, 8, GRAY, &zlib);
+    bad_header_crc[29] ^= 0xFF; // last byte of the IHDR CRC
+    let mut bad_data_crc = sources::png(4, 4, 8, GRAY, &zlib);
+    let idat_crc = bad_data_crc.len() - 12 - 1;
+    bad_data_crc[idat_crc] ^= 0xFF;
+    let side = u32::MAX >> 1;
+    let cases = vec![
+        Case::file("bad_header_crc.png", bad_header_crc, &["CRC"]),
+        Case::file("bad_data_crc.png", bad_data_crc, &["CRC"]),
+        Case::file(
+            "wide.png",
+            sources::png(65535, 65535, 8, RGBA, &zlib),
+            &["65535x65535", "at most 16384"],
+        ),
+        Case::file(
+            "tall.png",
+            sources::png(1, side, 8, GRAY, &zlib),
+            &[&format!("1x{side}"), "at most 16384"],
+        ),
+        Case::file(
+            "empty_width.png",
+            sources::png(0, 16, 8, GRAY, &zlib),
+            &["zero dimension"],
+        ),
+        Case::file(
+            "not_an_image.png",
+            "plain text",
+            &["not a PNG or JPEG file"],
+        ),
+    ];
+    check_family(&cases);
+}
+
+#[test]
+fn png_decompression_bombs_are_stopped_before_they_allocate() {
+    // Headers at the size limit (16384x16384 at 16 bits per RGBA sample: 2
+    // GiB of pixels) with a megabyte of zeros, with a few bytes, and with
+    // the image data cut off.
+    let at_limit = |zlib: &[u8]| sources::png(16384, 16384, 16, RGBA, zlib);
+    let whole = at_limit(&sources::zlib_zeros(1 << 20));
+    let cases = vec![
+        Case::file("starved.png", whole.clone(), &["16384x16384", "1032:1"]),
+        Case::file(
+            "crumb.png",
+            at_limit(&[0x78, 0x01]),
+            &["IDAT chunks hold 2 bytes"],
+        ),
+        Case::file("cut.png", &whole[..100], &["16384x16384"]),
+    ];
+    check_family(&cases);
+}
+
+#[test]
+fn broken_jpegs_are_refused_and_content_decides_the_format() {
+    let whole = sources::gray_jpeg(16, 16, None);
+    let cases = vec![
+        Case::file("cut.jpg", &whole[..whole.len() - 4], &["JPEG"]),
+        Case::file(
+            "huge.jpg",
+            sources::gray_jpeg(65535, 65535, Some(1)),
+            &["65535x65535", "at most 16384"],
+        ),
+        Case::file(
+            "starved.jpg",
+            sources::gray_jpeg(16384, 16384, Some(8)),
+            &["16384x16384", "one bit per 8x8 block"],
+        ),
+        Case::file("zero.jpg", sources::gray_jpeg(16, 0, Some(1)), &["JPEG"]),
+        Case::file("text.jpeg", "<html>", &["not a PNG or JPEG file"]),
+    ];
+    check_family(&cases);
+}
+
+/// The text of a glTF document.
+fn gltf_text(json: &Value) -> Vec<u8> {
+    serde_json::to_vec(json).unwrap_or_default()
+}
+
+/// The triangle glTF with one edit applied to its JSON.
+fn edited_gltf(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut json = sources::triangle_gltf_embedded();
+    edit(&mut json);
+    gltf_text(&json)
+}
+
+#[test]
+fn broken_glb_containers_are_refused() {
+    let whole = sources::glb(&sources::triangle_gltf(None), &sources::triangle_buffer());
+    let mut long_bin = whole.clone();
+    let at = sources::glb_bin_length_offset(&long_bin);
+    long_bin[at..at + 4].copy_from_slice(&0x7FFF_FFF0u32.to_le_bytes());
+    let mut long_json = whole.clone();
+    long_json[12..16].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+    let cases = vec![
+        Case::file("half.glb", &whole[..whole.len() / 2], &["truncated GLB"]),
+        Case::file("header_only.glb", &whole[..12], &["truncated GLB"]),
+        Case::file(
+            "long_bin.glb",
+            long_bin,
+            &["chunk 1 (BIN)", "declares 2147483632 bytes"],
+        ),
+        Case::file(
+            "long_json.glb",
+            long_json,
+            &["chunk 0 (JSON)", "declares 4294967280 bytes"],
+        ),
+    ];
+    check_family(&cases);
+}
+
+#[test]
+fn gltf_sizes_beyond_the_data_are_refused() {
+    let cases = vec![
+        Case::file(
+            "many.gltf",
+            edited_gltf(|json| json["accessors"][0]["count"] = json!(4_000_000_000u64)),
+            &["accessors[0]", "4000000000 elements"],
+        ),
+        Case::file(
+            "long_buffer.gltf",
+            edited_gltf(|json| json["buffers"][0]["byteLength"] = json!(1u64 << 50)),
+            &["buffers[0]"],
+        ),
+        Case::file(
+            "long_view.gltf",
+            edited_gltf(|json| json["bufferViews"][0]["byteLength"] = json!(1u64 << 40)),
+            &["bufferViews[0]"],
+        ),
+        Case::file(
+            "bad_base64.gltf",
+            edited_gltf(|json| {
+                json["buffers"][0]["uri"] = json!("data:application/octet-stream;base64,@@@@");
+            }),
+            &["buffers[0].uri", "base64"],
+        ),
+    ];
+    check_family(&cases);
+}
+
+#[test]
+fn gltf_uris_that_leave_the_assets_folder_are_refused_unread() {
+    let project_secret = "../assetc.yml";
+    let with_uri = |uri: &str| gltf_text(&sources::triangle_gltf(Some(uri)));
+    let with_image = |uri: &str| {
+        let mut json = sources::triangle_gltf_embedded();
+        json["images"] = json!([{ "uri": uri }]);
+        json["textures"] = json!([{ "source": 0 }]);
+        json["materials"] =
+            json!([{ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } } }]);
+        json["meshes"][0]["primitives"][0]["material"] = json!(0);
+        gltf_text(&json)
+    };
+    let mut cases = vec![
+        Case::file(
+            "climb.gltf",
+            with_uri("../../../etc/passwd"),
+            &["outside the input folder"],
+        ),
+        Case::file("project.gltf", with_uri(project_secret), &["outside"]),
+        Case::file("absolute.gltf", with_uri("/etc/passwd"), &["absolute"]),
+        Case::file("scheme.gltf", with_uri("file:///etc/passwd"), &["scheme"]),
+        Case::file(
+            "encoded.gltf",
+            with_uri("%2e%2e/%2e%2e/etc/passwd"),
+            &["outside"],
+        ),
+        Case::file(
+            "image.gltf",
+            with_image("../../../etc/passwd.png"),
+            &["outside"],
+        ),
+    ];
+    let link = Case::file("linked.gltf", with_uri("linked.bin"), &["outside"]);
+    cases.push(link);
+    let project_files = |project: &Project| {
+        symlink("/etc/passwd", project.path("assets/linked.bin")).unwrap();
+    };
+    check_family_with(&cases, project_files);
+}
+
+/// A unit square as OBJ vertices, for faces to refer to.
+const OBJ_VERTICES: &str = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n";
+
+/// An OBJ of [`OBJ_VERTICES`] and then `rest`.
+fn obj(rest: &str) -> String {
+    format!("{OBJ_VERTICES}{rest}")
+}
+
+#[test]
+fn broken_obj_files_name_their_line() {
+    let cases = vec![
+        Case::file(
+            "huge_index.obj",
+            obj("f 1 2 99999999999999999999\n"),
+            &[":5: "],
+        ),
+        Case::file("past_end.obj", obj("f 1 2 5\n"), &[":5: "]),
+        Case::file("far_back.obj", obj("f -1 -2 -9\n"), &[":5: "]),
+        Case::file("zero_index.obj", obj("f 0 1 2\n"), &[":5: "]),
+        Case::file("nan.obj", obj("v nan 0 0\nf 1 2 5\n"), &[":5: "]),
+        Case::file("infinite.obj", obj("v 0 inf 0\nf 1 2 5\n"), &[":5: "]),
+        Case::file(
+            "lost_library.obj",
+            obj("mtllib missing.mtl\nusemtl red\nf 1 2 3\n"),
+            &["missing.mtl"],
+        ),
+        Case::file(
+            "climbing_library.obj",
+            obj("mtllib ../../../etc/passwd\nusemtl red\nf 1 2 3\n"),
+            &["outside the input folder"],
+        ),
+        Case::file(
+            "absolute_library.obj",
+            obj("mtllib /etc/passwd\nusemtl red\nf 1 2 3\n"),
+            &["absolute"],
+        ),
+    ];
+    check_family(&cases);
+}
+
+/// A `.cube` file with `LUT_3D_SIZE size` and `rows` data lines.
+fn cube(size: &str, rows: usize) -> String {
+    let mut text = format!("LUT_3D_SIZE {size}\n");
+    for _ in 0..rows {
+        text.push_str("0.5 0.5 0.5\n");
+    }
+    text
+}
+
+#[test]
+fn broken_luts_name_their_line() {
+    let cases = vec![
+        Case::file("huge.lut.cube", cube("100000", 8), &["line 1", "256"]),
+        Case::file("giant.lut.cube", cube("4294967296", 8), &["line 1"]),
+        Case::file("negative.lut.cube", cube("-2", 8), &["line 1"]),
+        Case::file("short.lut.cube", cube("2", 7), &["8"]),
+        Case::file("long.lut.cube", cube("2", 9), &["line 10"]),
+        Case::file("declared_only.lut.cube", cube("256", 3), &["16777216"]),
+        Case::file(
+            "words.lut.cube",
+            format!("{}red green blue\n", cube("2", 7)),
+            &["line 9"],
+        ),
+        Case::file("binary.lut.cube", vec![0xFF, 0xFE, 0x00, 0x80], &[]),
+    ];
+    check_family(&cases);
+}
+
+/// The demo's TrueType font.
+fn demo_font() -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/fonts/DejaVuSans-Latin1.ttf");
+    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn broken_fonts_are_refused() {
+    let font = demo_font();
+    let (glyf_offset, _, glyf_record) = sources::font_table(&font, b"glyf");
+    let mut far_table = font.clone();
+    far_table[glyf_record + 8..glyf_record + 12].copy_from_slice(&0xFFFF_FF00u32.to_be_bytes());
+    let (_, _, head_record) = sources::font_table(&font, b"head");
+    let mut long_table = font.clone();
+    long_table[head_record + 12..head_record + 16].copy_from_slice(&0x7FFF_FFFFu32.to_be_bytes());
+    let mut many_tables = font.clone();
+    many_tables[4..6].copy_from_slice(&u16::MAX.to_be_bytes());
+    let cases = vec![
+        Case::file(
+            "cut.ttf",
+            &font[..font.len() / 2],
+            &["not a TrueType or OpenType font"],
+        ),
+        Case::file("header.ttf", &font[..20], &[]),
+        Case::file("no_glyphs.ttf", &font[..glyf_offset], &[]),
+        Case::file(
+            "far_table.ttf",
+            far_table,
+            &["'glyf' table", "runs past the end"],
+        ),
+        Case::file("long_table.ttf", long_table, &[]),
+        Case::file("many_tables.ttf", many_tables, &[]),
+        Case::file(
+            "text.otf",
+            "not a font",
+            &["not a TrueType or OpenType font"],
+        ),
+    ];
+    check_family(&cases);
+}
+
+#[test]
+fn incomplete_folder_assets_name_the_folder_and_the_problem() {
+    let face = |seed| common::rgba_png(4, 4, seed);
+    let mut five_faces = Case::file("sky.env/px.png", face(1), &["nz"]);
+    five_faces.source = "sky.env".to_owned();
+    for (seed, name) in [(2, "nx"), (3, "py"), (4, "ny"), (5, "pz")] {
+        five_faces = five_faces.with(&format!("sky.env/{name}.png"), face(seed));
+    }
+    let mut bad_face = Case::file("dusk.env/px.png", b"\x89PNG\r\n\x1a\nbroken".to_vec(), &[]);
+    bad_face.source = "dusk.env".to_owned();
+    for (seed, name) in [(2, "nx"), (3, "py"), (4, "ny"), (5, "pz"), (6, "nz")] {
+        bad_face = bad_face.with(&format!("dusk.env/{name}.png"), face(seed));
+    }
+    bad_face.expect = vec!["px.png".to_owned()];
+    let mut mixed = Case::file("ground.array/a.png", face(1), &["b.png"]);
+    mixed.source = "ground.array".to_owned();
+    mixed = mixed.with("ground.array/b.png", common::rgba_png(8, 8, 2));
+    let mut empty = Case::file("void.array/readme.txt", "no images", &[]);
+    empty.source = "void.array".to_owned();
+    check_family(&[five_faces, bad_face, mixed, empty]);
+}
+
+#[test]
+fn a_symbolic_link_loop_in_the_assets_is_named_by_configure() {
+    let project = Project::new(CONFIG);
+    project.png("assets/a/good.png", 4, 4, 1);
+    symlink("..", project.path("assets/a/loop")).unwrap();
+    let run = capped(project.root(), common::ASSETC, &["configure"]);
+    let text = both_streams(&run);
+    assert!(!run.status.success(), "{text}");
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert_no_crash(&text, "configure");
+    assert!(text.contains("assets/a/loop"), "{text}");
+    assert!(text.contains("symbolic link loop"), "{text}");
+    assert!(!project.path("build.ninja").exists());
+}
+
+#[test]
+fn a_dangling_symbolic_link_in_the_assets_is_named_by_configure() {
+    let project = Project::new(CONFIG);
+    project.png("assets/good.png", 4, 4, 1);
+    symlink("gone.png", project.path("assets/broken.png")).unwrap();
+    let run = capped(project.root(), common::ASSETC, &["configure"]);
+    let text = both_streams(&run);
+    assert!(!run.status.success(), "{text}");
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert_no_crash(&text, "configure");
+    assert!(text.contains("assets/broken.png"), "{text}");
+    assert!(text.contains("dangling"), "{text}");
+    assert!(!project.path("build.ninja").exists());
+}
+
+/// An OBJ polygon of `corners` corners on the unit circle: legal, if silly.
+fn many_cornered_obj(corners: u32) -> String {
+    let mut text = String::new();
+    for i in 0..corners {
+        let angle = f64::from(i) * std::f64::consts::TAU / f64::from(corners);
+        text.push_str(&format!("v {} {} 0\n", angle.cos(), angle.sin()));
+    }
+    text.push('f');
+    for i in 1..=corners {
+        text.push_str(&format!(" {i}"));
+    }
+    text.push('\n');
+    text
+}
+
+#[test]
+fn odd_but_valid_sources_build_within_the_caps() {
+    let project = Project::new(CONFIG);
+    // The generator the bomb cases use, inflating to exactly what the header
+    // declares: a good image, which shows the bombs are real streams.
+    let exact = sources::zlib_zeros(sources::gray_raw_len(300, 200));
+    project.write("assets/zeros.png", &sources::png(300, 200, 8, GRAY, &exact));
+    // 4 GiB of zeros behind a 64x64 header: the decoder stops once it has
+    // the image and never inflates the rest.
+    let bomb = sources::zlib_zeros(4 << 30);
+    project.write("assets/bomb.png", &sources::png(64, 64, 8, GRAY, &bomb));
+    // The bytes decide the image format, not the suffix.
+    project.write("assets/photo.png", &sources::gray_jpeg(16, 16, None));
+    project.write("assets/icon.jpg", &good_png());
+    // A polygon of 5000 corners, fanned into triangles.
+    project.write("assets/disc.obj", many_cornered_obj(5000).as_bytes());
+    // JSON nested 100000 levels deep inside `extras`, which is kept as raw
+    // text and never walked recursively.
+    let mut deep = gltf_text(&sources::triangle_gltf_embedded());
+    deep.truncate(deep.len() - 1);
+    deep.extend(
+        format!(
+            ",\"extras\":{}{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        )
+        .bytes(),
+    );
+    project.write("assets/deep.gltf", &deep);
+    // `maxp.numGlyphs` is 16 bits, so 65535 is the most a font can claim;
+    // only the charset's glyphs are compiled, so the claim costs nothing.
+    let mut font = demo_font();
+    let (maxp, _, _) = sources::font_table(&font, b"maxp");
+    font[maxp + 4..maxp + 6].copy_from_slice(&u16::MAX.to_be_bytes());
+    project.write("assets/claims.ttf", &font);
+
+    let configure = capped(project.root(), common::ASSETC, &["configure"]);
+    assert!(configure.status.success(), "{}", both_streams(&configure));
+    let build = capped(project.root(), &ninja_program(), &[]);
+    let text = both_streams(&build);
+    assert_no_crash(&text, "ninja");
+    assert!(build.status.success(), "{text}");
+    for output in [
+        "zeros.ktx2",
+        "bomb.ktx2",
+        "photo.ktx2",
+        "icon.ktx2",
+        "disc.hmesh",
+        "deep.hmesh",
+        "claims.hfont",
+    ] {
+        assert!(project.path("runtime").join(output).is_file(), "{output}");
+    }
+}
