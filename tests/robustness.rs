@@ -91,7 +91,22 @@ fn write_sources(p: &Project, variant: Variant) {
     write_if_different(p, "assets/characters/walker.glb", &walker);
     let story = format!("{{\"chapter\": {}}}\n", 1 + edit);
     write_if_different(p, "assets/data/story.json", story.as_bytes());
-    write_if_different(p, "assets/data/blob.bin", &[7u8; 300]);
+    write_if_different(p, "assets/data/blob.bin", &blob(BLOB_SIZE, edit));
+}
+
+/// The size of the embedded blob. Its copy and the two packs holding it are
+/// the build's largest writes, so some kills land inside a write.
+const BLOB_SIZE: usize = 3 << 20;
+
+/// `size` pseudo-random bytes, different for each `variant`.
+fn blob(size: usize, variant: u8) -> Vec<u8> {
+    let mut rng = Rng(u64::from(variant) + 1);
+    let mut bytes = Vec::with_capacity(size + 8);
+    while bytes.len() < size {
+        bytes.extend_from_slice(&rng.next().to_le_bytes());
+    }
+    bytes.truncate(size);
+    bytes
 }
 
 /// Writes `bytes` to `rel` unless the file already holds them.
@@ -260,18 +275,28 @@ fn has_exited(pid: u32) -> bool {
     proc_stat(pid).is_none_or(|(state, _)| matches!(state, 'Z' | 'X'))
 }
 
-/// The live children of `pid`.
-fn children_of(pid: u32) -> Vec<u32> {
+/// Every live process below `root`, from one pass over `/proc`.
+fn descendants(root: u32) -> Vec<u32> {
     let Ok(entries) = fs::read_dir("/proc") else {
         return Vec::new();
     };
-    entries
+    let parents: Vec<(u32, u32)> = entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&child| {
-            proc_stat(child).is_some_and(|(state, parent)| parent == pid && state != 'Z')
+        .filter_map(|pid| match proc_stat(pid)? {
+            (state, parent) if state != 'Z' => Some((pid, parent)),
+            _ => None,
         })
-        .collect()
+        .collect();
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(pid) = frontier.pop() {
+        for &(child, _) in parents.iter().filter(|(_, parent)| *parent == pid) {
+            found.push(child);
+            frontier.push(child);
+        }
+    }
+    found
 }
 
 /// Sends `signal` to `pid`.
@@ -284,32 +309,50 @@ fn signal(pid: u32, signal: libc::c_int) {
     }
 }
 
-/// Stops `pid` with SIGSTOP and waits until it is stopped (or has exited).
+/// Whether `pid` is stopped or has exited.
+fn is_stopped(pid: u32) -> bool {
+    proc_stat(pid).is_none_or(|(state, _)| matches!(state, 'T' | 't' | 'Z' | 'X'))
+}
+
+/// Stops `pid` with SIGSTOP and waits until it is stopped.
 fn stop(pid: u32) {
     signal(pid, libc::SIGSTOP);
     let deadline = Instant::now() + Duration::from_secs(10);
-    while proc_stat(pid).is_some_and(|(state, _)| !matches!(state, 'T' | 't' | 'Z' | 'X')) {
+    while !is_stopped(pid) {
         assert!(Instant::now() < deadline, "process {pid} does not stop");
-        sleep(Duration::from_millis(1));
+        sleep(Duration::from_micros(100));
     }
 }
 
-/// Stops `root` and then, level by level, every process below it (a stopped
-/// process starts nothing new). Returns the descendants.
+/// Stops `root` and every process below it, all at once and then again for
+/// any that a process started before it stopped, until a pass finds no new
+/// one (a stopped process starts nothing new). Returns the descendants.
+///
+/// Each pass waits a little for its processes to stop, so a fork under way
+/// completes and shows on the next pass, but does not insist: a parent
+/// waiting in `vfork` for a child that was stopped before it could `exec`
+/// never stops, and cannot start anything either.
 fn stop_tree(root: u32) -> Vec<u32> {
-    stop(root);
-    let mut found = Vec::new();
-    let mut frontier = vec![root];
-    while let Some(pid) = frontier.pop() {
-        for child in children_of(pid) {
-            if !found.contains(&child) {
-                stop(child);
-                found.push(child);
-                frontier.push(child);
-            }
+    let mut stopped: Vec<u32> = Vec::new();
+    loop {
+        let new: Vec<u32> = std::iter::once(root)
+            .chain(descendants(root))
+            .filter(|pid| !stopped.contains(pid))
+            .collect();
+        if new.is_empty() {
+            break;
         }
+        for &pid in &new {
+            signal(pid, libc::SIGSTOP);
+        }
+        let deadline = Instant::now() + Duration::from_millis(20);
+        while Instant::now() < deadline && !new.iter().all(|&pid| is_stopped(pid)) {
+            sleep(Duration::from_micros(100));
+        }
+        stopped.extend(new);
     }
-    found
+    stopped.retain(|&pid| pid != root);
+    stopped
 }
 
 /// Waits until every process in `pids` has exited.
@@ -321,10 +364,51 @@ fn wait_exited(pids: &[u32]) {
     }
 }
 
-/// Starts `ninja -j2`, SIGKILLs it after `delay` as `how` says, and returns
-/// once every process it started has exited. Returns whether the kill landed
-/// before Ninja finished on its own.
-fn interrupt(p: &Project, delay: Duration, how: Kill) -> bool {
+/// When an interrupted build is killed.
+#[derive(Debug, Clone, Copy)]
+enum When {
+    /// After a fixed delay.
+    After(Duration),
+    /// As soon as a temporary file shows up in one of the folders the large
+    /// writes go to (the packs, the blob's copy), so the kill lands inside a
+    /// write; or after the delay if none shows up.
+    WriteSeen(Duration),
+}
+
+/// The folders [`When::WriteSeen`] watches.
+const WATCHED: [&str; 3] = [".", "runtime", "runtime/data"];
+
+/// Whether any watched folder holds a temporary file.
+fn write_in_progress(p: &Project) -> bool {
+    WATCHED.iter().any(|dir| {
+        fs::read_dir(p.path(dir)).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+        })
+    })
+}
+
+/// Waits until `when` says to kill, or `ninja` has exited.
+fn wait_for_kill_point(p: &Project, ninja: &mut Child, when: When) {
+    match when {
+        When::After(delay) => sleep(delay),
+        When::WriteSeen(limit) => {
+            let deadline = Instant::now() + limit;
+            while Instant::now() < deadline
+                && matches!(ninja.try_wait(), Ok(None))
+                && !write_in_progress(p)
+            {
+                sleep(Duration::from_micros(200));
+            }
+        }
+    }
+}
+
+/// Starts `ninja -j2`, SIGKILLs it when `when` says, as `how` says, and
+/// returns once every process it started has exited. Returns whether the
+/// kill landed before Ninja finished on its own.
+fn interrupt(p: &Project, when: When, how: Kill) -> bool {
     let mut ninja = Command::new(ninja_program())
         .arg("-j2")
         .current_dir(p.root())
@@ -332,13 +416,13 @@ fn interrupt(p: &Project, delay: Duration, how: Kill) -> bool {
         .stderr(Stdio::null())
         .spawn()
         .expect("cannot run ninja");
-    sleep(delay);
+    wait_for_kill_point(p, &mut ninja, when);
     let landed = matches!(ninja.try_wait(), Ok(None));
     let pid = ninja.id();
     match how {
         Kill::NinjaOnly => {
             stop(pid);
-            let orphans = children_of(pid);
+            let orphans = descendants(pid);
             signal(pid, libc::SIGKILL);
             reap(&mut ninja);
             wait_exited(&orphans);
@@ -367,6 +451,81 @@ fn timed_build(p: &Project, what: &str) -> Duration {
     start.elapsed()
 }
 
+/// The clean builds the kill rounds are compared with, and how long builds
+/// take (the span the kill delays are drawn from).
+struct KillReferences {
+    /// Every produced file of a clean build of variant A.
+    a: BTreeMap<String, Vec<u8>>,
+    /// The same for variant B.
+    b: BTreeMap<String, Vec<u8>>,
+    /// A clean build's duration.
+    clean_time: Duration,
+    /// An incremental build's duration (A edited into B).
+    edit_time: Duration,
+}
+
+/// Builds A clean, B incrementally and B clean (which must match the
+/// incremental one), timing the first two. Leaves the clean B tree.
+fn kill_references(p: &Project) -> KillReferences {
+    write_sources(p, Variant::A);
+    p.assetc(&["configure"]).expect_ok("configure");
+    let clean_time = timed_build(p, "clean build of A");
+    let a = produced(p);
+    write_sources(p, Variant::B);
+    let edit_time = timed_build(p, "incremental build of B");
+    let incremental_b = produced(p);
+    wipe(p);
+    timed_build(p, "clean build of B");
+    let b = produced(p);
+    assert_same_tree(&incremental_b, &b, "incremental build of B");
+    println!("clean build {clean_time:?}, edit build {edit_time:?}");
+    KillReferences {
+        a,
+        b,
+        clean_time,
+        edit_time,
+    }
+}
+
+/// Interrupts `ninja` one to three times in a row, each time as the PRNG
+/// says, within a build expected to take `span`. Returns how many kills
+/// landed before Ninja finished, and how many there were.
+fn kill_some_builds(p: &Project, rng: &mut Rng, span: Duration) -> (usize, usize) {
+    let kills = 1 + rng.below(3) as usize;
+    let mut landed = 0;
+    for _ in 0..kills {
+        // A kill when a write is seen only means something if the writer
+        // dies too.
+        let delay = When::After(span.mul_f64(rng.fraction()));
+        let (when, how) = match rng.below(3) {
+            0 => (delay, Kill::NinjaOnly),
+            1 => (delay, Kill::Tree),
+            _ => (When::WriteSeen(span), Kill::Tree),
+        };
+        landed += usize::from(interrupt(p, when, how));
+    }
+    (landed, kills)
+}
+
+/// Runs `ninja` to the end after kills and checks the result: no temporary
+/// file, exactly the `expected` tree, and a build that stays put.
+fn assert_recovers(p: &Project, expected: &BTreeMap<String, Vec<u8>>, context: &str) {
+    p.ninja(&[])
+        .expect_ok(&format!("ninja after the kills ({context})"));
+    let left = temp_files(p);
+    assert!(left.is_empty(), "{context}: temporary files left: {left:?}");
+    assert_same_tree(&produced(p), expected, context);
+    // Ninja 1.11 may run an edge once more: when a killed run had already
+    // written its outputs, the re-run changes nothing and restat records the
+    // newest input Ninja knew of, which for an edge without a deps-log entry
+    // yet leaves out its depfile inputs (a glTF's `.bin`). Newer Ninja
+    // records the command's start time instead. Either way the next build
+    // must change no byte, and the one after must have nothing to do.
+    p.ninja(&[]).expect_ok(&format!("second ninja ({context})"));
+    assert_same_tree(&produced(p), expected, context);
+    p.assert_no_op();
+}
+
 #[test]
 fn killed_builds_finish_identical_to_a_clean_build() {
     const ROUNDS: usize = 20;
@@ -374,65 +533,30 @@ fn killed_builds_finish_identical_to_a_clean_build() {
     println!("seed {seed} (replay with ASSETC_ROBUSTNESS_SEED={seed})");
     let mut rng = Rng(seed);
     let p = Project::new(CONFIG);
-    write_sources(&p, Variant::A);
-    p.assetc(&["configure"]).expect_ok("configure");
-    let clean_time = timed_build(&p, "clean build of A");
-    let reference_a = produced(&p);
-    write_sources(&p, Variant::B);
-    let edit_time = timed_build(&p, "incremental build of B");
-    let incremental_b = produced(&p);
-    wipe(&p);
-    timed_build(&p, "clean build of B");
-    let reference_b = produced(&p);
-    assert_same_tree(&incremental_b, &reference_b, "incremental build of B");
-    println!("clean build {clean_time:?}, edit build {edit_time:?}");
-
-    let mut landed = 0;
-    let mut kills = 0;
-    let mut orphaned_temps = 0;
+    let references = kill_references(&p);
+    let (mut landed, mut kills, mut orphaned_temps) = (0, 0, 0);
     for round in 0..ROUNDS {
-        let variant = if round % 2 == 0 {
-            Variant::A
-        } else {
-            Variant::B
-        };
+        let variant = [Variant::A, Variant::B][round % 2];
         write_sources(&p, variant);
         let fresh = rng.below(4) == 0;
         if fresh {
             wipe(&p);
         }
-        let span = if fresh { clean_time } else { edit_time };
-        for _ in 0..=rng.below(3) {
-            let how = if rng.below(2) == 0 {
-                Kill::NinjaOnly
-            } else {
-                Kill::Tree
-            };
-            let delay = span.mul_f64(rng.fraction());
-            landed += usize::from(interrupt(&p, delay, how));
-            kills += 1;
-        }
-        orphaned_temps += temp_files(&p).len();
-        let context = format!("seed {seed}, round {round} ({variant:?}, fresh: {fresh})");
-        p.ninja(&[])
-            .expect_ok(&format!("ninja after the kills ({context})"));
-        let left = temp_files(&p);
-        assert!(left.is_empty(), "{context}: temporary files left: {left:?}");
-        let expected = if variant == Variant::A {
-            &reference_a
+        let span = if fresh {
+            references.clean_time
         } else {
-            &reference_b
+            references.edit_time
         };
-        assert_same_tree(&produced(&p), expected, &context);
-        // Ninja 1.11 may run an edge once more: when a killed run had already
-        // written its outputs, the re-run changes nothing and restat records
-        // the newest input Ninja knew of, which for an edge without a deps-log
-        // entry yet leaves out its depfile inputs (a glTF's `.bin`). Newer
-        // Ninja records the command's start time instead. Either way the next
-        // build must change no byte, and the one after must have nothing to do.
-        p.ninja(&[]).expect_ok(&format!("second ninja ({context})"));
-        assert_same_tree(&produced(&p), expected, &context);
-        p.assert_no_op();
+        let (round_landed, round_kills) = kill_some_builds(&p, &mut rng, span);
+        landed += round_landed;
+        kills += round_kills;
+        orphaned_temps += temp_files(&p).len();
+        let expected = match variant {
+            Variant::A => &references.a,
+            Variant::B => &references.b,
+        };
+        let context = format!("seed {seed}, round {round} ({variant:?}, fresh: {fresh})");
+        assert_recovers(&p, expected, &context);
     }
     println!(
         "{landed} of {kills} kills landed before the build ended; \
