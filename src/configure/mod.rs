@@ -5,6 +5,11 @@
 //! edges. It is also the command behind Ninja's regeneration edge, so it must be
 //! cheap and lazy: every file it writes is written only when its bytes change,
 //! which lets `restat` keep a no-op build a no-op.
+//!
+//! Two configures of one build folder may run at once (a user's and Ninja's
+//! regeneration, say): each holds an exclusive lock on
+//! `<build-dir>/configure.lock` from before the scan until its last write, so
+//! they take turns and the files one of them writes always belong together.
 
 pub mod classify;
 pub mod command;
@@ -20,10 +25,13 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, ConfigError, ConfigWarning, absolute};
 use crate::depfile;
-use crate::fsutil::{FileError, write_output};
+use crate::fsutil::{FileError, lock_exclusive, write_output};
 
 /// Name of the generated Ninja file, written next to `assetc.yml`.
 pub const NINJA_FILE: &str = "build.ninja";
+
+/// The lock file in the build folder that serialises configure runs.
+pub const LOCK_FILE: &str = "configure.lock";
 
 /// Where the three assetc programs live; they become inputs of the graph.
 #[derive(Debug, Clone)]
@@ -167,6 +175,7 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
             input: config.input.clone(),
         });
     }
+    let _lock = lock_exclusive(&build_dir.join(LOCK_FILE))?;
     let skip = [selection.output.as_path(), build_dir.as_path()];
     let scanned = scan::scan(&config.input, &skip, |rel| {
         processors::claim(&config, &selection, rel)
