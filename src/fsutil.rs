@@ -7,15 +7,16 @@
 //! already there. A reader never sees a half-written file, and a killed build
 //! never leaves a truncated output.
 //!
-//! Temporary files have unique names (`.assetc-tmp-` and a random suffix), so
-//! two processes writing one file at once (two configures, or an encoder
-//! orphaned by a killed Ninja and its re-run) each rename a complete file.
-//! On Unix the writer holds an exclusive `flock` on its temporary file until
-//! the rename; the lock dies with the process. Before writing into a folder,
-//! every write removes the temporary files there that nobody holds locked:
-//! they belong to a killed writer. A killed edge is re-run by the next build
-//! (Ninja has no log entry for it) and writes into the same folders, so its
-//! leftovers are gone once the build completes.
+//! Each output has one temporary file beside it, `.assetc-tmp-<name>`. On
+//! Unix its writer holds an exclusive `flock` on it from before the first byte
+//! until the rename, and the lock dies with the process, so two processes
+//! writing one file at once (two configures, or an encoder orphaned by a
+//! killed Ninja and its re-run) take turns and each renames a complete file.
+//! A writer killed mid-write leaves its temporary file behind; Ninja re-runs
+//! the killed edge on the next build (it has no log entry for it), and that
+//! run either writes the output through the same temporary name or, finding
+//! the output already right, removes the leftover. No folder is ever scanned,
+//! so a write costs the same in a folder of ten files or of fifty thousand.
 //!
 //! A write that fails (a full disk, a file-size limit, a file where a folder
 //! should be) removes its temporary file and leaves the target as it was.
@@ -70,30 +71,56 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<bool, FileError> {
 /// Writes `bytes` to `path` atomically unless the file already holds exactly
 /// those bytes. Creates missing parent folders. Returns whether it wrote.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    let dir = parent_folder(path);
-    remove_orphaned_temps(dir);
     if let Ok(existing) = fs::read(path)
         && existing == bytes
     {
+        remove_orphaned_temp(path);
         return Ok(false);
     }
-    write_through_temp(dir, path, bytes)?;
+    write_atomic(path, bytes)?;
     Ok(true)
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through its temporary file and a rename.
 ///
 /// The temporary file is created with the permissions of any new file
 /// (`0666` less the umask on Unix), not the private `0600` temporary files
 /// usually get, so outputs are as readable as files a compiler writes.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = parent_folder(path);
-    remove_orphaned_temps(dir);
-    write_through_temp(dir, path, bytes)
+    create_folder(parent_folder(path))?;
+    let temp = temp_path(path);
+    let mut file = open_locked_temp(&temp)?;
+    let written = file
+        .set_len(0)
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| fs::rename(&temp, path));
+    if written.is_err() {
+        // Still under the lock: nobody else can be using this file.
+        let _ = fs::remove_file(&temp);
+    }
+    written
 }
 
 /// The prefix of every temporary file assetc writes.
 pub const TEMP_PREFIX: &str = ".assetc-tmp-";
+
+/// Longest file name kept readable in a temporary name; longer ones are
+/// replaced by their hash so the temporary name stays within `NAME_MAX`.
+const LONGEST_READABLE_NAME: usize = 200;
+
+/// The one temporary file `path` is written through: `.assetc-tmp-<name>`
+/// beside it. Its name is fixed, so a writer killed mid-write leaves a file
+/// the next writer of the same output reuses and renames away.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default();
+    let name = if name.len() <= LONGEST_READABLE_NAME {
+        name.to_string_lossy().into_owned()
+    } else {
+        let hash = crate::format::hash::asset_hash(&name.to_string_lossy());
+        format!("{hash:016x}")
+    };
+    parent_folder(path).join(format!("{TEMP_PREFIX}{name}"))
+}
 
 /// The folder `path` lives in (`.` for a bare file name).
 fn parent_folder(path: &Path) -> &Path {
@@ -101,17 +128,6 @@ fn parent_folder(path: &Path) -> &Path {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     }
-}
-
-/// Writes a locked temporary file in `dir` and renames it to `path`. On any
-/// failure the temporary file is removed (dropping a `NamedTempFile`, or the
-/// one a failed `persist` hands back, deletes it).
-fn write_through_temp(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    create_folder(dir)?;
-    let mut tmp = locked_temp_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// `fs::create_dir_all`, naming the folder: the caller names the file, and
@@ -125,47 +141,44 @@ fn create_folder(dir: &Path) -> io::Result<()> {
     })
 }
 
-/// How many fresh temporary names a writer tries when a concurrent clean-up
-/// keeps taking its file for an orphan (it can only do so in the instant
-/// between creation and locking).
-const TEMP_ATTEMPTS: usize = 8;
+/// Opens `temp` (created if missing, never truncated before the lock) and
+/// waits for an exclusive lock on it. Two writers of one output (two
+/// configures, or an encoder orphaned by a killed Ninja and its re-run) thus
+/// take turns. A writer that waited may find its file renamed into place by
+/// the other; it then opens the name afresh.
+fn open_locked_temp(temp: &Path) -> io::Result<fs::File> {
+    loop {
+        let file = open_temp(temp)?;
+        if lock_temp(temp, &file)? {
+            return Ok(file);
+        }
+    }
+}
 
-/// A new temporary file in `dir`, locked by this process.
-fn locked_temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX);
+/// Opens or creates the temporary file with ordinary file permissions.
+fn open_temp(temp: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o666));
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o666);
     }
-    for _ in 0..TEMP_ATTEMPTS {
-        let tmp = builder.tempfile_in(dir)?;
-        if lock_own_temp(&tmp)? {
-            return Ok(tmp);
-        }
-        // Another writer's clean-up removed the file before we locked it;
-        // its name may already be someone else's, so do not delete by name.
-        let _ = tmp.into_temp_path().keep();
-    }
-    Err(io::Error::other(format!(
-        "{}: temporary files keep being removed while they are created",
-        dir.display()
-    )))
+    options.open(temp)
 }
 
-/// Locks a just-created temporary file; `false` when a clean-up removed it
-/// before the lock was taken.
+/// Locks the open temporary file; `false` when, by the time the lock came,
+/// `temp` no longer names it (another writer renamed it into place).
 #[cfg(unix)]
-fn lock_own_temp(tmp: &tempfile::NamedTempFile) -> io::Result<bool> {
+fn lock_temp(temp: &Path, file: &fs::File) -> io::Result<bool> {
     use rustix::fs::{FlockOperation, flock};
-    flock(tmp.as_file(), FlockOperation::LockExclusive)?;
-    Ok(is_same_file(tmp.path(), tmp.as_file()))
+    flock(file, FlockOperation::LockExclusive)?;
+    Ok(is_same_file(temp, file))
 }
 
-/// Without `flock`, temporary files are not locked (and never cleaned up).
+/// Without `flock`, writers of one output do not take turns.
 #[cfg(not(unix))]
-fn lock_own_temp(_tmp: &tempfile::NamedTempFile) -> io::Result<bool> {
+fn lock_temp(_temp: &Path, _file: &fs::File) -> io::Result<bool> {
     Ok(true)
 }
 
@@ -179,38 +192,25 @@ fn is_same_file(path: &Path, file: &fs::File) -> bool {
     }
 }
 
-/// Removes the temporary files in `dir` that no live writer holds: those of a
-/// writer that was killed. Best effort; a folder that cannot be read has none
-/// to remove.
-pub fn remove_orphaned_temps(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if name.as_encoded_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
-            remove_if_orphaned(&entry.path());
-        }
-    }
-}
-
-/// Removes one temporary file if no process holds its lock. The lock is held
-/// while the file is removed, so its writer, should it have created the file
-/// but not locked it yet, finds it gone once it gets the lock and starts over.
+/// Removes the temporary file of `path` if a killed writer left it and no
+/// live writer holds it. A single failed `open` when there is none, so every
+/// unchanged write can afford it.
 #[cfg(unix)]
-fn remove_if_orphaned(path: &Path) {
+pub fn remove_orphaned_temp(path: &Path) {
     use rustix::fs::{FlockOperation, flock};
-    let Ok(file) = fs::File::open(path) else {
+    let temp = temp_path(path);
+    let Ok(file) = fs::File::open(&temp) else {
         return;
     };
-    if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() && is_same_file(path, &file) {
-        let _ = fs::remove_file(path);
+    if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() && is_same_file(&temp, &file)
+    {
+        let _ = fs::remove_file(&temp);
     }
 }
 
 /// Without `flock`, a live writer cannot be told from a dead one: keep all.
 #[cfg(not(unix))]
-fn remove_if_orphaned(_path: &Path) {}
+pub fn remove_orphaned_temp(_path: &Path) {}
 
 /// An exclusive advisory lock on a file, held until dropped.
 #[derive(Debug)]
@@ -347,26 +347,51 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_write_removes_what_a_killed_writer_left_but_not_a_live_one() {
+    fn a_write_takes_over_what_a_killed_writer_left_but_waits_for_a_live_one() {
         use rustix::fs::{FlockOperation, flock};
         let dir = tempfile::tempdir().unwrap();
-        let orphan = dir.path().join(format!("{TEMP_PREFIX}dead"));
-        let live = dir.path().join(format!("{TEMP_PREFIX}live"));
-        fs::write(&orphan, b"half").unwrap();
-        fs::write(&live, b"half").unwrap();
-        let writer = fs::File::open(&live).unwrap();
-        flock(&writer, FlockOperation::LockExclusive).unwrap();
         let output = dir.path().join("out.bin");
-        fs::write(&output, b"same").unwrap();
-        assert!(!write_if_changed(&output, b"same").unwrap());
+        let temp = temp_path(&output);
+        fs::write(&temp, b"half written, longer than the output").unwrap();
+        assert!(write_if_changed(&output, b"new").unwrap());
+        assert_eq!(fs::read(&output).unwrap(), b"new");
+        assert_eq!(names_in(dir.path()), ["out.bin"]);
+
+        fs::write(&temp, b"half").unwrap();
+        assert!(!write_if_changed(&output, b"new").unwrap());
         assert_eq!(
             names_in(dir.path()),
-            [format!("{TEMP_PREFIX}live"), "out.bin".to_string()],
-            "an unchanged write still clears orphans and keeps a held file"
+            ["out.bin"],
+            "unchanged, orphan removed"
         );
-        drop(writer);
-        write_atomic(&output, b"new").unwrap();
+
+        fs::write(&temp, b"half").unwrap();
+        let live = fs::File::open(&temp).unwrap();
+        flock(&live, FlockOperation::LockExclusive).unwrap();
+        assert!(!write_if_changed(&output, b"new").unwrap());
+        assert!(temp.exists(), "a held temporary file is kept");
+        let waiting = std::thread::spawn(move || write_if_changed(&output, b"newer").unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !waiting.is_finished(),
+            "the second writer waits for the lock"
+        );
+        drop(live);
+        assert!(waiting.join().unwrap());
+        assert_eq!(fs::read(dir.path().join("out.bin")).unwrap(), b"newer");
         assert_eq!(names_in(dir.path()), ["out.bin"]);
+    }
+
+    #[test]
+    fn long_names_get_a_hashed_temporary_name() {
+        let long = "a".repeat(250);
+        let temp = temp_path(Path::new(&format!("dir/{long}.bin")));
+        let name = temp.file_name().unwrap().to_str().unwrap();
+        assert!(name.starts_with(TEMP_PREFIX) && name.len() == TEMP_PREFIX.len() + 16);
+        assert_eq!(
+            temp_path(Path::new("x/out.bin")),
+            Path::new("x/.assetc-tmp-out.bin")
+        );
     }
 
     #[test]

@@ -91,17 +91,15 @@ fn listed_files(fragment: &Path, output_dir: &Path) -> Vec<PathBuf> {
 /// The suffix of manifest fragments in the record.
 const FRAGMENT_SUFFIX: &str = ".frag";
 
-/// Removes a file, then the folders its removal left empty. Temporary files a
-/// killed writer left beside it go too: the edge that would have cleaned
-/// them up no longer exists.
+/// Removes a file, then the folders its removal left empty. A temporary file a
+/// killed writer left for it goes too: the edge that would have reused it no
+/// longer exists.
 fn remove(path: &Path, prune_within: &[&Path]) -> Result<(), FileError> {
     fsutil::remove_if_exists(path).map_err(|source| FileError::Write {
         path: path.to_owned(),
         source,
     })?;
-    if let Some(folder) = path.parent() {
-        fsutil::remove_orphaned_temps(folder);
-    }
+    fsutil::remove_orphaned_temp(path);
     prune_empty_parents(path, prune_within);
     Ok(())
 }
