@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use crate::format::kind::{AssetKind, ColorSpace};
 
 /// The first line of every fragment.
-const HEADER: &str = "assetc-fragment 1";
+pub const HEADER: &str = "assetc-fragment 1";
 
 /// One manifest registration.
 #[derive(Debug, Clone, PartialEq, Eq)]

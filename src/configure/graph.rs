@@ -14,6 +14,7 @@ use super::classify::{self, SourceKind};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
 use super::packs::{self, PackPlan};
+use super::parts::{self, PartGroup};
 use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
@@ -66,6 +67,8 @@ pub struct Plan {
     processor_rules: Vec<ProcessorRule>,
     /// The named packs.
     named_packs: Vec<PackPlan>,
+    /// The groups of fragments merged into parts before the top-level link.
+    parts: Vec<PartGroup>,
     /// The id files (`--c`/`--rust` flag, root-relative path), when written.
     ids: Vec<(&'static str, String)>,
     /// Things configure noticed inside sources (mesh materials), one line each.
@@ -140,6 +143,8 @@ impl Plan {
         check_sources(&config.input, &jobs)?;
         let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
         warnings.extend(pack_warnings);
+        let packs_of = packs::packs_of_jobs(&named_packs, jobs.len());
+        let parts = parts::plan(&jobs, &packs_of, &build);
         let ids = id_files(config, selection, &jobs)?;
         let folders = scanned
             .folders
@@ -154,6 +159,7 @@ impl Plan {
             tools: tool_strings(&options.tools)?,
             processor_rules: processors::rules(config, TEMPLATE)?,
             named_packs,
+            parts,
             ids: ids
                 .into_iter()
                 .map(|(flag, path)| Ok((flag, root_relative(root, &path)?)))
@@ -184,15 +190,18 @@ impl Plan {
         self.jobs.iter().map(|j| self.fragment(j) + "\n").collect()
     }
 
-    /// The files configure writes for the named packs, root-relative, with
-    /// their text: each pack's fragment list and the invalidate list.
-    pub fn pack_files(&self) -> Vec<(String, String)> {
+    /// The list files configure writes for the link edges, root-relative,
+    /// with their text: each part group's fragment list, the lists of parts,
+    /// each named pack's list and the invalidate list.
+    pub fn list_files(&self) -> Vec<(String, String)> {
         let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
-        let mut files: Vec<(String, String)> = self
-            .named_packs
-            .iter()
-            .map(|p| (p.list.clone(), p.list_text(&frags)))
-            .collect();
+        let mut files = parts::list_files(&self.parts, &frags, &self.build);
+        files.extend(
+            self.named_packs
+                .iter()
+                .enumerate()
+                .map(|(index, p)| (p.list.clone(), p.list_text(index, &self.parts))),
+        );
         files.push((
             packs::invalidate_list(&self.build),
             packs::invalidate_text(&self.named_packs),
@@ -205,7 +214,12 @@ impl Plan {
         let mut all = vec![self.manifest()];
         all.extend(self.pack.clone());
         all.extend(self.named_packs.iter().map(|p| p.file.clone()));
-        all.extend(self.pack_files().into_iter().map(|(path, _)| path));
+        all.extend(self.list_files().into_iter().map(|(path, _)| path));
+        all.extend(
+            self.parts
+                .iter()
+                .flat_map(|g| [g.entries.clone(), g.full.clone()]),
+        );
         all.extend(self.ids.iter().map(|(_, path)| path.clone()));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
@@ -315,15 +329,21 @@ impl Plan {
         });
     }
 
+    /// The link edges: one per part group, then the manifest, the packs, the
+    /// ids and the check, which read the parts.
     fn write_link(&self, w: &mut Writer, frags: &[String], outs: &[Vec<String>]) {
         let list = self.fragment_list_rel();
         let manifest = self.manifest();
-        let mut implicit: Vec<&str> = frags.iter().map(String::as_str).collect();
+        let entries_list = parts::entries_list(&self.build);
+        let entries: Vec<&str> = self.parts.iter().map(|g| g.entries.as_str()).collect();
+        let full: Vec<&str> = self.parts.iter().map(|g| g.full.as_str()).collect();
+        parts::write_edges(w, &self.parts, frags, &self.tools[2]);
+        let mut implicit = entries.clone();
         implicit.push(&self.tools[2]);
         w.build(&Build {
             outputs: vec![&manifest],
             rule: "link_manifest",
-            inputs: vec![&list],
+            inputs: vec![&entries_list],
             implicit,
             ..Build::default()
         });
@@ -335,24 +355,25 @@ impl Plan {
         ];
         let mut defaults = vec![manifest.as_str()];
         if let Some(pack) = &self.pack {
+            let parts_list = parts::parts_list(&self.build);
             let mut implicit = vec![manifest.as_str()];
             implicit.extend(outs.iter().flatten().map(String::as_str));
-            implicit.extend(frags.iter().map(String::as_str));
+            implicit.extend(&full);
             implicit.push(&self.tools[2]);
             w.build(&Build {
                 outputs: vec![pack],
                 rule: "link_pack",
-                inputs: vec![&list],
+                inputs: vec![&parts_list],
                 implicit,
                 ..Build::default()
             });
             check_args.extend(["--pack".to_string(), pack.clone()]);
             defaults.push(pack);
         }
-        packs::write_edges(w, &self.named_packs, frags, outs, &self.tools[2]);
+        packs::write_edges(w, &self.named_packs, &self.parts, outs, &self.tools[2]);
         check_args.extend(packs::check_args(&self.named_packs));
         defaults.extend(self.named_packs.iter().map(|p| p.file.as_str()));
-        self.write_ids(w, &list, frags);
+        self.write_ids(w, &entries_list, &entries);
         defaults.extend(self.ids.iter().map(|(_, path)| path.as_str()));
         w.comment("`ninja check` validates the output folder; it is not built by default.");
         w.build(&Build {
@@ -365,12 +386,13 @@ impl Plan {
         w.default_targets(&defaults);
     }
 
-    /// The edge writing the id files from the fragment list, like the manifest.
-    fn write_ids(&self, w: &mut Writer, list: &str, frags: &[String]) {
+    /// The edge writing the id files from the entries parts, like the
+    /// manifest.
+    fn write_ids(&self, w: &mut Writer, list: &str, entries: &[&str]) {
         if self.ids.is_empty() {
             return;
         }
-        let mut implicit: Vec<&str> = frags.iter().map(String::as_str).collect();
+        let mut implicit: Vec<&str> = entries.to_vec();
         implicit.push(&self.tools[2]);
         let args: Vec<&str> = self
             .ids

@@ -17,6 +17,7 @@ pub mod graph;
 pub mod meshes;
 pub mod ninja;
 pub mod packs;
+pub mod parts;
 pub mod processors;
 pub mod scan;
 pub mod stale;
@@ -185,7 +186,7 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     let ninja_file = config.root.join(NINJA_FILE);
     let written = write_output(&ninja_file, plan.render().as_bytes())?;
     write_output(&plan.fragment_list_path(), plan.fragment_list().as_bytes())?;
-    for (path, text) in plan.pack_files() {
+    for (path, text) in plan.list_files() {
         write_output(&config.root.join(path), text.as_bytes())?;
     }
     let prune_within = [selection.output.as_path(), build_dir.as_path()];

@@ -3,11 +3,13 @@
 //! Each named pack is one `assetc-link pack --own-manifest` edge writing
 //! `<output>.<name>.hpack`. Its members are the jobs whose source matches one
 //! of the pack's globs, so every output of a source (a mesh's `.hmesh`,
-//! `.hmat`, `.hanim` and textures) goes in together. Configure writes the
-//! members' fragment paths to `<build>/packs/<name>.list`, the edge's explicit
-//! input; the members' fragments and outputs are its implicit inputs, so an
-//! edit rebuilds only the packs the edited source belongs to, and adding or
-//! removing a member changes the list and rebuilds that pack.
+//! `.hmat`, `.hanim` and textures) goes in together. The part groups
+//! ([`super::parts`]) never mix members and non-members, so configure writes
+//! the full parts of the pack's groups to `<build>/packs/<name>.list`, the
+//! edge's explicit input; those parts and the members' outputs are its
+//! implicit inputs, so an edit rebuilds only the packs the edited source
+//! belongs to, and adding or removing a member changes a part (or the list)
+//! and rebuilds that pack.
 //!
 //! `<build>/packs/invalidate.list` names every named pack; a failing edge
 //! deletes them (`--invalidate-list`), as it deletes the manifest and the
@@ -19,6 +21,7 @@ use std::path::Path;
 
 use super::graph::{Job, join};
 use super::ninja::{Build, Writer};
+use super::parts::{PartGroup, lines};
 use crate::config::Config;
 use crate::link::pack::named_pack_path;
 
@@ -83,14 +86,33 @@ pub fn plan(
     (packs, warnings)
 }
 
+/// The named packs each job belongs to (pack indices, ascending), parallel
+/// to the jobs.
+pub fn packs_of_jobs(packs: &[PackPlan], jobs: usize) -> Vec<Vec<usize>> {
+    let mut of = vec![Vec::new(); jobs];
+    for (index, pack) in packs.iter().enumerate() {
+        for &member in &pack.members {
+            if let Some(list) = of.get_mut(member) {
+                list.push(index);
+            }
+        }
+    }
+    of
+}
+
+/// The full parts holding the members of pack `index`: the groups whose
+/// jobs all belong to it.
+pub fn parts_of(index: usize, groups: &[PartGroup]) -> impl Iterator<Item = &String> {
+    groups
+        .iter()
+        .filter(move |g| g.packs.contains(&index))
+        .map(|g| &g.full)
+}
+
 impl PackPlan {
-    /// The text of its fragment list, given every job's fragment path.
-    pub fn list_text(&self, fragments: &[String]) -> String {
-        self.members
-            .iter()
-            .filter_map(|&i| fragments.get(i))
-            .map(|f| format!("{f}\n"))
-            .collect()
+    /// The text of its list: the full parts of its groups, one per line.
+    pub fn list_text(&self, index: usize, groups: &[PartGroup]) -> String {
+        lines(parts_of(index, groups))
     }
 }
 
@@ -114,19 +136,18 @@ pub fn write_rule(w: &mut Writer) {
     );
 }
 
-/// Writes one edge per pack. `frags` and `outs` are parallel to the jobs;
-/// `link` is the `assetc-link` program.
+/// Writes one edge per pack. `outs` is parallel to the jobs; `groups` are
+/// the part groups; `link` is the `assetc-link` program.
 pub fn write_edges(
     w: &mut Writer,
     packs: &[PackPlan],
-    frags: &[String],
+    groups: &[PartGroup],
     outs: &[Vec<String>],
     link: &str,
 ) {
-    for pack in packs {
-        let mut implicit: Vec<&str> = Vec::new();
+    for (index, pack) in packs.iter().enumerate() {
+        let mut implicit: Vec<&str> = parts_of(index, groups).map(String::as_str).collect();
         for &i in &pack.members {
-            implicit.extend(frags.get(i).map(String::as_str));
             implicit.extend(outs.get(i).into_iter().flatten().map(String::as_str));
         }
         implicit.push(link);

@@ -9,7 +9,7 @@ use super::check_packs::{NamedPackSummary, check_named_packs};
 use super::ids::IdsTargets;
 use super::pack::{PackManifest, named_pack_path, pack_path};
 use super::recorded::Recorded;
-use super::{LinkError, check, ids, manifest, pack};
+use super::{LinkError, check, ids, manifest, pack, part};
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
 use crate::fsutil::{self, shown};
@@ -43,6 +43,23 @@ pub enum Command {
         /// The manifest to write.
         #[arg(short = 'o', long)]
         output: PathBuf,
+    },
+    /// Merge one group's fragments into its entries part and its full part
+    /// (the first level of the link; each written only when it changes).
+    Part {
+        /// Files to delete if the step fails (the manifest and the pack).
+        #[arg(long = "invalidate")]
+        invalidate: Vec<PathBuf>,
+        /// A file listing more files to delete if the step fails, one per
+        /// line (the named packs).
+        #[arg(long = "invalidate-list")]
+        invalidate_list: Option<PathBuf>,
+        /// File listing the group's fragment paths, one per line.
+        #[arg(long)]
+        fragments: PathBuf,
+        /// The entries part and the full part to write, in that order.
+        #[arg(short = 'o', long, num_args = 2, value_names = ["ENTRIES", "FULL"], required = true)]
+        output: Vec<PathBuf>,
     },
     /// Bundle every produced file and the manifest into one `.hpack`.
     Pack {
@@ -132,6 +149,33 @@ impl Command {
                 invalidate,
                 invalidate_list.as_deref(),
             ),
+            Command::Part {
+                fragments,
+                output,
+                invalidate,
+                invalidate_list,
+            } => {
+                let result = match output.as_slice() {
+                    [entries, full] => part::link_part(fragments, entries, full),
+                    _ => Err(LinkError::Invalid {
+                        path: fragments.clone(),
+                        what: "`-o` needs the entries part and the full part".into(),
+                        source: None,
+                    }),
+                };
+                if let Ok(writes) = &result {
+                    print_stats(|| {
+                        format!(
+                            "{}: {} fragments, entries part {}, full part {}",
+                            shown(fragments),
+                            writes.fragments,
+                            written_or_kept(writes.entries_written),
+                            written_or_kept(writes.full_written)
+                        )
+                    });
+                }
+                finish_link(result, invalidate, invalidate_list.as_deref())
+            }
             Command::Pack {
                 root,
                 fragments,
@@ -145,11 +189,19 @@ impl Command {
                 } else {
                     PackManifest::Folder
                 };
-                finish_link(
-                    pack::link_pack(fragments, root, output, manifest),
-                    invalidate,
-                    invalidate_list.as_deref(),
-                )
+                let result = pack::link_pack(fragments, root, output, manifest);
+                if let Ok(stats) = &result {
+                    print_stats(|| {
+                        format!(
+                            "{}: {} entries, {} reused from the previous pack, {} read",
+                            shown(output),
+                            stats.entries,
+                            stats.reused,
+                            stats.read
+                        )
+                    });
+                }
+                finish_link(result, invalidate, invalidate_list.as_deref())
             }
             Command::Ids { fragments, c, rust } => {
                 let targets = IdsTargets {
@@ -185,8 +237,8 @@ impl Command {
 
 /// Reports a link step's result; after a failure, deletes the link outputs so
 /// no stale manifest or pack survives a failed build.
-fn finish_link(
-    result: Result<usize, LinkError>,
+fn finish_link<T>(
+    result: Result<T, LinkError>,
     invalidate: &[PathBuf],
     invalidate_list: Option<&Path>,
 ) -> ExitCode {
@@ -197,6 +249,21 @@ fn finish_link(
         }
     }
     finish(PROGRAM, result.map(drop))
+}
+
+/// The environment variable that makes the incremental link steps say what
+/// they reused (for tests and benchmarks).
+pub const STATS_VARIABLE: &str = "ASSETC_LINK_STATS";
+
+/// Prints a step's statistics line when [`STATS_VARIABLE`] is set.
+fn print_stats(line: impl FnOnce() -> String) {
+    if std::env::var_os(STATS_VARIABLE).is_some() {
+        println!("{PROGRAM}: {}", line());
+    }
+}
+
+fn written_or_kept(written: bool) -> &'static str {
+    if written { "written" } else { "kept" }
 }
 
 /// What `assetc-link check` was given on its command line.

@@ -1,5 +1,8 @@
 //! `assetc-link`: the steps that run after the encoders.
 //!
+//! * [`part`] merges one folder's fragments into its part files, the first
+//!   level of the link, so the steps below read a few hundred parts instead
+//!   of every fragment;
 //! * [`manifest`] merges every fragment into `assets.hman`;
 //! * [`pack`] bundles the files the fragments list into one `.hpack` (the
 //!   single pack, or a named pack with its own manifest);
@@ -16,6 +19,7 @@ pub mod command;
 pub mod ids;
 pub mod manifest;
 pub mod pack;
+pub mod part;
 pub mod recorded;
 
 use std::path::{Path, PathBuf};
@@ -45,12 +49,16 @@ pub enum LinkError {
     },
 }
 
-/// Reads the fragment list (one path per line) and every fragment it names.
+/// Reads the fragment list (one path per line) and every fragment the files
+/// it names hold: each is a fragment or a part of several
+/// ([`part::read_fragment_file`]).
 pub fn read_fragments(list: &Path) -> Result<Vec<Fragment>, LinkError> {
     let bytes = fsutil::read(list)?;
-    String::from_utf8_lossy(&bytes)
-        .lines()
-        .filter(|line| !line.is_empty())
-        .map(|line| Fragment::read(Path::new(line)).map_err(LinkError::from))
-        .collect()
+    let mut fragments = Vec::new();
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        if !line.is_empty() {
+            fragments.extend(part::read_fragment_file(Path::new(line))?);
+        }
+    }
+    Ok(fragments)
 }
