@@ -16,8 +16,9 @@
 //! record) are read from the output folder. The recorded hash is that of the
 //! bytes the encoder wrote, so a reused entry is exactly what a clean build
 //! would read, and the new pack is byte for byte the clean build's. It is
-//! still built whole in memory and replaces the old file atomically, so an
-//! interrupted link leaves the old pack or the new one. With the environment
+//! still built whole in memory and replaces the old file atomically (only when
+//! its bytes differ from the previous pack's), so an interrupted link leaves
+//! the old pack or the new one. With the environment
 //! variable `ASSETC_LINK_STATS` set, the step prints how many entries it
 //! reused and read.
 
@@ -31,7 +32,7 @@ use crate::configure::graph::MANIFEST_FILE;
 use crate::format::hpack::{self, PackItem, write_pack};
 use crate::format::kind::PackKind;
 use crate::fragment::{FileHash, Fragment};
-use crate::fsutil::{read, write_output};
+use crate::fsutil::{FileError, read, write_atomic};
 
 /// The pack of an output folder: `<output>.hpack`, beside the folder.
 pub fn pack_path(output: &Path) -> PathBuf {
@@ -117,7 +118,14 @@ pub fn link_pack(
         what: "cannot build the pack".into(),
         source: Some(Box::new(e)),
     })?;
-    write_output(output, &bytes)?;
+    // The previous bytes are already in memory: compare with them rather than
+    // have a write-if-changed read the whole pack a second time.
+    if previous_bytes.as_deref() != Some(bytes.as_slice()) {
+        write_atomic(output, &bytes).map_err(|source| FileError::Write {
+            path: output.to_owned(),
+            source,
+        })?;
+    }
     stats.entries = items.len();
     Ok(stats)
 }
