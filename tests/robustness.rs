@@ -816,49 +816,41 @@ fn outputs_blocked_by_a_file_or_a_folder_fail_naming_them() {
     // A file where the output folder should be: ENOTDIR below it...
     p.write("runtime", b"not a folder");
     let run = run_limited(&p, &texture_command, UNLIMITED, true);
-    assert!(!run.ok);
-    assert!(
-        run.stderr
-            .contains(&format!("assetc-encode: error: {texture}: cannot write")),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("cannot create the folder runtime/ui: Not a directory"),
-        "{}",
-        run.stderr
+    assert_cannot_write(
+        &run,
+        texture,
+        "cannot create the folder runtime/ui: Not a directory",
     );
     assert_eq!(fs::read(p.path("runtime")).unwrap(), b"not a folder");
     // ... and EEXIST for the folder itself.
     fs::remove_file(p.path("runtime")).unwrap();
     p.write("runtime/props", b"not a folder");
     let run = run_limited(&p, &mesh_command, UNLIMITED, true);
-    assert!(!run.ok);
-    assert!(
-        run.stderr
-            .contains(&format!("assetc-encode: error: {mesh}: cannot write")),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("cannot create the folder runtime/props: File exists"),
-        "{}",
-        run.stderr
+    assert_cannot_write(
+        &run,
+        mesh,
+        "cannot create the folder runtime/props: File exists",
     );
     // A folder where the output file should be: the rename fails.
     fs::remove_file(p.path("runtime/props")).unwrap();
     fs::create_dir_all(p.path(texture)).unwrap();
     let run = run_limited(&p, &texture_command, UNLIMITED, true);
-    assert!(!run.ok);
-    assert!(
-        run.stderr.contains(&format!("{texture}: cannot write")),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("Is a directory"), "{}", run.stderr);
+    assert_cannot_write(&run, texture, "Is a directory");
     assert!(temp_files(&p).is_empty(), "{:?}", temp_files(&p));
+}
+
+/// Asserts that an encode failed with `assetc-encode: error: <file>: cannot
+/// write` and `cause` in its message.
+fn assert_cannot_write(run: &Run, file: &str, cause: &str) {
+    assert!(!run.ok, "writing {file} must fail");
+    let error = format!("assetc-encode: error: {file}: cannot write");
+    for expected in [error.as_str(), cause] {
+        assert!(
+            run.stderr.contains(expected),
+            "expected '{expected}' in:\n{}",
+            run.stderr
+        );
+    }
 }
 
 #[test]

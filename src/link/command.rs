@@ -25,18 +25,27 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The link outputs a failed step deletes, so no stale manifest or pack
+/// survives a failed build.
+#[derive(Debug, clap::Args)]
+pub struct Invalidation {
+    /// Files to delete if the step fails (the manifest and the pack).
+    #[arg(long = "invalidate")]
+    pub invalidate: Vec<PathBuf>,
+    /// A file listing more files to delete if the step fails, one per line
+    /// (the named packs).
+    #[arg(long = "invalidate-list")]
+    pub invalidate_list: Option<PathBuf>,
+}
+
 /// The link steps.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Merge manifest fragments into `assets.hman`.
     Manifest {
-        /// Files to delete if the step fails (the manifest and the pack).
-        #[arg(long = "invalidate")]
-        invalidate: Vec<PathBuf>,
-        /// A file listing more files to delete if the step fails, one per
-        /// line (the named packs).
-        #[arg(long = "invalidate-list")]
-        invalidate_list: Option<PathBuf>,
+        /// What to delete if the step fails.
+        #[command(flatten)]
+        invalidation: Invalidation,
         /// File listing the fragment paths, one per line.
         #[arg(long)]
         fragments: PathBuf,
@@ -47,13 +56,9 @@ pub enum Command {
     /// Merge one group's fragments into its entries part and its full part
     /// (the first level of the link; each written only when it changes).
     Part {
-        /// Files to delete if the step fails (the manifest and the pack).
-        #[arg(long = "invalidate")]
-        invalidate: Vec<PathBuf>,
-        /// A file listing more files to delete if the step fails, one per
-        /// line (the named packs).
-        #[arg(long = "invalidate-list")]
-        invalidate_list: Option<PathBuf>,
+        /// What to delete if the step fails.
+        #[command(flatten)]
+        invalidation: Invalidation,
         /// File listing the group's fragment paths, one per line.
         #[arg(long)]
         fragments: PathBuf,
@@ -63,13 +68,9 @@ pub enum Command {
     },
     /// Bundle every produced file and the manifest into one `.hpack`.
     Pack {
-        /// Files to delete if the step fails (the manifest and the pack).
-        #[arg(long = "invalidate")]
-        invalidate: Vec<PathBuf>,
-        /// A file listing more files to delete if the step fails, one per
-        /// line (the named packs).
-        #[arg(long = "invalidate-list")]
-        invalidate_list: Option<PathBuf>,
+        /// What to delete if the step fails.
+        #[command(flatten)]
+        invalidation: Invalidation,
         /// The output root the fragments' paths are relative to.
         #[arg(long)]
         root: PathBuf,
@@ -142,18 +143,15 @@ impl Command {
             Command::Manifest {
                 fragments,
                 output,
-                invalidate,
-                invalidate_list,
+                invalidation,
             } => finish_link(
                 manifest::link_manifest(fragments, output),
-                invalidate,
-                invalidate_list.as_deref(),
+                Some(invalidation),
             ),
             Command::Part {
                 fragments,
                 output,
-                invalidate,
-                invalidate_list,
+                invalidation,
             } => {
                 let result = match output.as_slice() {
                     [entries, full] => part::link_part(fragments, entries, full),
@@ -174,14 +172,13 @@ impl Command {
                         )
                     });
                 }
-                finish_link(result, invalidate, invalidate_list.as_deref())
+                finish_link(result, Some(invalidation))
             }
             Command::Pack {
                 root,
                 fragments,
                 output,
-                invalidate,
-                invalidate_list,
+                invalidation,
                 own_manifest,
             } => {
                 let manifest = if *own_manifest {
@@ -201,14 +198,14 @@ impl Command {
                         )
                     });
                 }
-                finish_link(result, invalidate, invalidate_list.as_deref())
+                finish_link(result, Some(invalidation))
             }
             Command::Ids { fragments, c, rust } => {
                 let targets = IdsTargets {
                     c: c.clone(),
                     rust: rust.clone(),
                 };
-                finish_link(ids::link_ids(fragments, &targets), &[], None)
+                finish_link(ids::link_ids(fragments, &targets), None)
             }
             Command::Check {
                 root,
@@ -237,14 +234,10 @@ impl Command {
 
 /// Reports a link step's result; after a failure, deletes the link outputs so
 /// no stale manifest or pack survives a failed build.
-fn finish_link<T>(
-    result: Result<T, LinkError>,
-    invalidate: &[PathBuf],
-    invalidate_list: Option<&Path>,
-) -> ExitCode {
-    if result.is_err() {
-        fsutil::remove_all(invalidate);
-        if let Some(list) = invalidate_list {
+fn finish_link<T>(result: Result<T, LinkError>, invalidation: Option<&Invalidation>) -> ExitCode {
+    if let (Err(_), Some(invalidation)) = (&result, invalidation) {
+        fsutil::remove_all(&invalidation.invalidate);
+        if let Some(list) = &invalidation.invalidate_list {
             fsutil::remove_all(fsutil::listed_paths(list));
         }
     }
