@@ -744,18 +744,7 @@ fn run_limited(p: &Project, command: &str, limit: &str, ignore_signal: bool) -> 
 fn assert_write_fails_cleanly(p: &Project, command: &str, program: &str, file: &str) {
     let _ = fs::remove_file(p.path(file));
     let run = run_limited(p, command, "0", true);
-    assert!(!run.ok, "{file}: the write must fail");
-    let error = format!("{program}: error: {file}: cannot write");
-    assert!(
-        run.stderr.contains(&error),
-        "expected '{error}' in:\n{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("caused by: File too large"),
-        "{}",
-        run.stderr
-    );
+    assert_cannot_write(&run, program, file, "caused by: File too large");
     assert!(!p.path(file).exists(), "{file}: a partial file is left");
     assert!(temp_files(p).is_empty(), "{file}: {:?}", temp_files(p));
 }
@@ -818,6 +807,7 @@ fn outputs_blocked_by_a_file_or_a_folder_fail_naming_them() {
     let run = run_limited(&p, &texture_command, UNLIMITED, true);
     assert_cannot_write(
         &run,
+        "assetc-encode",
         texture,
         "cannot create the folder runtime/ui: Not a directory",
     );
@@ -828,6 +818,7 @@ fn outputs_blocked_by_a_file_or_a_folder_fail_naming_them() {
     let run = run_limited(&p, &mesh_command, UNLIMITED, true);
     assert_cannot_write(
         &run,
+        "assetc-encode",
         mesh,
         "cannot create the folder runtime/props: File exists",
     );
@@ -835,15 +826,15 @@ fn outputs_blocked_by_a_file_or_a_folder_fail_naming_them() {
     fs::remove_file(p.path("runtime/props")).unwrap();
     fs::create_dir_all(p.path(texture)).unwrap();
     let run = run_limited(&p, &texture_command, UNLIMITED, true);
-    assert_cannot_write(&run, texture, "Is a directory");
+    assert_cannot_write(&run, "assetc-encode", texture, "Is a directory");
     assert!(temp_files(&p).is_empty(), "{:?}", temp_files(&p));
 }
 
-/// Asserts that an encode failed with `assetc-encode: error: <file>: cannot
+/// Asserts that `program` failed with `<program>: error: <file>: cannot
 /// write` and `cause` in its message.
-fn assert_cannot_write(run: &Run, file: &str, cause: &str) {
+fn assert_cannot_write(run: &Run, program: &str, file: &str, cause: &str) {
     assert!(!run.ok, "writing {file} must fail");
-    let error = format!("assetc-encode: error: {file}: cannot write");
+    let error = format!("{program}: error: {file}: cannot write");
     for expected in [error.as_str(), cause] {
         assert!(
             run.stderr.contains(expected),
@@ -858,34 +849,15 @@ fn a_configure_that_cannot_write_build_ninja_fails_cleanly() {
     let p = small_project();
     let configure = format!("'{ASSETC}' configure");
     let run = run_limited(&p, &configure, "0", true);
-    assert!(!run.ok, "configure must fail");
-    let error = format!(
-        "assetc: error: {}: cannot write",
-        p.path("build.ninja").display()
-    );
-    assert!(
-        run.stderr.contains(&error),
-        "expected '{error}' in:\n{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("caused by: File too large"),
-        "{}",
-        run.stderr
-    );
+    let build_ninja = p.path("build.ninja").display().to_string();
+    assert_cannot_write(&run, "assetc", &build_ninja, "caused by: File too large");
     assert!(
         !p.path("build.ninja").exists(),
         "a partial build.ninja is left"
     );
     fs::create_dir(p.path("build.ninja")).unwrap();
     let run = p.assetc(&["configure"]);
-    assert!(!run.ok, "configure must fail");
-    assert!(
-        run.stderr.contains(&error),
-        "expected '{error}' in:\n{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("Is a directory"), "{}", run.stderr);
+    assert_cannot_write(&run, "assetc", &build_ninja, "Is a directory");
     assert!(temp_files(&p).is_empty(), "{:?}", temp_files(&p));
     fs::remove_dir(p.path("build.ninja")).unwrap();
     p.build(&[]);
