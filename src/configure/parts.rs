@@ -2,8 +2,7 @@
 //! merged into part files before the top-level link steps.
 //!
 //! Jobs are grouped by the folder of their source and by the named packs they
-//! belong to, and a group holds at most
-//! [`MAX_PART_FRAGMENTS`](crate::link::part::MAX_PART_FRAGMENTS) jobs (in job
+//! belong to, and a group holds at most [`MAX_PART_FRAGMENTS`] jobs (in job
 //! order). So every group lies inside one folder, and a named pack takes whole
 //! groups. Each group is one `link_part` edge (see [`crate::link::part`]):
 //!
