@@ -71,9 +71,15 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<bool, FileError> {
 /// Writes `bytes` to `path` atomically unless the file already holds exactly
 /// those bytes. Creates missing parent folders. Returns whether it wrote.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    if let Ok(existing) = fs::read(path)
-        && existing == bytes
-    {
+    let existing = fs::read(path).ok();
+    write_unless_equal(path, bytes, existing.as_deref())
+}
+
+/// [`write_if_changed`] for a caller that already holds the file's current
+/// bytes (`None` when there is no readable file), so they are not read twice.
+/// An unchanged write still removes a temporary file a killed writer left.
+pub fn write_unless_equal(path: &Path, bytes: &[u8], existing: Option<&[u8]>) -> io::Result<bool> {
+    if existing == Some(bytes) {
         remove_orphaned_temp(path);
         return Ok(false);
     }

@@ -32,7 +32,7 @@ use crate::configure::graph::MANIFEST_FILE;
 use crate::format::hpack::{self, PackItem, write_pack};
 use crate::format::kind::PackKind;
 use crate::fragment::{FileHash, Fragment};
-use crate::fsutil::{FileError, read, write_atomic};
+use crate::fsutil::{FileError, read, write_unless_equal};
 
 /// The pack of an output folder: `<output>.hpack`, beside the folder.
 pub fn pack_path(output: &Path) -> PathBuf {
@@ -120,12 +120,12 @@ pub fn link_pack(
     })?;
     // The previous bytes are already in memory: compare with them rather than
     // have a write-if-changed read the whole pack a second time.
-    if previous_bytes.as_deref() != Some(bytes.as_slice()) {
-        write_atomic(output, &bytes).map_err(|source| FileError::Write {
+    write_unless_equal(output, &bytes, previous_bytes.as_deref()).map_err(|source| {
+        FileError::Write {
             path: output.to_owned(),
             source,
-        })?;
-    }
+        }
+    })?;
     stats.entries = items.len();
     Ok(stats)
 }
