@@ -134,15 +134,7 @@ impl Fragment {
 
     /// Reads and parses a fragment file.
     pub fn read(path: &Path) -> Result<Self, FragmentError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FragmentError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        Self::parse(&text).map_err(|(line, what)| FragmentError::Syntax {
-            path: path.to_owned(),
-            line,
-            what,
-        })
+        read_with(path, Self::parse)
     }
 
     /// Parses fragment text; errors carry the 1-based line number.
@@ -207,6 +199,24 @@ fn non_empty(path: &str) -> Result<&str, String> {
     } else {
         Ok(path)
     }
+}
+
+/// Reads the text file `path` and parses it with `parse`, whose errors carry
+/// a 1-based line number; errors name the file. Fragments and the link's part
+/// files are both read this way.
+pub fn read_with<T>(
+    path: &Path,
+    parse: impl FnOnce(&str) -> Result<T, (usize, String)>,
+) -> Result<T, FragmentError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FragmentError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(&text).map_err(|(line, what)| FragmentError::Syntax {
+        path: path.to_owned(),
+        line,
+        what,
+    })
 }
 
 #[cfg(test)]

@@ -92,20 +92,13 @@ pub fn render_part(fragments: &[Fragment], entries_only: bool) -> String {
 
 /// Reads a fragment file or a part file: every fragment it holds.
 pub fn read_fragment_file(path: &Path) -> Result<Vec<Fragment>, FragmentError> {
-    let text = std::fs::read_to_string(path).map_err(|source| FragmentError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let syntax = |(line, what)| FragmentError::Syntax {
-        path: path.to_owned(),
-        line,
-        what,
-    };
-    if text.lines().next() == Some(PART_HEADER) {
-        parse_part(&text).map_err(syntax)
-    } else {
-        Fragment::parse(&text).map(|f| vec![f]).map_err(syntax)
-    }
+    fragment::read_with(path, |text| {
+        if text.lines().next() == Some(PART_HEADER) {
+            parse_part(text)
+        } else {
+            Fragment::parse(text).map(|f| vec![f])
+        }
+    })
 }
 
 /// Parses part text (header included); errors carry the 1-based line number
