@@ -214,12 +214,9 @@ impl Plan {
         let mut all = vec![self.manifest()];
         all.extend(self.pack.clone());
         all.extend(self.named_packs.iter().map(|p| p.file.clone()));
-        all.extend(self.list_files().into_iter().map(|(path, _)| path));
-        all.extend(
-            self.parts
-                .iter()
-                .flat_map(|g| [g.entries.clone(), g.full.clone()]),
-        );
+        all.extend(parts::all_files(&self.parts, &self.build));
+        all.extend(self.named_packs.iter().map(|p| p.list.clone()));
+        all.push(packs::invalidate_list(&self.build));
         all.extend(self.ids.iter().map(|(_, path)| path.clone()));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));

@@ -110,13 +110,8 @@ pub fn list_files(
     let mut files: Vec<(String, String)> = groups
         .iter()
         .map(|g| {
-            let text = g
-                .jobs
-                .iter()
-                .filter_map(|&i| fragments.get(i))
-                .map(|f| format!("{f}\n"))
-                .collect();
-            (g.list.clone(), text)
+            let members = g.jobs.iter().filter_map(|&i| fragments.get(i));
+            (g.list.clone(), lines(members))
         })
         .collect();
     files.push((
