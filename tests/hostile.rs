@@ -134,16 +134,6 @@ fn edge_commands(project: &Project, source: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every path below the project that looks like a leftover temporary file.
-fn temporary_files(project: &Project) -> Vec<String> {
-    walkdir::WalkDir::new(project.root())
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().display().to_string())
-        .filter(|path| path.contains(".assetc-tmp-") || path.ends_with(".tmp"))
-        .collect()
-}
-
 /// The outputs below `runtime/` that come from `source` (same stem).
 fn outputs_of(project: &Project, source: &str) -> Vec<String> {
     let stem = source.split('.').next().unwrap_or(source);
@@ -190,7 +180,7 @@ fn check_family_with(cases: &[Case], prepare: impl FnOnce(&Project)) {
     for case in cases {
         check_case(&project, case);
     }
-    let leftovers = temporary_files(&project);
+    let leftovers = project.temporary_files();
     assert!(leftovers.is_empty(), "temporary files: {leftovers:?}");
 }
 

@@ -161,14 +161,6 @@ fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Every temporary file in the project.
-fn temp_files(p: &Project) -> Vec<String> {
-    p.tree(".")
-        .into_keys()
-        .filter(|path| file_name(path).starts_with(TEMP_PREFIX))
-        .collect()
-}
-
 /// Panics, listing what differs, unless the produced tree is `expected`.
 fn assert_same_tree(
     actual: &BTreeMap<String, Vec<u8>>,
@@ -512,7 +504,7 @@ fn kill_some_builds(p: &Project, rng: &mut Rng, span: Duration) -> (usize, usize
 fn assert_recovers(p: &Project, expected: &BTreeMap<String, Vec<u8>>, context: &str) {
     p.ninja(&[])
         .expect_ok(&format!("ninja after the kills ({context})"));
-    let left = temp_files(p);
+    let left = p.temporary_files();
     assert!(left.is_empty(), "{context}: temporary files left: {left:?}");
     assert_same_tree(&produced(p), expected, context);
     // Ninja 1.11 may run an edge once more: when a killed run had already
@@ -550,7 +542,7 @@ fn killed_builds_finish_identical_to_a_clean_build() {
         let (round_landed, round_kills) = kill_some_builds(&p, &mut rng, span);
         landed += round_landed;
         kills += round_kills;
-        orphaned_temps += temp_files(&p).len();
+        orphaned_temps += p.temporary_files().len();
         let expected = match variant {
             Variant::A => &references.a,
             Variant::B => &references.b,
@@ -664,7 +656,11 @@ fn racing_configures_leave_what_a_single_run_leaves() {
         assert_same_tree(&configured(&p), configured_expected, &what);
         p.ninja(&[]).expect_ok(&what);
         assert_same_tree(&produced(&p), built_expected, &what);
-        assert!(temp_files(&p).is_empty(), "{what}: {:?}", temp_files(&p));
+        assert!(
+            p.temporary_files().is_empty(),
+            "{what}: {:?}",
+            p.temporary_files()
+        );
     }
 }
 
@@ -698,7 +694,11 @@ fn a_configure_racing_ninja_corrupts_nothing() {
         let (configured_expected, built_expected) = &references[usize::from(extra)];
         assert_same_tree(&configured(&p), configured_expected, &what);
         assert_same_tree(&produced(&p), built_expected, &what);
-        assert!(temp_files(&p).is_empty(), "{what}: {:?}", temp_files(&p));
+        assert!(
+            p.temporary_files().is_empty(),
+            "{what}: {:?}",
+            p.temporary_files()
+        );
         p.assert_no_op();
     }
 }
@@ -746,7 +746,11 @@ fn assert_write_fails_cleanly(p: &Project, command: &str, program: &str, file: &
     let run = run_limited(p, command, "0", true);
     assert_cannot_write(&run, program, file, "caused by: File too large");
     assert!(!p.path(file).exists(), "{file}: a partial file is left");
-    assert!(temp_files(p).is_empty(), "{file}: {:?}", temp_files(p));
+    assert!(
+        p.temporary_files().is_empty(),
+        "{file}: {:?}",
+        p.temporary_files()
+    );
 }
 
 #[test]
@@ -785,12 +789,12 @@ fn an_encoder_killed_mid_write_leaves_a_temporary_file_the_next_write_removes() 
     let run = run_limited(&p, &command, "0", false);
     assert!(!run.ok);
     assert_eq!(
-        temp_files(&p).len(),
+        p.temporary_files().len(),
         1,
         "a killed writer leaves its temporary file"
     );
     run_limited(&p, &command, UNLIMITED, true).expect_ok("the same encode, unlimited");
-    assert!(temp_files(&p).is_empty(), "{:?}", temp_files(&p));
+    assert!(p.temporary_files().is_empty(), "{:?}", p.temporary_files());
     assert!(p.path(texture).is_file());
 }
 
@@ -827,7 +831,7 @@ fn outputs_blocked_by_a_file_or_a_folder_fail_naming_them() {
     fs::create_dir_all(p.path(texture)).unwrap();
     let run = run_limited(&p, &texture_command, UNLIMITED, true);
     assert_cannot_write(&run, "assetc-encode", texture, "Is a directory");
-    assert!(temp_files(&p).is_empty(), "{:?}", temp_files(&p));
+    assert!(p.temporary_files().is_empty(), "{:?}", p.temporary_files());
 }
 
 /// Asserts that `program` failed with `<program>: error: <file>: cannot
@@ -858,7 +862,7 @@ fn a_configure_that_cannot_write_build_ninja_fails_cleanly() {
     fs::create_dir(p.path("build.ninja")).unwrap();
     let run = p.assetc(&["configure"]);
     assert_cannot_write(&run, "assetc", &build_ninja, "Is a directory");
-    assert!(temp_files(&p).is_empty(), "{:?}", temp_files(&p));
+    assert!(p.temporary_files().is_empty(), "{:?}", p.temporary_files());
     fs::remove_dir(p.path("build.ninja")).unwrap();
     p.build(&[]);
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Project, rgba_png};
+use common::{Project, crc32, rgba_png};
 
 /// The header of a KTX2 file in the project, read with our own reader.
 fn ktx2_header(p: &Project, rel: &str) -> assetc::format::ktx2::Ktx2Header {
@@ -143,22 +143,6 @@ fn png_claiming(width: u32, height: u32) -> Vec<u8> {
     let crc = crc32(&file[12..29]);
     file[29..33].copy_from_slice(&crc.to_be_bytes());
     file
-}
-
-/// CRC-32 (the PNG chunk checksum).
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 #[test]

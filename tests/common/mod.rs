@@ -173,6 +173,24 @@ impl Project {
             .collect()
     }
 
+    /// Every file below the project, by relative path, that is a temporary
+    /// file a writer should have renamed or removed: an output's
+    /// `.assetc-tmp-` file, or a `*.tmp` scratch file.
+    pub fn temporary_files(&self) -> Vec<String> {
+        walkdir::WalkDir::new(self.root())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy();
+                name.starts_with(assetc::fsutil::TEMP_PREFIX) || name.ends_with(".tmp")
+            })
+            .map(|e| {
+                let name = e.path().strip_prefix(self.root()).unwrap();
+                name.to_string_lossy().replace('\\', "/")
+            })
+            .collect()
+    }
+
     fn run(&self, program: &str, args: &[&str]) -> Run {
         let output = Command::new(program)
             .args(args)
@@ -186,6 +204,20 @@ impl Project {
 /// The Ninja to test with: `$NINJA` or `ninja` on the PATH.
 pub fn ninja_program() -> String {
     std::env::var("NINJA").unwrap_or_else(|_| "ninja".into())
+}
+
+/// CRC-32 as PNG chunks use it (reflected, polynomial 0xEDB88320), for
+/// tests that hand-edit PNG chunks.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            let carry = crc & 1;
+            crc = (crc >> 1) ^ (0xEDB8_8320 * carry);
+        }
+    }
+    !crc
 }
 
 /// Encodes an RGBA8 PNG with a deterministic pattern.

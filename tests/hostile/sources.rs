@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::common::crc32;
+
 /// PNG colour type 0: one gray sample per pixel.
 pub const GRAY: u8 = 0;
 /// PNG colour type 6: red, green, blue and alpha samples.
@@ -12,19 +14,6 @@ pub const RGBA: u8 = 6;
 
 /// The signature every PNG starts with.
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
-
-/// CRC-32 as PNG chunks use it (reflected, polynomial 0xEDB88320).
-pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            let carry = crc & 1;
-            crc = (crc >> 1) ^ (0xEDB8_8320 * carry);
-        }
-    }
-    !crc
-}
 
 /// One PNG chunk: length, type, data and CRC.
 pub fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
