@@ -529,7 +529,7 @@ impl Drop for MappedFile {
 fn import_at_run_time(path: &Path) -> Result<usize, Error> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let gltf = parse_document(&fs::read(path)?)?;
-    let buffers = load_buffers(&gltf, path, folder)?;
+    let buffers = load_buffers(&gltf, path, folder, &Default::default())?;
     let mut vertices = 0;
     for mesh in gltf.document.meshes() {
         for primitive in mesh.primitives() {

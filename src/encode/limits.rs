@@ -45,3 +45,9 @@ pub const MAX_ATLAS_SIDE: u32 = 8192;
 /// sparse values) may have: it costs memory without costing file size.
 /// Accessors with a buffer view are bounded by the bytes of that view.
 pub const MAX_ZERO_FILLED_ELEMENTS: usize = 1 << 24;
+
+/// The most bytes one meshopt-compressed glTF buffer view may decode to.
+/// The codecs compress repetitive data by orders of magnitude, so a small
+/// file could otherwise declare gigabytes; 256 MiB holds the vertices of a
+/// ten-million-vertex mesh at the usual 24-byte stride.
+pub const MAX_DECODED_VIEW_BYTES: usize = 256 << 20;

@@ -13,7 +13,7 @@ use ::gltf::json::{
 };
 
 use super::GltfError;
-use super::buffers::view_slice;
+use super::buffers::{Buffers, view_slice};
 
 use crate::encode::limits::MAX_ZERO_FILLED_ELEMENTS;
 
@@ -26,6 +26,9 @@ pub(super) enum FloatEncoding {
     FloatOrUnsignedNormalized,
     /// `FLOAT`, or any normalised 8- or 16-bit integer.
     FloatOrNormalized,
+    /// `FLOAT`, or any 8- or 16-bit integer, normalised or not: positions
+    /// and UVs under `KHR_mesh_quantization`.
+    FloatOrQuantized,
 }
 
 /// The shape of one accessor's elements.
@@ -49,12 +52,13 @@ impl Layout {
 /// Reads accessors of one document from its loaded buffers.
 pub(super) struct AccessorReader<'a> {
     root: &'a json::Root,
-    buffers: &'a [Vec<u8>],
+    buffers: &'a Buffers,
 }
 
 impl<'a> AccessorReader<'a> {
-    /// A reader over `root`'s accessors, `buffers[i]` holding `buffers[i]`.
-    pub(super) fn new(root: &'a json::Root, buffers: &'a [Vec<u8>]) -> Self {
+    /// A reader over `root`'s accessors, from `buffers` (decoded meshopt
+    /// views taking the place of the views' own bytes).
+    pub(super) fn new(root: &'a json::Root, buffers: &'a Buffers) -> Self {
         Self { root, buffers }
     }
 
@@ -212,8 +216,12 @@ impl<'a> AccessorReader<'a> {
                 format!("accessors[{index}] uses bufferViews[{view}], which does not exist"),
             )
         })?;
+        let stride = json_view.byte_stride.map(|s| s.0);
+        if let Some(decoded) = self.buffers.decoded_views.get(&view) {
+            return Ok((decoded, stride));
+        }
         let buffer = json_view.buffer.value();
-        let data = self.buffers.get(buffer).ok_or_else(|| {
+        let data = self.buffers.data.get(buffer).ok_or_else(|| {
             GltfError::at(
                 format!("bufferViews[{view}].buffer"),
                 format!("buffers[{buffer}] does not exist"),
@@ -230,7 +238,7 @@ impl<'a> AccessorReader<'a> {
                 ),
             )
         })?;
-        Ok((bytes, json_view.byte_stride.map(|s| s.0)))
+        Ok((bytes, stride))
     }
 
     /// Overwrites the elements a sparse accessor lists.
@@ -399,6 +407,7 @@ fn float_allowed(component: ComponentType, normalized: bool, encoding: FloatEnco
     use ComponentType::*;
     match (component, encoding) {
         (F32, _) => true,
+        (I8 | U8 | I16 | U16, FloatEncoding::FloatOrQuantized) => true,
         (U8 | U16, FloatEncoding::FloatOrUnsignedNormalized | FloatEncoding::FloatOrNormalized) => {
             normalized
         }
@@ -476,6 +485,7 @@ fn encoding_name(encoding: FloatEncoding) -> &'static str {
             "FLOAT, or normalized UNSIGNED_BYTE or UNSIGNED_SHORT"
         }
         FloatEncoding::FloatOrNormalized => "FLOAT, or a normalized 8- or 16-bit integer",
+        FloatEncoding::FloatOrQuantized => "FLOAT, or an 8- or 16-bit integer",
     }
 }
 

@@ -1,6 +1,7 @@
 //! Buffers and image bytes: from the GLB `BIN` chunk, base64 data URIs or
 //! files next to the glTF.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ::gltf::json;
@@ -16,19 +17,28 @@ pub struct Buffers {
     pub data: Vec<Vec<u8>>,
     /// The external files read, in buffer order, for the depfile.
     pub files: Vec<PathBuf>,
+    /// `bufferViews[i]` → its bytes decoded from meshopt compression; these
+    /// stand in for the view's own (fallback) bytes.
+    pub decoded_views: BTreeMap<usize, Vec<u8>>,
 }
 
 /// Loads every buffer of `gltf` (the file at `source`): `buffers[0]` without
 /// a URI is the GLB `BIN` chunk; `data:` URIs are decoded; other URIs are
 /// files resolved against the glTF's folder, which must stay inside
-/// `input_root`. Each buffer must hold at least its `byteLength` bytes.
+/// `input_root`. Each buffer must hold at least its `byteLength` bytes,
+/// except the meshopt `fallbacks`, which are left empty unread.
 pub fn load_buffers(
     gltf: &::gltf::Gltf,
     source: &Path,
     input_root: &Path,
+    fallbacks: &BTreeSet<usize>,
 ) -> Result<Buffers, GltfError> {
     let mut buffers = Buffers::default();
     for index in 0..gltf.document.as_json().buffers.len() {
+        if fallbacks.contains(&index) {
+            buffers.data.push(Vec::new());
+            continue;
+        }
         let (data, file) = load_buffer(gltf, index, source, input_root)?;
         buffers.data.push(data);
         buffers.files.extend(file);

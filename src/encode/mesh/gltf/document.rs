@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ::gltf::json::{self, validation::Validate};
 
+use super::extensions;
 use super::geometry::attribute_name;
 use super::{GltfError, guarded};
 
@@ -23,10 +24,6 @@ const CHUNK_HEADER_LEN: usize = 8;
 /// The UTF-8 byte order mark some writers put before the JSON.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Required extensions assetc reads itself, so the `gltf` crate's validation
-/// (which knows none with our features) must not refuse them.
-const HANDLED_EXTENSIONS: &[&str] = &["KHR_materials_emissive_strength"];
-
 /// The two halves of a glTF source: its JSON text and, for a GLB, the `BIN`
 /// chunk.
 struct Parts<'a> {
@@ -39,8 +36,8 @@ struct Parts<'a> {
 ///
 /// Refuses, with a message naming the problem: a truncated GLB (a chunk
 /// running past the end), JSON that is not UTF-8 or not glTF, a version other
-/// than 2.x, files that require Draco or meshopt compression (they cannot be
-/// decoded) or any other extension assetc does not handle, and anything the
+/// than 2.x, files that require an extension assetc refuses (Draco, GPU
+/// instancing, WebP, unknown ones: see `extensions`), and anything the
 /// `gltf` crate's validation rejects, located by JSON path. Missing
 /// `POSITION` `min`/`max` and textures without a `source` are tolerated.
 pub fn parse_document(bytes: &[u8]) -> Result<::gltf::Gltf, GltfError> {
@@ -48,8 +45,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<::gltf::Gltf, GltfError> {
     let mut root = deserialize(parts.json)?;
     check_version(&root)?;
     check_required_extensions(&root)?;
-    root.extensions_required
-        .retain(|name| !HANDLED_EXTENSIONS.contains(&name.as_str()));
+    accept_required_extensions(&mut root);
     check_primitive_accessors(&root)?;
     guarded("", || validate(&root))?;
     Ok(::gltf::Gltf {
@@ -100,9 +96,12 @@ pub fn read_json(path: &Path) -> Result<Vec<u8>, GltfError> {
     Ok(json)
 }
 
-/// The JSON text of a whole source (the GLB's JSON chunk, or the file).
-pub(super) fn json_text(bytes: &[u8]) -> Result<&[u8], GltfError> {
-    Ok(split(bytes)?.json)
+/// The JSON of a whole source (the GLB's JSON chunk, or the file) as a
+/// generic value, for the extension objects the `gltf` crate's model does
+/// not keep.
+pub(super) fn json_value(bytes: &[u8]) -> Result<json::Value, GltfError> {
+    json::deserialize::from_slice(split(bytes)?.json)
+        .map_err(|e| GltfError::at("", format!("not valid JSON: {e}")))
 }
 
 /// From the first 20 bytes of a GLB, the length of its first (JSON) chunk,
@@ -292,34 +291,26 @@ fn check_version(root: &json::Root) -> Result<(), GltfError> {
     Ok(())
 }
 
-/// Refuses required extensions assetc cannot honour, with a hint for the
-/// common compression ones.
+/// Refuses the first required extension assetc cannot honour, naming it and
+/// the way out.
 fn check_required_extensions(root: &json::Root) -> Result<(), GltfError> {
     for (i, name) in root.extensions_required.iter().enumerate() {
-        if HANDLED_EXTENSIONS.contains(&name.as_str()) {
-            continue;
+        if let Some(message) = extensions::refusal(name) {
+            return Err(GltfError::at(format!("extensionsRequired[{i}]"), message));
         }
-        return Err(GltfError::at(
-            format!("extensionsRequired[{i}]"),
-            unsupported_extension_message(name),
-        ));
     }
     Ok(())
 }
 
-/// Why a required extension is refused, and what to do instead.
-fn unsupported_extension_message(name: &str) -> String {
-    match name {
-        "KHR_draco_mesh_compression" => format!(
-            "the file is compressed with {name}, which assetc cannot decode; export without Draco"
-        ),
-        "EXT_meshopt_compression" | "KHR_meshopt_compression" => format!(
-            "the file is compressed with {name}, which assetc cannot decode; export without meshopt compression"
-        ),
-        "KHR_mesh_quantization" => format!(
-            "the file requires {name} (quantized vertex data), which assetc does not support; export with float attributes"
-        ),
-        _ => format!("the file requires the extension {name}, which assetc does not support"),
+/// Moves the required extensions (all decoded or skipped by now) to
+/// `extensionsUsed`, where the importer's warnings find them, so that the
+/// `gltf` crate's validation, which implements none of them with our
+/// features, does not refuse them.
+fn accept_required_extensions(root: &mut json::Root) {
+    for name in std::mem::take(&mut root.extensions_required) {
+        if !root.extensions_used.contains(&name) {
+            root.extensions_used.push(name);
+        }
     }
 }
 

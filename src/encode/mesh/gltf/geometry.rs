@@ -17,6 +17,9 @@ use super::transform::bake;
 use super::walk::Instance;
 use crate::encode::mesh::scene::{Primitive, SkinInfluence};
 
+/// The extension that allows integer vertex attributes.
+const QUANTIZATION: &str = "KHR_mesh_quantization";
+
 /// Reads the primitives of every instance, in order. Primitives that are not
 /// triangles are skipped with a warning, as are primitives left with no
 /// triangle.
@@ -31,6 +34,7 @@ pub(super) fn read_instances(
         root,
         reader,
         joint_count,
+        quantized: root.extensions_used.iter().any(|name| name == QUANTIZATION),
         read: HashMap::new(),
     };
     let mut out = Vec::new();
@@ -52,6 +56,7 @@ struct MeshCache<'a, 'r> {
     root: &'a json::Root,
     reader: &'a AccessorReader<'r>,
     joint_count: usize,
+    quantized: bool,
     read: HashMap<(usize, bool), Vec<Primitive>>,
 }
 
@@ -79,6 +84,7 @@ impl MeshCache<'_, '_> {
                 json: json_primitive,
                 path: format!("meshes[{mesh}].primitives[{p}]"),
                 joint_count: self.joint_count,
+                quantized: self.quantized,
             };
             if let Some(primitive) = source.read(skinned, warnings)? {
                 primitives.push(primitive);
@@ -97,6 +103,9 @@ struct PrimitiveSource<'a, 'r> {
     path: String,
     /// Joints in `skins[0]`.
     joint_count: usize,
+    /// Whether the file declares `KHR_mesh_quantization`, which allows
+    /// integer positions, normals, tangents and UVs.
+    quantized: bool,
 }
 
 impl PrimitiveSource<'_, '_> {
@@ -161,12 +170,12 @@ impl PrimitiveSource<'_, '_> {
         let (index, path) = self.attribute(Semantic::Positions).ok_or_else(|| {
             GltfError::at(format!("{}.attributes", self.path), "POSITION is missing")
         })?;
-        let positions = grouped::<3>(&self.reader.floats(
-            index,
-            &path,
-            Type::Vec3,
-            FloatEncoding::Float,
-        )?);
+        let encoding = if self.quantized {
+            FloatEncoding::FloatOrQuantized
+        } else {
+            FloatEncoding::Float
+        };
+        let positions = grouped::<3>(&self.reader.floats(index, &path, Type::Vec3, encoding)?);
         let not_finite = positions
             .iter()
             .enumerate()
@@ -218,10 +227,13 @@ impl PrimitiveSource<'_, '_> {
         vertex_count: usize,
         warnings: &mut Vec<String>,
     ) -> Result<Option<Vec<[f32; N]>>, GltfError> {
-        let (ty, encoding) = match N {
-            2 => (Type::Vec2, FloatEncoding::FloatOrUnsignedNormalized),
-            3 => (Type::Vec3, FloatEncoding::Float),
-            _ => (Type::Vec4, FloatEncoding::Float),
+        let (ty, encoding) = match (N, self.quantized) {
+            (2, false) => (Type::Vec2, FloatEncoding::FloatOrUnsignedNormalized),
+            (2, true) => (Type::Vec2, FloatEncoding::FloatOrQuantized),
+            (3, false) => (Type::Vec3, FloatEncoding::Float),
+            (3, true) => (Type::Vec3, FloatEncoding::FloatOrNormalized),
+            (_, false) => (Type::Vec4, FloatEncoding::Float),
+            (_, true) => (Type::Vec4, FloatEncoding::FloatOrNormalized),
         };
         let Some((index, path)) = self.attribute(semantic) else {
             return Ok(None);

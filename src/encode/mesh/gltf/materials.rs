@@ -206,19 +206,17 @@ fn image_source(
 }
 
 /// `KHR_materials_emissive_strength` per material (`None` when absent),
-/// read from the raw JSON text, which is only parsed when the file declares
-/// the extension. An invalid strength is ignored with a warning.
+/// read from the whole JSON as a value (the crate's model does not keep
+/// it). An invalid strength is ignored with a warning.
 pub(super) fn emissive_strengths(
     root: &json::Root,
-    json_text: &[u8],
+    value: &json::Value,
     warnings: &mut Vec<String>,
-) -> Result<Vec<Option<f32>>, GltfError> {
+) -> Vec<Option<f32>> {
     let mut strengths = vec![None; root.materials.len()];
     if !root.extensions_used.iter().any(|e| e == EMISSIVE_STRENGTH) {
-        return Ok(strengths);
+        return strengths;
     }
-    let value: json::Value = json::deserialize::from_slice(json_text)
-        .map_err(|e| GltfError::at("", format!("not valid JSON: {e}")))?;
     let materials = value.get("materials").and_then(json::Value::as_array);
     for (m, strength) in strengths.iter_mut().enumerate() {
         let raw = materials
@@ -234,7 +232,7 @@ pub(super) fn emissive_strengths(
             )),
         }
     }
-    Ok(strengths)
+    strengths
 }
 
 /// Every material of `root` as a `.hmat` row, in source order. Texture refs

@@ -36,22 +36,33 @@
 //!   regenerates normals and tangents) with a warning; a non-finite position
 //!   is an error.
 //! * Sparse accessors are supported.
+//! * Extensions (module `extensions`): meshopt-compressed buffer views are
+//!   decoded (module `compressed`), quantized attributes
+//!   (`KHR_mesh_quantization`) are read as floats, texture transforms are
+//!   baked into the UVs (module `uv_transform`); extensions that carry what
+//!   the runtime formats cannot hold are skipped with one warning each, and
+//!   only those assetc cannot decode (Draco, GPU instancing, WebP) fail.
 
 mod accessor;
 mod animation;
 mod buffers;
+mod compressed;
 mod document;
+mod extensions;
 mod geometry;
 mod materials;
 mod skin;
 mod transform;
 mod uri;
+mod uv_transform;
 mod walk;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_errors;
+#[cfg(test)]
+mod tests_extensions;
 #[cfg(test)]
 mod tests_skin;
 
@@ -143,12 +154,26 @@ pub fn import_gltf(
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
     let gltf = parse_document(bytes)?;
     check_image_uris(&gltf, source, input_root)?;
-    let buffers = load_buffers(&gltf, source, input_root)?;
-    let json = document::json_text(bytes)?;
+    let json = extension_objects(&gltf, bytes)?;
+    let compression = compressed::read(&json)?;
+    let mut buffers = load_buffers(&gltf, source, input_root, &compression.fallback_buffers)?;
+    buffers.decoded_views = compressed::decode_views(&compression, &buffers.data)?;
     let scene = guarded("", || {
-        build_scene(&gltf, &buffers, json, source_ref, options)
+        build_scene(&gltf, &buffers, &json, source_ref, options)
     })?;
     Ok((scene, buffers.files))
+}
+
+/// The whole JSON as a value when the file uses an extension whose objects
+/// the `gltf` crate's model does not keep (null otherwise, so files without
+/// them are not parsed twice).
+fn extension_objects(gltf: &::gltf::Gltf, bytes: &[u8]) -> Result<::gltf::json::Value, GltfError> {
+    let used = &gltf.document.as_json().extensions_used;
+    if used.iter().any(|name| extensions::kept_as_raw_json(name)) {
+        document::json_value(bytes)
+    } else {
+        Ok(::gltf::json::Value::Null)
+    }
 }
 
 /// Refuses an external image URI that leaves the input folder (configure
@@ -171,18 +196,20 @@ fn check_image_uris(
 fn build_scene(
     gltf: &::gltf::Gltf,
     buffers: &Buffers,
-    json: &[u8],
+    json: &::gltf::json::Value,
     source_ref: &str,
     options: &ImportOptions,
 ) -> Result<Scene, GltfError> {
     let root = gltf.document.as_json();
-    let mut warnings = Vec::new();
-    let strengths = materials::emissive_strengths(root, json, &mut warnings)?;
+    let mut warnings = extensions::warnings(&root.extensions_used);
+    let strengths = materials::emissive_strengths(root, json, &mut warnings);
     let materials = materials::source_materials(root, source_ref, &strengths, &mut warnings);
+    let uv_transforms = uv_transform::material_transforms(json, &mut warnings);
     let walked = walk::walk(root, options.merge)?;
     warnings.extend(walked.warnings);
-    let reader = accessor::AccessorReader::new(root, &buffers.data);
-    let primitives = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;
+    let reader = accessor::AccessorReader::new(root, buffers);
+    let mut primitives = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;
+    uv_transform::bake(&mut primitives, &uv_transforms);
     if primitives.is_empty() {
         return Err(GltfError::at(walked.location, "the scene has no triangles"));
     }

@@ -222,19 +222,15 @@ fn a_glb_with_non_utf8_json_is_refused() {
 }
 
 #[test]
-fn compressed_files_are_refused_with_advice() {
+fn extensions_assetc_cannot_decode_are_refused_with_advice() {
     for (extension, advice) in [
         ("KHR_draco_mesh_compression", "export without Draco"),
+        ("EXT_mesh_gpu_instancing", "export the instances as nodes"),
+        ("EXT_texture_webp", "export PNG, JPEG or KTX2"),
         (
-            "EXT_meshopt_compression",
-            "export without meshopt compression",
+            "VENDOR_unknown_thing",
+            "cannot tell whether dropping it is safe",
         ),
-        (
-            "KHR_meshopt_compression",
-            "export without meshopt compression",
-        ),
-        ("KHR_mesh_quantization", "KHR_mesh_quantization"),
-        ("KHR_texture_basisu", "KHR_texture_basisu"),
     ] {
         let mut b = one_triangle();
         b.require_extension(extension);
@@ -245,12 +241,47 @@ fn compressed_files_are_refused_with_advice() {
             "{err}"
         );
     }
-    let mut b = one_triangle();
-    b.require_extension("KHR_draco_mesh_compression");
-    assert_eq!(
-        parse_document(&b.to_glb()).unwrap_err().what,
-        "the file is compressed with KHR_draco_mesh_compression, which assetc cannot decode; export without Draco"
-    );
+}
+
+#[test]
+fn required_extensions_that_change_nothing_we_write_are_skipped_with_a_warning() {
+    for extension in [
+        "KHR_lights_punctual",
+        "KHR_materials_clearcoat",
+        "KHR_materials_pbrSpecularGlossiness",
+        "KHR_materials_variants",
+    ] {
+        let mut b = one_triangle();
+        b.require_extension(extension);
+        let scene = import(&b.to_glb(), true).unwrap();
+        let named: Vec<&String> = scene
+            .warnings
+            .iter()
+            .filter(|w| w.contains(extension))
+            .collect();
+        assert_eq!(named.len(), 1, "{extension}: {:?}", scene.warnings);
+        assert!(named[0].contains("is skipped"), "{named:?}");
+    }
+}
+
+#[test]
+fn decoded_extensions_are_accepted_without_a_warning() {
+    for extension in [
+        "KHR_mesh_quantization",
+        "EXT_meshopt_compression",
+        "KHR_meshopt_compression",
+        "KHR_texture_transform",
+        "KHR_texture_basisu",
+    ] {
+        let mut b = one_triangle();
+        b.require_extension(extension);
+        let scene = import(&b.to_glb(), true).unwrap();
+        assert!(
+            scene.warnings.iter().all(|w| !w.contains(extension)),
+            "{extension}: {:?}",
+            scene.warnings
+        );
+    }
 }
 
 #[test]
