@@ -193,7 +193,7 @@ fn check_shape(view: &CompressedView) -> Result<(), String> {
     let stride = view.stride;
     let stride_ok = match (view.mode, view.filter) {
         (Mode::Attributes, Filter::None | Filter::Exponential) => {
-            stride > 0 && stride <= 256 && stride % 4 == 0
+            stride > 0 && stride <= 256 && stride.is_multiple_of(4)
         }
         (Mode::Attributes, Filter::Octahedral | Filter::Color) => stride == 4 || stride == 8,
         (Mode::Attributes, Filter::Quaternion) => stride == 8,
@@ -208,7 +208,7 @@ fn check_shape(view: &CompressedView) -> Result<(), String> {
             view.mode, view.filter
         ));
     }
-    if view.mode == Mode::Triangles && view.count % 3 != 0 {
+    if view.mode == Mode::Triangles && !view.count.is_multiple_of(3) {
         return Err(format!(
             "count {} is not a multiple of 3 in TRIANGLES mode",
             view.count
