@@ -1,0 +1,649 @@
+//! Real public models through the real pipeline: the Khronos glTF samples
+//! and OBJ loader tests that Debian's `assimp-testmodels` package ships,
+//! plus what Debian's `gltfpack` makes of them (quantized, meshopt
+//! compressed with and without fallback, filtered), as a user's folder of
+//! exporter output.
+//!
+//! Every model must build with the strict default, pass `assetc-link check`,
+//! and each `.hmesh` must hold the triangle count and bounds an independent
+//! reading of its source gives: the `gltf` crate's own accessor reader with
+//! the node transforms for glTF, a plain face counter for OBJ. The gltfpack
+//! variants must match the uncompressed float file gltfpack writes from the
+//! same model (`-noq`), bounds within the quantization step.
+//!
+//! `tools/ensure-deps --for-tests` installs both packages.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assetc::format::hmesh;
+use common::Project;
+
+/// Where `assimp-testmodels` puts the models.
+const MODELS: &str = "/usr/share/assimp/models";
+
+/// Model folders copied into `assets/` (source folder, destination).
+const FOLDERS: &[(&str, &str)] = &[
+    ("glTF2/BoxTextured-glTF", "khronos/box"),
+    ("glTF2/BoxTextured-glTF-Binary", "khronos/box_glb"),
+    ("glTF2/BoxTextured-glTF-Embedded", "khronos/box_embedded"),
+    (
+        "glTF2/BoxTextured-glTF-pbrSpecularGlossiness",
+        "khronos/box_specgloss",
+    ),
+    ("glTF2/BoxTexcoords-glTF", "khronos/box_texcoords"),
+    ("glTF2/BoxBadNormals-glTF-Binary", "khronos/box_bad_normals"),
+    ("glTF2/ClearCoat-glTF", "khronos/clearcoat"),
+    ("glTF2/textureTransform", "khronos/texture_transform"),
+    ("glTF2/cameras", "khronos/cameras"),
+    ("glTF2/simple_skin", "khronos/simple_skin"),
+    ("glTF2/2CylinderEngine-glTF-Binary", "khronos/engine"),
+    (
+        "glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF",
+        "khronos/morph_cube",
+    ),
+];
+
+/// OBJ files (with their `.mtl` and images) copied into `assets/obj/`.
+const OBJ_FILES: &[&str] = &[
+    "WusonOBJ.obj",
+    "box.obj",
+    "box_longline.obj",
+    "box_mat_with_spaces.obj",
+    "box_spaces.mtl",
+    "box_without_lineending.obj",
+    "concave_polygon.obj",
+    "concave_polygon.mtl",
+    "cube_usemtl.obj",
+    "cube_usemtl.mtl",
+    "cube_with_vertexcolors.obj",
+    "cube_with_vertexcolors_uni.obj",
+    "multiple_spaces.obj",
+    "regr01.obj",
+    "regr01.mtl",
+    "regr_3429812.obj",
+    "regr_3429812.mtl",
+    "space_in_material_name.obj",
+    "space_in_material_name.mtl",
+    "spider.obj",
+    "spider.mtl",
+    "SpiderTex.jpg",
+    "drkwood2.jpg",
+    "engineflare1.jpg",
+    "wal67ar_small.jpg",
+    "wal69ar_small.jpg",
+    "testmixed.obj",
+];
+
+/// gltfpack runs: (source model, output below `assets/`, arguments).
+/// `-noq` writes plain floats: the reference for the others.
+const GLTFPACK: &[(&str, &str, &[&str])] = &[
+    (
+        "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb",
+        "gltfpack/engine_float.glb",
+        &["-noq"],
+    ),
+    (
+        "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb",
+        "gltfpack/engine_quantized.glb",
+        &[],
+    ),
+    (
+        "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb",
+        "gltfpack/engine_meshopt.glb",
+        &["-c"],
+    ),
+    (
+        "glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb",
+        "gltfpack/engine_fallback.glb",
+        &["-cf"],
+    ),
+    (
+        "glTF2/BoxTextured-glTF/BoxTextured.gltf",
+        "gltfpack/box_float.gltf",
+        &["-noq"],
+    ),
+    (
+        "glTF2/BoxTextured-glTF/BoxTextured.gltf",
+        "gltfpack/box_meshopt.gltf",
+        &["-cc"],
+    ),
+    (
+        "glTF2/simple_skin/simple_skin.gltf",
+        "gltfpack/skin_float.glb",
+        &["-noq"],
+    ),
+    (
+        "glTF2/simple_skin/simple_skin.gltf",
+        "gltfpack/skin_quantized.glb",
+        &[],
+    ),
+    (
+        "glTF2/simple_skin/simple_skin.gltf",
+        "gltfpack/skin_meshopt.glb",
+        &["-c"],
+    ),
+];
+
+/// Each gltfpack output whose geometry is compared with another's, and
+/// that other (its `-noq` float twin).
+const TWINS: &[(&str, &str)] = &[
+    ("gltfpack/engine_quantized.glb", "gltfpack/engine_float.glb"),
+    ("gltfpack/engine_meshopt.glb", "gltfpack/engine_float.glb"),
+    ("gltfpack/engine_fallback.glb", "gltfpack/engine_float.glb"),
+    ("gltfpack/box_meshopt.gltf", "gltfpack/box_float.gltf"),
+];
+
+/// Quantized skinned meshes. glTF ignores a skinned node's transform, so
+/// gltfpack folds the dequantization into the inverse bind matrices and the
+/// vertices stay in quantized units, as assetc keeps them (skinning gives
+/// the same result): only their triangle counts are compared with the
+/// source, and their geometry with each other (`SAME_GEOMETRY`).
+const QUANTIZED_SKINS: &[&str] = &["gltfpack/skin_quantized.glb", "gltfpack/skin_meshopt.glb"];
+
+/// Files that hold the same quantized geometry, uncompressed and meshopt
+/// compressed: decoding must give exactly the same mesh.
+const SAME_GEOMETRY: &[(&str, &str)] = &[
+    (
+        "gltfpack/engine_quantized.glb",
+        "gltfpack/engine_meshopt.glb",
+    ),
+    (
+        "gltfpack/engine_quantized.glb",
+        "gltfpack/engine_fallback.glb",
+    ),
+    ("gltfpack/skin_quantized.glb", "gltfpack/skin_meshopt.glb"),
+];
+
+/// The extensions the corpus uses that assetc skips, each of which must be
+/// named in a warning of the model that uses it.
+const SKIPPED: &[(&str, &str)] = &[
+    (
+        "khronos/clearcoat/ClearCoatTest.gltf",
+        "KHR_materials_clearcoat",
+    ),
+    (
+        "khronos/box_specgloss/BoxTextured.gltf",
+        "KHR_materials_pbrSpecularGlossiness",
+    ),
+];
+
+/// The corpus project's config: the single pack, and lossless textures
+/// (their encoding is not what this test is about, and raw is fast).
+const CORPUS_CONFIG: &str =
+    "input: assets\noutput: runtime\npack: true\ndefault:\n  texture:\n    compress: false\n";
+
+/// Triangles and bounds of one mesh.
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    triangles: usize,
+    min: [f32; 3],
+    max: [f32; 3],
+}
+
+impl Geometry {
+    fn empty() -> Self {
+        Self {
+            triangles: 0,
+            min: [f32::MAX; 3],
+            max: [f32::MIN; 3],
+        }
+    }
+
+    fn add_point(&mut self, p: [f32; 3]) {
+        for ((min, max), value) in self.min.iter_mut().zip(&mut self.max).zip(p) {
+            *min = min.min(value);
+            *max = max.max(value);
+        }
+    }
+
+    /// The largest side of the box.
+    fn extent(&self) -> f32 {
+        (0..3)
+            .map(|k| self.max[k] - self.min[k])
+            .fold(0.0, f32::max)
+    }
+
+    /// Panics unless `other` has the same triangle count and a box within
+    /// `tolerance` of the extent on every side.
+    fn assert_matches(&self, other: &Geometry, tolerance: f32, what: &str) {
+        assert_eq!(self.triangles, other.triangles, "{what}: triangle count");
+        let slack = tolerance * self.extent().max(1e-6);
+        for k in 0..3 {
+            assert!(
+                (self.min[k] - other.min[k]).abs() <= slack
+                    && (self.max[k] - other.max[k]).abs() <= slack,
+                "{what}: bounds {:?}..{:?} against {:?}..{:?}",
+                self.min,
+                self.max,
+                other.min,
+                other.max
+            );
+        }
+    }
+}
+
+/// Fails with the way out when the Debian packages are missing.
+fn require_corpus() {
+    assert!(
+        Path::new(MODELS).join("glTF2").is_dir(),
+        "{MODELS} is missing: install Debian's assimp-testmodels (tools/ensure-deps --for-tests)"
+    );
+    let gltfpack = Command::new("gltfpack").arg("-v").output();
+    assert!(
+        gltfpack.is_ok(),
+        "gltfpack is missing: install Debian's gltfpack (tools/ensure-deps --for-tests)"
+    );
+}
+
+/// Copies a folder's files (one level, as the model folders are).
+fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// A project whose `assets/` holds the whole corpus.
+fn corpus_project() -> Project {
+    require_corpus();
+    let project = Project::new(CORPUS_CONFIG);
+    let models = Path::new(MODELS);
+    for (source, destination) in FOLDERS {
+        copy_folder(
+            &models.join(source),
+            &project.path(&format!("assets/{destination}")),
+        );
+    }
+    for name in OBJ_FILES {
+        let bytes = fs::read(models.join("OBJ").join(name)).unwrap();
+        project.write(&format!("assets/obj/{name}"), &bytes);
+    }
+    // gltfpack keeps external images where they are named: beside its output.
+    let image = "CesiumLogoFlat.png";
+    let bytes = fs::read(models.join("glTF2/BoxTextured-glTF").join(image)).unwrap();
+    project.write(&format!("assets/gltfpack/{image}"), &bytes);
+    for (source, output, args) in GLTFPACK {
+        let run = Command::new("gltfpack")
+            .args(*args)
+            .arg("-i")
+            .arg(models.join(source))
+            .arg("-o")
+            .arg(project.path(&format!("assets/{output}")))
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "gltfpack {args:?} {source}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    project
+}
+
+/// Every `.hmesh` under `runtime/`, by source path below `assets/`
+/// (`khronos/box/BoxTextured.gltf`), with its geometry.
+fn built_meshes(project: &Project, sources: &[String]) -> BTreeMap<String, Geometry> {
+    sources
+        .iter()
+        .map(|source| {
+            let stem = source.rsplit_once('.').unwrap().0;
+            let path = project.path(&format!("runtime/{stem}.hmesh"));
+            let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let mesh = hmesh::read_hmesh(&bytes).unwrap();
+            let triangles = mesh
+                .submeshes
+                .iter()
+                .map(|s| s.index_count as usize / 3)
+                .sum();
+            let geometry = Geometry {
+                triangles,
+                min: mesh.bounds.aabb_min,
+                max: mesh.bounds.aabb_max,
+            };
+            (source.clone(), geometry)
+        })
+        .collect()
+}
+
+/// The mesh sources of the corpus, below `assets/`.
+fn mesh_sources(project: &Project) -> Vec<String> {
+    let mut sources = Vec::new();
+    for entry in walk(&project.path("assets")) {
+        let rel = entry
+            .strip_prefix(project.path("assets"))
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if [".gltf", ".glb", ".obj"].iter().any(|e| rel.ends_with(e)) {
+            sources.push(rel);
+        }
+    }
+    sources.sort();
+    sources
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The geometry of a glTF, read with the `gltf` crate: every triangle-list
+/// primitive of the default scene. The triangle count comes from the index
+/// accessors' declared counts, which even compressed files state plainly;
+/// the bounds are read only when `read_bounds` (the file must then be plain
+/// floats), through the node's world transform (a skinned node's own
+/// transform does not apply), over the vertices the triangles use.
+fn gltf_reference(path: &Path, read_bounds: bool) -> Geometry {
+    let bytes = fs::read(path).unwrap();
+    let gltf = gltf::Gltf::from_slice_without_validation(&bytes).unwrap();
+    let buffers: Vec<Vec<u8>> = if read_bounds {
+        gltf.buffers()
+            .map(|buffer| buffer_bytes(&gltf, &buffer, path.parent().unwrap()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let scene = gltf
+        .default_scene()
+        .or_else(|| gltf.scenes().next())
+        .unwrap();
+    let mut geometry = Geometry::empty();
+    for node in scene.nodes() {
+        add_node(&node, IDENTITY, &buffers, &mut geometry);
+    }
+    geometry
+}
+
+/// A column-major 4×4 matrix.
+type Matrix = [[f32; 4]; 4];
+
+const IDENTITY: Matrix = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+];
+
+fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
+    let mut out = [[0.0; 4]; 4];
+    for (column, out_column) in out.iter_mut().enumerate() {
+        for (row, cell) in out_column.iter_mut().enumerate() {
+            *cell = (0..4).map(|k| a[k][row] * b[column][k]).sum();
+        }
+    }
+    out
+}
+
+fn transform_point(m: &Matrix, p: [f32; 3]) -> [f32; 3] {
+    let mut out = [0.0; 3];
+    for (row, value) in out.iter_mut().enumerate() {
+        *value = m[0][row] * p[0] + m[1][row] * p[1] + m[2][row] * p[2] + m[3][row];
+    }
+    out
+}
+
+/// Adds a node's triangles and those of its children.
+fn add_node(node: &gltf::Node, parent: Matrix, buffers: &[Vec<u8>], geometry: &mut Geometry) {
+    let world = multiply(&parent, &node.transform().matrix());
+    let placement = if node.skin().is_some() {
+        IDENTITY
+    } else {
+        world
+    };
+    if let Some(mesh) = node.mesh() {
+        for primitive in mesh.primitives() {
+            if primitive.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            let corners = match primitive.indices() {
+                Some(indices) => indices.count(),
+                None => primitive.get(&gltf::Semantic::Positions).unwrap().count(),
+            };
+            geometry.triangles += corners / 3;
+            if buffers.is_empty() {
+                continue;
+            }
+            let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(Vec::as_slice));
+            let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+            let indices: Vec<u32> = match reader.read_indices() {
+                Some(indices) => indices.into_u32().collect(),
+                None => (0..positions.len() as u32).collect(),
+            };
+            // A triangle two of whose corners are one vertex (the same
+            // position, normal and UV) draws nothing; like gltfpack, assetc
+            // drops it.
+            let normals: Option<Vec<[f32; 3]>> = reader.read_normals().map(Iterator::collect);
+            let uvs: Option<Vec<[f32; 2]>> = reader
+                .read_tex_coords(0)
+                .map(|uvs| uvs.into_f32().collect());
+            let corner = |i: u32| {
+                let i = i as usize;
+                (
+                    positions[i],
+                    normals.as_ref().map(|n| n[i]),
+                    uvs.as_ref().map(|u| u[i]),
+                )
+            };
+            let degenerate = indices
+                .chunks_exact(3)
+                .filter(|t| {
+                    let [a, b, c] = [t[0], t[1], t[2]].map(corner);
+                    a == b || b == c || a == c
+                })
+                .count();
+            geometry.triangles -= degenerate;
+            for index in indices {
+                geometry.add_point(transform_point(&placement, positions[index as usize]));
+            }
+        }
+    }
+    for child in node.children() {
+        add_node(&child, world, buffers, geometry);
+    }
+}
+
+/// The bytes of one buffer: the GLB blob, a data URI or a file beside the
+/// glTF.
+fn buffer_bytes(gltf: &gltf::Gltf, buffer: &gltf::Buffer, folder: &Path) -> Vec<u8> {
+    use base64::Engine as _;
+    match buffer.source() {
+        gltf::buffer::Source::Bin => gltf.blob.clone().unwrap(),
+        gltf::buffer::Source::Uri(uri) => match uri.split_once(";base64,") {
+            Some((_, data)) => base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .unwrap(),
+            None => fs::read(folder.join(uri)).unwrap(),
+        },
+    }
+}
+
+/// The geometry of an OBJ read by a plain face counter: a face of `n`
+/// corners is a fan of `n - 2` triangles, less those two of whose corners
+/// are one vertex (the same position, UV and normal values: they draw
+/// nothing, and assetc drops them); bounds over the positions faces use.
+fn obj_reference(path: &Path) -> Geometry {
+    let text = String::from_utf8_lossy(&fs::read(path).unwrap()).into_owned();
+    // Positions, UVs and normals, as the words of their lines.
+    let mut lists: BTreeMap<&str, Vec<Vec<&str>>> = BTreeMap::new();
+    let mut geometry = Geometry::empty();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some(kind @ ("v" | "vt" | "vn")) => {
+                lists.entry(kind).or_default().push(words.take(3).collect());
+            }
+            Some("f") => {
+                let corners: Vec<Vec<Vec<&str>>> = words
+                    .map(|corner| {
+                        corner
+                            .split('/')
+                            .zip(["v", "vt", "vn"])
+                            .filter(|(index, _)| !index.is_empty())
+                            .map(|(index, kind)| {
+                                let list = &lists[kind];
+                                let index: i64 = index.parse().unwrap();
+                                let at = if index < 0 {
+                                    list.len() as i64 + index
+                                } else {
+                                    index - 1
+                                };
+                                list[at as usize].clone()
+                            })
+                            .collect()
+                    })
+                    .collect();
+                for pair in corners.windows(2).skip(1) {
+                    let (a, b, c) = (&corners[0], &pair[0], &pair[1]);
+                    if a != b && b != c && a != c {
+                        geometry.triangles += 1;
+                    }
+                }
+                for corner in &corners {
+                    let p: Vec<f32> = corner[0].iter().map(|w| w.parse().unwrap()).collect();
+                    geometry.add_point([p[0], p[1], p[2]]);
+                }
+            }
+            _ => {}
+        }
+    }
+    geometry
+}
+
+#[test]
+fn a_folder_of_real_exporter_output_builds_and_matches_its_sources() {
+    let project = corpus_project();
+    let sources = mesh_sources(&project);
+    let run = project.build(&[]);
+    let everything = format!("{}{}", run.stdout, run.stderr);
+    project
+        .link(&["check"])
+        .expect_ok("assetc-link check on the corpus");
+
+    let built = built_meshes(&project, &sources);
+    let twins: BTreeMap<&str, &str> = TWINS.iter().copied().collect();
+    for source in &sources {
+        let path = project.path(&format!("assets/{source}"));
+        let ours = &built[source];
+        if QUANTIZED_SKINS.contains(&source.as_str()) {
+            let declared = gltf_reference(&path, false).triangles;
+            assert_eq!(ours.triangles, declared, "{source}: triangle count");
+        } else if let Some(twin) = twins.get(source.as_str()) {
+            // Positions are quantized to 14 bits of the extent by default,
+            // which collapses a few sliver triangles; the builder drops
+            // triangles left using one vertex twice, so up to 0.1 % of the
+            // declared ones may go.
+            let declared = gltf_reference(&path, false).triangles;
+            assert!(
+                ours.triangles <= declared && ours.triangles >= declared - declared / 1000,
+                "{source}: {} triangles built from {declared}",
+                ours.triangles
+            );
+            let float = gltf_reference(&project.path(&format!("assets/{twin}")), true);
+            let reference = Geometry {
+                triangles: ours.triangles,
+                ..float
+            };
+            reference.assert_matches(ours, 2e-3, source);
+        } else if source.ends_with(".obj") {
+            obj_reference(&path).assert_matches(ours, 1e-6, source);
+        } else {
+            gltf_reference(&path, true).assert_matches(ours, 1e-5, source);
+        }
+    }
+    for (plain, compressed) in SAME_GEOMETRY {
+        built[*plain].assert_matches(&built[*compressed], 0.0, compressed);
+    }
+    for (source, extension) in SKIPPED {
+        let warning = everything
+            .lines()
+            .find(|line| line.contains(source) && line.contains(extension))
+            .unwrap_or_else(|| panic!("no warning names {extension} for {source}:\n{everything}"));
+        assert!(warning.contains("warning"), "{warning}");
+    }
+    assert!(
+        !everything.contains("extension KHR_texture_transform"),
+        "KHR_texture_transform is decoded, not skipped:\n{everything}"
+    );
+}
+
+#[test]
+fn texture_transforms_of_the_khronos_test_are_baked() {
+    require_corpus();
+    let project = Project::new("input: assets\noutput: runtime\n");
+    copy_folder(
+        &Path::new(MODELS).join("glTF2/textureTransform"),
+        &project.path("assets/tt"),
+    );
+    project.build(&[]);
+    let bytes = fs::read(project.path("runtime/tt/TextureTransformTest.hmesh")).unwrap();
+    let mesh = hmesh::read_hmesh(&bytes).unwrap();
+    // The test's "offset" square shifts its UVs by (0.5, 0) and its
+    // "scale" square halves them; untransformed, every UV of a square lies
+    // in [0, 1]. So baked UVs must leave that range somewhere.
+    let outside = mesh
+        .vertices
+        .iter()
+        .filter(|v| v.uv.iter().any(|&c| !(0.0..=1.0).contains(&c)))
+        .count();
+    assert!(outside > 0, "no UV was moved by KHR_texture_transform");
+}
+
+#[test]
+fn draco_files_are_refused_naming_the_file_and_the_extension() {
+    require_corpus();
+    let project = Project::new("input: assets\noutput: runtime\n");
+    copy_folder(
+        &Path::new(MODELS).join("glTF2/draco"),
+        &project.path("assets/draco"),
+    );
+    project.assetc(&["configure"]).expect_ok("configure");
+    let run = project.ninja(&[]);
+    assert!(!run.ok);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("assetc-encode: error: assets/draco/2CylinderEngine.gltf")
+            && all.contains("KHR_draco_mesh_compression")
+            && all.contains("export without Draco"),
+        "{all}"
+    );
+    assert!(!project.path("runtime/draco/2CylinderEngine.hmesh").exists());
+}
+
+#[test]
+fn broken_samples_stay_refused_with_the_json_path() {
+    require_corpus();
+    let project = Project::new("input: assets\noutput: runtime\n");
+    copy_folder(
+        &Path::new(MODELS).join("glTF2/IndexOutOfRange"),
+        &project.path("assets/broken"),
+    );
+    project.assetc(&["configure"]).expect_ok("configure");
+    let run = project.ninja(&["-k", "0"]);
+    assert!(!run.ok);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    for file in ["IndexOutOfRange.gltf", "AllIndicesOutOfRange.gltf"] {
+        assert!(
+            all.contains(&format!("assetc-encode: error: assets/broken/{file}")),
+            "{all}"
+        );
+    }
+    assert!(all.contains("indices"), "{all}");
+    assert!(!all.contains("panicked"), "{all}");
+}
