@@ -4,6 +4,7 @@
 //! compressed with and without fallback, filtered), as a user's folder of
 //! exporter output.
 //!
+//! A Draco-compressed version of one model must match its plain version.
 //! Every model must build with the strict default, pass `assetc-link check`,
 //! and each `.hmesh` must hold the triangle count and bounds an independent
 //! reading of its source gives: the `gltf` crate's own accessor reader with
@@ -42,6 +43,7 @@ const FOLDERS: &[(&str, &str)] = &[
     ("glTF2/cameras", "khronos/cameras"),
     ("glTF2/simple_skin", "khronos/simple_skin"),
     ("glTF2/2CylinderEngine-glTF-Binary", "khronos/engine"),
+    ("glTF2/draco", "khronos/engine_draco"),
     (
         "glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF",
         "khronos/morph_cube",
@@ -144,6 +146,13 @@ const TWINS: &[(&str, &str)] = &[
 /// the same result): only their triangle counts are compared with the
 /// source, and their geometry with each other (`SAME_GEOMETRY`).
 const QUANTIZED_SKINS: &[&str] = &["gltfpack/skin_quantized.glb", "gltfpack/skin_meshopt.glb"];
+
+/// A Draco-compressed file and the plain file of the same model: Draco
+/// quantizes positions (to 14 bits here) and may collapse a few slivers.
+const DRACO: (&str, &str) = (
+    "khronos/engine_draco/2CylinderEngine.gltf",
+    "khronos/engine/2CylinderEngine.glb",
+);
 
 /// Files that hold the same quantized geometry, uncompressed and meshopt
 /// compressed: decoding must give exactly the same mesh.
@@ -541,7 +550,21 @@ fn a_folder_of_real_exporter_output_builds_and_matches_its_sources() {
     for source in &sources {
         let path = project.path(&format!("assets/{source}"));
         let ours = &built[source];
-        if QUANTIZED_SKINS.contains(&source.as_str()) {
+        if source == DRACO.0 {
+            let original = &built[DRACO.1];
+            assert!(
+                ours.triangles <= original.triangles
+                    && ours.triangles >= original.triangles - original.triangles / 1000,
+                "{source}: {} triangles, the plain file {}",
+                ours.triangles,
+                original.triangles
+            );
+            let reference = Geometry {
+                triangles: ours.triangles,
+                ..*original
+            };
+            reference.assert_matches(ours, 2e-3, source);
+        } else if QUANTIZED_SKINS.contains(&source.as_str()) {
             let declared = gltf_reference(&path, false).triangles;
             assert_eq!(ours.triangles, declared, "{source}: triangle count");
         } else if let Some(twin) = twins.get(source.as_str()) {
@@ -606,24 +629,28 @@ fn texture_transforms_of_the_khronos_test_are_baked() {
 }
 
 #[test]
-fn draco_files_are_refused_naming_the_file_and_the_extension() {
+fn gpu_instancing_is_refused_naming_the_file_and_the_extension() {
     require_corpus();
     let project = Project::new("input: assets\noutput: runtime\n");
-    copy_folder(
-        &Path::new(MODELS).join("glTF2/draco"),
-        &project.path("assets/draco"),
-    );
+    let run = Command::new("gltfpack")
+        .args(["-mi", "-i"])
+        .arg(Path::new(MODELS).join("glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb"))
+        .arg("-o")
+        .arg(project.path("assets/instanced.glb"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "gltfpack -mi");
     project.assetc(&["configure"]).expect_ok("configure");
     let run = project.ninja(&[]);
     assert!(!run.ok);
     let all = format!("{}{}", run.stdout, run.stderr);
     assert!(
-        all.contains("assetc-encode: error: assets/draco/2CylinderEngine.gltf")
-            && all.contains("KHR_draco_mesh_compression")
-            && all.contains("export without Draco"),
+        all.contains("assetc-encode: error: assets/instanced.glb")
+            && all.contains("EXT_mesh_gpu_instancing")
+            && all.contains("export the instances as nodes"),
         "{all}"
     );
-    assert!(!project.path("runtime/draco/2CylinderEngine.hmesh").exists());
+    assert!(!project.path("runtime/instanced.hmesh").exists());
 }
 
 #[test]
@@ -646,4 +673,39 @@ fn broken_samples_stay_refused_with_the_json_path() {
     }
     assert!(all.contains("indices"), "{all}");
     assert!(!all.contains("panicked"), "{all}");
+}
+
+#[test]
+fn a_corrupt_draco_stream_fails_naming_the_primitive() {
+    require_corpus();
+    let project = Project::new("input: assets\noutput: runtime\n");
+    copy_folder(
+        &Path::new(MODELS).join("glTF2/draco"),
+        &project.path("assets/d"),
+    );
+    let bin = project.path("assets/d/2CylinderEngine.bin");
+    let mut bytes = fs::read(&bin).unwrap();
+    // Every Draco stream starts with the magic "DRACO"; break each one.
+    let starts: Vec<usize> = bytes
+        .windows(5)
+        .enumerate()
+        .filter(|(_, w)| w == b"DRACO")
+        .map(|(at, _)| at)
+        .collect();
+    assert!(!starts.is_empty());
+    for at in starts {
+        bytes[at..at + 5].copy_from_slice(b"XXXXX");
+    }
+    fs::write(&bin, bytes).unwrap();
+    project.assetc(&["configure"]).expect_ok("configure");
+    let run = project.ninja(&[]);
+    assert!(!run.ok);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("assetc-encode: error: assets/d/2CylinderEngine.gltf")
+            && all.contains("extensions.KHR_draco_mesh_compression: cannot decode the Draco data"),
+        "{all}"
+    );
+    assert!(!all.contains("panicked"), "{all}");
+    assert!(!project.path("runtime/d/2CylinderEngine.hmesh").exists());
 }

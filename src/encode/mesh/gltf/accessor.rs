@@ -89,6 +89,9 @@ impl<'a> AccessorReader<'a> {
                 ),
             ));
         }
+        if let Some(values) = self.decoded(index, path, layout)? {
+            return Ok(values.iter().map(|&v| v as f32).collect());
+        }
         let normalized = accessor.normalized;
         let component = layout.component;
         self.read(accessor, index, path, layout, |bytes| {
@@ -124,10 +127,39 @@ impl<'a> AccessorReader<'a> {
                 ),
             ));
         }
+        if let Some(values) = self.decoded(index, path, layout)? {
+            return Ok(values.iter().map(|&v| v as u32).collect());
+        }
         let component = layout.component;
         self.read(accessor, index, path, layout, |bytes| {
             decode_unsigned(component, bytes)
         })
+    }
+
+    /// The values a Draco bitstream gave `accessors[index]`, if any, checked
+    /// to be as many as the accessor declares.
+    fn decoded(
+        &self,
+        index: usize,
+        path: &str,
+        layout: Layout,
+    ) -> Result<Option<&'a [f64]>, GltfError> {
+        let Some(values) = self.buffers.decoded_accessors.get(&index) else {
+            return Ok(None);
+        };
+        let expected = layout.count.checked_mul(layout.components);
+        if expected != Some(values.len()) {
+            return Err(GltfError::at(
+                path,
+                format!(
+                    "the Draco data decodes {} values for accessors[{index}], which declares {} elements of {}",
+                    values.len(),
+                    layout.count,
+                    layout.components
+                ),
+            ));
+        }
+        Ok(Some(values))
     }
 
     /// The accessor itself.

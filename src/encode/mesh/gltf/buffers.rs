@@ -10,7 +10,7 @@ use super::GltfError;
 use super::uri::{decode_data_uri, is_data_uri, read_file, resolve_file_uri};
 
 /// Every buffer of a glTF, loaded.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Buffers {
     /// `data[i]` holds `buffers[i]`; it may be longer than the declared
     /// `byteLength` (GLB padding), never shorter.
@@ -20,6 +20,9 @@ pub struct Buffers {
     /// `bufferViews[i]` → its bytes decoded from meshopt compression; these
     /// stand in for the view's own (fallback) bytes.
     pub decoded_views: BTreeMap<usize, Vec<u8>>,
+    /// `accessors[i]` → its values decoded from a Draco bitstream,
+    /// flattened; these stand in for the accessor's (absent) data.
+    pub decoded_accessors: BTreeMap<usize, Vec<f64>>,
 }
 
 /// Loads every buffer of `gltf` (the file at `source`): `buffers[0]` without

@@ -5,14 +5,14 @@
 //! ones a reader must understand to draw it correctly in
 //! `extensionsRequired`. assetc sorts every name into one of three classes
 //! ([`Support`]):
-//! * **decoded**: the importer reads it (compressed or quantized geometry,
+//! * **decoded**: the importer reads it (meshopt, Draco or quantized geometry,
 //!   texture transforms, emissive strength, Basis Universal images);
 //! * **skipped**: it carries something the reference formats have no place
 //!   for (lights, most `KHR_materials_*` extensions, variants, metadata), and
 //!   dropping it leaves the geometry and the `.hmat` row as correct as assetc
 //!   can write them: the mesh builds, with one warning naming the extension;
-//! * **refused**: assetc cannot decode what it changes (Draco geometry, GPU
-//!   instancing, WebP or AVIF images, anything unknown). Required, the file
+//! * **refused**: assetc cannot decode what it changes (GPU instancing, WebP
+//!   or AVIF images, anything unknown). Required, the file
 //!   fails with a message naming the extension; merely used, the core data
 //!   the file must then also carry is read instead, with a warning.
 //!
@@ -31,6 +31,7 @@ pub(super) enum Support {
 
 /// Extensions the importer reads.
 const DECODED: &[&str] = &[
+    "KHR_draco_mesh_compression",
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
     "KHR_mesh_quantization",
@@ -80,10 +81,6 @@ const MATERIAL_SKIPPED: &str =
 
 /// Extensions assetc cannot honour, and why.
 const REFUSED: &[(&str, &str)] = &[
-    (
-        "KHR_draco_mesh_compression",
-        "assetc cannot decode Draco geometry; export without Draco, or with meshopt compression (gltfpack -c)",
-    ),
     (
         "EXT_mesh_gpu_instancing",
         "assetc does not expand GPU instances, so they would be lost; export the instances as nodes",
@@ -164,7 +161,7 @@ mod tests {
             Support::Skipped(_)
         ));
         assert!(matches!(
-            support("KHR_draco_mesh_compression"),
+            support("EXT_mesh_gpu_instancing"),
             Support::Refused(_)
         ));
         assert!(matches!(support("VENDOR_made_up"), Support::Refused(_)));
@@ -172,11 +169,12 @@ mod tests {
 
     #[test]
     fn refusals_name_the_extension_and_the_way_out() {
-        let message = refusal("KHR_draco_mesh_compression").unwrap();
-        assert!(message.contains("KHR_draco_mesh_compression"), "{message}");
-        assert!(message.contains("export without Draco"), "{message}");
+        let message = refusal("EXT_texture_webp").unwrap();
+        assert!(message.contains("EXT_texture_webp"), "{message}");
+        assert!(message.contains("export PNG, JPEG or KTX2"), "{message}");
         assert_eq!(refusal("KHR_lights_punctual"), None);
         assert_eq!(refusal("EXT_meshopt_compression"), None);
+        assert_eq!(refusal("KHR_draco_mesh_compression"), None);
     }
 
     #[test]

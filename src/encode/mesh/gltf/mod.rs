@@ -36,18 +36,20 @@
 //!   regenerates normals and tangents) with a warning; a non-finite position
 //!   is an error.
 //! * Sparse accessors are supported.
-//! * Extensions (module `extensions`): meshopt-compressed buffer views are
-//!   decoded (module `compressed`), quantized attributes
+//! * Extensions (module `extensions`): meshopt-compressed buffer views
+//!   (module `compressed`) and Draco-compressed primitives (module `draco`)
+//!   are decoded, quantized attributes
 //!   (`KHR_mesh_quantization`) are read as floats, texture transforms are
 //!   baked into the UVs (module `uv_transform`); extensions that carry what
 //!   the runtime formats cannot hold are skipped with one warning each, and
-//!   only those assetc cannot decode (Draco, GPU instancing, WebP) fail.
+//!   only those assetc cannot decode (GPU instancing, WebP, AVIF) fail.
 
 mod accessor;
 mod animation;
 mod buffers;
 mod compressed;
 mod document;
+mod draco;
 mod extensions;
 mod geometry;
 mod materials;
@@ -158,6 +160,7 @@ pub fn import_gltf(
     let compression = compressed::read(&json)?;
     let mut buffers = load_buffers(&gltf, source, input_root, &compression.fallback_buffers)?;
     buffers.decoded_views = compressed::decode_views(&compression, &buffers.data)?;
+    buffers.decoded_accessors = draco::decode_accessors(gltf.document.as_json(), &json, &buffers)?;
     let scene = guarded("", || {
         build_scene(&gltf, &buffers, &json, source_ref, options)
     })?;
