@@ -280,13 +280,13 @@ fn check_version(root: &json::Root) -> Result<(), GltfError> {
             format!("glTF version \"{version}\" is not supported (only 2.x is)"),
         ));
     }
-    if let Some(min) = &root.asset.min_version {
-        if major(min).as_deref() != Some("2") || min.as_str() > "2.0" {
-            return Err(GltfError::at(
-                "asset.minVersion",
-                format!("the file needs glTF {min}; assetc reads 2.0"),
-            ));
-        }
+    if let Some(min) = &root.asset.min_version
+        && (major(min).as_deref() != Some("2") || min.as_str() > "2.0")
+    {
+        return Err(GltfError::at(
+            "asset.minVersion",
+            format!("the file needs glTF {min}; assetc reads 2.0"),
+        ));
     }
     Ok(())
 }
@@ -336,10 +336,10 @@ fn check_primitive_accessors(root: &json::Root) -> Result<(), GltfError> {
                     );
                 }
             }
-            if let Some(index) = primitive.indices {
-                if index.value() >= count {
-                    return missing(format!("{path}.indices"), index.value());
-                }
+            if let Some(index) = primitive.indices
+                && index.value() >= count
+            {
+                return missing(format!("{path}.indices"), index.value());
             }
         }
     }
