@@ -51,3 +51,9 @@ pub const MAX_ZERO_FILLED_ELEMENTS: usize = 1 << 24;
 /// file could otherwise declare gigabytes; 256 MiB holds the vertices of a
 /// ten-million-vertex mesh at the usual 24-byte stride.
 pub const MAX_DECODED_VIEW_BYTES: usize = 256 << 20;
+
+/// The most `EXT_mesh_gpu_instancing` instances one glTF node may have. The
+/// runtime formats have no instance table, so every instance is baked into
+/// the mesh as a copy: 65536 copies of even a small mesh is already a large
+/// file, and past that a few bytes of accessor could ask for gigabytes.
+pub const MAX_GPU_INSTANCES: usize = 1 << 16;

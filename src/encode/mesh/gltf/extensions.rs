@@ -6,13 +6,14 @@
 //! `extensionsRequired`. assetc sorts every name into one of three classes
 //! ([`Support`]):
 //! * **decoded**: the importer reads it (meshopt, Draco or quantized geometry,
+//!   GPU instances,
 //!   texture transforms, emissive strength, Basis Universal images);
 //! * **skipped**: it carries something the reference formats have no place
 //!   for (lights, most `KHR_materials_*` extensions, variants, metadata), and
 //!   dropping it leaves the geometry and the `.hmat` row as correct as assetc
 //!   can write them: the mesh builds, with one warning naming the extension;
-//! * **refused**: assetc cannot decode what it changes (GPU instancing, WebP
-//!   or AVIF images, anything unknown). Required, the file
+//! * **refused**: assetc cannot decode what it changes (WebP or AVIF images,
+//!   anything unknown). Required, the file
 //!   fails with a message naming the extension; merely used, the core data
 //!   the file must then also carry is read instead, with a warning.
 //!
@@ -32,6 +33,7 @@ pub(super) enum Support {
 /// Extensions the importer reads.
 const DECODED: &[&str] = &[
     "KHR_draco_mesh_compression",
+    "EXT_mesh_gpu_instancing",
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
     "KHR_mesh_quantization",
@@ -81,10 +83,6 @@ const MATERIAL_SKIPPED: &str =
 
 /// Extensions assetc cannot honour, and why.
 const REFUSED: &[(&str, &str)] = &[
-    (
-        "EXT_mesh_gpu_instancing",
-        "assetc does not expand GPU instances, so they would be lost; export the instances as nodes",
-    ),
     (
         "EXT_texture_webp",
         "assetc cannot decode WebP images; export PNG, JPEG or KTX2 images",
@@ -160,10 +158,7 @@ mod tests {
             support("KHR_materials_clearcoat"),
             Support::Skipped(_)
         ));
-        assert!(matches!(
-            support("EXT_mesh_gpu_instancing"),
-            Support::Refused(_)
-        ));
+        assert!(matches!(support("EXT_texture_avif"), Support::Refused(_)));
         assert!(matches!(support("VENDOR_made_up"), Support::Refused(_)));
     }
 

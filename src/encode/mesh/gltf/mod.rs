@@ -40,9 +40,10 @@
 //!   (module `compressed`) and Draco-compressed primitives (module `draco`)
 //!   are decoded, quantized attributes
 //!   (`KHR_mesh_quantization`) are read as floats, texture transforms are
-//!   baked into the UVs (module `uv_transform`); extensions that carry what
+//!   baked into the UVs (module `uv_transform`), GPU instances are baked
+//!   like nodes (module `instancing`); extensions that carry what
 //!   the runtime formats cannot hold are skipped with one warning each, and
-//!   only those assetc cannot decode (GPU instancing, WebP, AVIF) fail.
+//!   only those assetc cannot decode (WebP, AVIF, unknown ones) fail.
 
 mod accessor;
 mod animation;
@@ -52,6 +53,7 @@ mod document;
 mod draco;
 mod extensions;
 mod geometry;
+mod instancing;
 mod materials;
 mod skin;
 mod transform;
@@ -208,9 +210,10 @@ fn build_scene(
     let strengths = materials::emissive_strengths(root, json, &mut warnings);
     let materials = materials::source_materials(root, source_ref, &strengths, &mut warnings);
     let uv_transforms = uv_transform::material_transforms(json, &mut warnings);
-    let walked = walk::walk(root, options.merge)?;
-    warnings.extend(walked.warnings);
     let reader = accessor::AccessorReader::new(root, buffers);
+    let gpu_instances = instancing::instance_transforms(json, &reader)?;
+    let walked = walk::walk(root, options.merge, &gpu_instances)?;
+    warnings.extend(walked.warnings);
     let mut primitives = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;
     uv_transform::bake(&mut primitives, &uv_transforms);
     if primitives.is_empty() {

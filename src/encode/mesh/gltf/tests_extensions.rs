@@ -146,3 +146,38 @@ fn texture_transforms_are_baked_into_the_uvs() {
     assert_eq!(uvs, &vec![[0.5, 0.5], [2.5, 0.5], [0.5, 0.0]]);
     assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
 }
+
+/// A triangle drawn by one node as two GPU instances, moved by (10, 0, 0)
+/// and (0, 20, 0) and the second one scaled by 2, as a GLB.
+fn instanced_triangle() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let mesh = triangle_mesh(&mut b, None);
+    let translations = b.add_vec3(&[[10.0, 0.0, 0.0], [0.0, 20.0, 0.0]]);
+    let scales = b.add_vec3(&[[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]);
+    let node = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[node]);
+    b.require_extension("EXT_mesh_gpu_instancing");
+    let instancing = format!(
+        r#""mesh":{mesh},"extensions":{{"EXT_mesh_gpu_instancing":{{"attributes":{{"TRANSLATION":{translations},"SCALE":{scales}}}}}}}"#
+    );
+    let json = b
+        .json(None)
+        .replace(&format!(r#""mesh":{mesh}"#), &instancing);
+    fixtures::glb(&json, Some(b.bin()))
+}
+
+#[test]
+fn gpu_instances_are_baked_like_nodes_when_merging() {
+    let scene = import(&instanced_triangle(), true).unwrap();
+    assert_eq!(scene.primitives.len(), 2);
+    // triangle_mesh's corners are (0,0,0), (1,0,0), (0,1,0).
+    assert_eq!(scene.primitives[0].positions[1], [11.0, 0.0, 0.0]);
+    assert_eq!(scene.primitives[1].positions[2], [0.0, 22.0, 0.0]);
+    let scene = import(&instanced_triangle(), false).unwrap();
+    assert_eq!(scene.primitives.len(), 1);
+    assert!(
+        scene.warnings.iter().any(|w| w.contains("2 GPU instances")),
+        "{:?}",
+        scene.warnings
+    );
+}

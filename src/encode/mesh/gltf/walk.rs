@@ -5,11 +5,12 @@
 //! the default scene, else `scenes[0]`, else every node that is nobody's
 //! child. A file without nodes emits each mesh once, untransformed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use ::gltf::json;
 
 use super::GltfError;
+use super::instancing::NAME;
 use super::transform::Mat4;
 
 /// One emission of a mesh.
@@ -43,14 +44,20 @@ struct Visit {
 }
 
 /// Walks the scene of `root`. With `merge`, every static mesh node is one
-/// instance carrying its world matrix; otherwise each mesh is one
-/// untransformed instance, in order of first appearance. Skinned meshes are
-/// always emitted once, untransformed.
-pub(super) fn walk(root: &json::Root, merge: bool) -> Result<Walk, GltfError> {
+/// instance carrying its world matrix (one per GPU instance for the nodes in
+/// `gpu_instances`, which holds each instance's local transform); otherwise
+/// each mesh is one untransformed instance, in order of first appearance.
+/// Skinned meshes are always emitted once, untransformed.
+pub(super) fn walk(
+    root: &json::Root,
+    merge: bool,
+    gpu_instances: &BTreeMap<usize, Vec<Mat4>>,
+) -> Result<Walk, GltfError> {
     let (location, roots) = scene_roots(root);
     let mut walker = Walker {
         root,
         merge,
+        gpu_instances,
         instances: Vec::new(),
         emitted: HashMap::new(),
         warnings: Vec::new(),
@@ -107,6 +114,7 @@ fn parentless_nodes(root: &json::Root) -> Vec<usize> {
 struct Walker<'a> {
     root: &'a json::Root,
     merge: bool,
+    gpu_instances: &'a BTreeMap<usize, Vec<Mat4>>,
     instances: Vec<Instance>,
     /// For each mesh emitted unbaked, its position in `instances`.
     emitted: HashMap<usize, usize>,
@@ -173,20 +181,42 @@ impl Walker<'_> {
             }
             None => false,
         };
+        let gpu_instances = self.gpu_instances.get(&node);
         if skinned || !self.merge {
+            if let Some(locals) = gpu_instances {
+                self.warnings.push(format!(
+                    "nodes[{node}]: its {} GPU instances ({NAME}) are only expanded when merging; the mesh is emitted once",
+                    locals.len()
+                ));
+            }
             self.emit_unbaked(mesh, skinned);
-        } else if world.determinant() == 0.0 {
+            return;
+        }
+        match gpu_instances {
+            Some(locals) => {
+                for local in locals {
+                    self.emit_baked(node, mesh, world.mul(local));
+                }
+            }
+            None => self.emit_baked(node, mesh, world),
+        }
+    }
+
+    /// Emits `meshes[mesh]` of `nodes[node]` baked with `world`, unless the
+    /// transform is singular.
+    fn emit_baked(&mut self, node: usize, mesh: usize, world: Mat4) {
+        if world.determinant() == 0.0 {
             self.warnings.push(format!(
                 "nodes[{node}] has a zero scale (its world transform is singular); its mesh is skipped"
             ));
-        } else {
-            self.instances.push(Instance {
-                mesh,
-                node: Some(node),
-                world: Some(world),
-                skinned: false,
-            });
+            return;
         }
+        self.instances.push(Instance {
+            mesh,
+            node: Some(node),
+            world: Some(world),
+            skinned: false,
+        });
     }
 
     /// Emits `meshes[mesh]` untransformed, once: a later skinned use makes
