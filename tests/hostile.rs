@@ -456,11 +456,6 @@ fn broken_obj_files_name_their_line() {
         Case::file("nan.obj", obj("v nan 0 0\nf 1 2 5\n"), &[":5: "]),
         Case::file("infinite.obj", obj("v 0 inf 0\nf 1 2 5\n"), &[":5: "]),
         Case::file(
-            "lost_library.obj",
-            obj("mtllib missing.mtl\nusemtl red\nf 1 2 3\n"),
-            &["missing.mtl"],
-        ),
-        Case::file(
             "climbing_library.obj",
             obj("mtllib ../../../etc/passwd\nusemtl red\nf 1 2 3\n"),
             &["outside the input folder"],

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::scan::tobj_material_name;
 use crate::encode::mesh::scene::Primitive;
 
 /// Runs `tobj` over text from [`super::scan::prepare`]. `names` are the
@@ -44,13 +45,17 @@ fn material_table(names: &[String], index: &HashMap<String, usize>) -> tobj::MTL
     let materials = names
         .iter()
         .map(|name| tobj::Material {
-            name: name.clone(),
+            name: tobj_material_name(name).to_owned(),
             ..tobj::Material::default()
         })
         .collect();
     let mut table: tobj::MTLLoadResult = Ok((materials, Default::default()));
     if let Ok((_, map)) = &mut table {
-        map.extend(index.iter().map(|(name, &at)| (name.clone(), at)));
+        map.extend(
+            index
+                .iter()
+                .map(|(name, &at)| (tobj_material_name(name).to_owned(), at)),
+        );
     }
     table
 }

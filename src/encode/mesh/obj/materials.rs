@@ -4,8 +4,11 @@
 //! **Libraries.** Each `mtllib` statement names one or more libraries,
 //! relative to the OBJ's folder. When the whole rest of the line names an
 //! existing file it is one library (so names with spaces work); otherwise it
-//! is split at whitespace into several names, each of which must exist. A
-//! library named twice is read once. Materials keep library order, then file
+//! is split at whitespace into several names. Names are found as
+//! `paths::lookup` says (also by file name beside the OBJ); a library that
+//! cannot be found is skipped with a warning, so its materials fall back to
+//! the default (faces that use them get none). A library named twice is
+//! read once. Materials keep library order, then file
 //! order; when two share a name, `usemtl` finds the first (warning).
 //!
 //! **Textures.** Materials are walked in order and, within one, the slots
@@ -13,7 +16,9 @@
 //! (colour, emissive). Each file, told apart by its resolved path, gets one
 //! entry at its first use; a later use in another mode keeps the first mode
 //! (warning). Names are relative to the library's folder, must stay inside
-//! the input folder and must exist.
+//! the input folder, and are also looked for by file name beside the library
+//! and beside the OBJ; a texture found nowhere leaves its slot empty, with a
+//! warning.
 //!
 //! **Rows.** Starting from the glTF defaults: `Kd` is the base colour (white
 //! when absent; a `map_Kd` multiplies it); `d`, or `1 - Tr` when there is no
@@ -28,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use super::ObjError;
 use super::mtl::{MapStatement, MtlMaterial, parse_mtl};
-use super::paths::{self, Folder, Resolved};
+use super::paths::{self, Folder, Lookup, Resolved};
 use super::scan::{LibraryStatement, library_statements};
 use super::text::decode;
 use crate::encode::mesh::scene::{ImageSource, SourceMaterial, TextureUse};
@@ -82,7 +87,7 @@ pub(super) fn load_libraries(
     let mut files = Vec::new();
     let mut seen = HashSet::new();
     for statement in library_statements(obj_text) {
-        let named = resolve_libraries(input_root, &folder, &statement)
+        let named = resolve_libraries(input_root, &folder, &statement, &mut libraries.warnings)
             .map_err(|what| ObjError::new(obj, Some(statement.line), what))?;
         for resolved in named.into_iter().filter(|r| seen.insert(r.path.clone())) {
             let materials = read_library(&resolved, &mut libraries.warnings)?;
@@ -93,39 +98,62 @@ pub(super) fn load_libraries(
         }
     }
     index_names(&mut libraries, &files, &library_of_material);
-    assign_textures(input_root, &mut libraries, &files, &library_of_material)?;
+    let places = Places {
+        input_root,
+        obj_folder: &folder,
+        files: &files,
+        library_of: &library_of_material,
+    };
+    assign_textures(&places, &mut libraries)?;
     Ok(libraries)
 }
 
-/// The libraries one `mtllib` statement names (see the module notes).
+/// Where the libraries and their textures are.
+struct Places<'a> {
+    input_root: &'a Path,
+    /// The OBJ's folder: textures are also looked for there.
+    obj_folder: &'a Folder,
+    /// The libraries read.
+    files: &'a [Resolved],
+    /// For each material, the index of its library in `files`.
+    library_of: &'a [usize],
+}
+
+/// The libraries one `mtllib` statement names (see the module notes); a
+/// library that is not found is skipped with a warning in `warnings`.
 fn resolve_libraries(
     input_root: &Path,
     folder: &Folder,
     statement: &LibraryStatement,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<Resolved>, String> {
     if statement.names.is_empty() {
         return Err("mtllib needs a file name".into());
     }
-    if let Ok(whole) = paths::resolve(input_root, folder, &statement.names)
-        && whole.path.is_file()
-    {
-        return Ok(vec![whole]);
-    }
-    statement
-        .names
-        .split_whitespace()
-        .map(|name| {
-            let resolved = paths::resolve(input_root, folder, name)?;
-            if resolved.path.is_file() {
-                Ok(resolved)
-            } else {
-                Err(format!(
-                    "material library {name:?} not found (looked for {})",
-                    resolved.path.display()
-                ))
+    let line = statement.line;
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    let whole = paths::lookup(input_root, folder, &statement.names, &[folder]);
+    let names: Vec<&str> = match whole {
+        Ok(Lookup::Found(..)) => vec![statement.names.as_str()],
+        _ => statement.names.split_whitespace().collect(),
+    };
+    for name in names {
+        match paths::lookup(input_root, folder, name, &[folder])? {
+            Lookup::Found(resolved, note) => {
+                warnings.extend(note.map(|note| format!("line {line}: mtllib {note}")));
+                found.push(resolved);
             }
-        })
-        .collect()
+            Lookup::Missing(why) => missing.push(why),
+        }
+    }
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "line {line}: material library {}; its materials fall back to the default",
+            missing.join("; ")
+        ));
+    }
+    Ok(found)
 }
 
 /// Reads and parses one library; its warnings are appended to `warnings`.
@@ -192,27 +220,14 @@ struct TextureList {
 }
 
 /// Resolves every texture slot and builds the texture list.
-fn assign_textures(
-    input_root: &Path,
-    libraries: &mut Libraries,
-    files: &[Resolved],
-    library_of: &[usize],
-) -> Result<(), ObjError> {
+fn assign_textures(places: &Places<'_>, libraries: &mut Libraries) -> Result<(), ObjError> {
     let mut list = TextureList::default();
     for (at, material) in libraries.materials.iter_mut().enumerate() {
-        let Some(file) = library_of.get(at).and_then(|&f| files.get(f)) else {
+        let Some(file) = places.library_of.get(at).and_then(|&f| places.files.get(f)) else {
             continue;
         };
         let mut slot = |map: &Option<MapStatement>, mode| match map {
-            Some(map) => add_texture(
-                input_root,
-                file,
-                map,
-                mode,
-                &mut list,
-                &mut libraries.warnings,
-            )
-            .map(Some),
+            Some(map) => add_texture(places, file, map, mode, &mut list, &mut libraries.warnings),
             None => Ok(None),
         };
         material.color_texture = slot(&material.mtl.diffuse_map, TextureMode::Color)?;
@@ -223,24 +238,31 @@ fn assign_textures(
     Ok(())
 }
 
-/// Resolves one texture statement and returns its list entry.
+/// Resolves one texture statement and returns its list entry, or `None`
+/// (with a warning) when the file is found nowhere.
 fn add_texture(
-    input_root: &Path,
+    places: &Places<'_>,
     library: &Resolved,
     map: &MapStatement,
     mode: TextureMode,
     list: &mut TextureList,
     warnings: &mut Vec<String>,
-) -> Result<usize, ObjError> {
+) -> Result<Option<usize>, ObjError> {
     let at_line = |what: String| ObjError::new(&library.path, Some(map.line), what);
-    let resolved = paths::resolve(input_root, &library.folder, &map.file).map_err(at_line)?;
-    if !resolved.path.is_file() {
-        return Err(at_line(format!(
-            "texture {:?} not found (looked for {})",
-            map.file,
-            resolved.path.display()
-        )));
-    }
+    let beside = [&library.folder, places.obj_folder];
+    let place = format!("{}:{}", library.relative, map.line);
+    let resolved = match paths::lookup(places.input_root, &library.folder, &map.file, &beside)
+        .map_err(at_line)?
+    {
+        Lookup::Found(resolved, note) => {
+            warnings.extend(note.map(|note| format!("{place}: texture {note}")));
+            resolved
+        }
+        Lookup::Missing(why) => {
+            warnings.push(format!("{place}: texture {why}; the slot is left empty"));
+            return Ok(None);
+        }
+    };
     if let Some(&index) = list.by_path.get(&resolved.path) {
         let first = list.uses.get(index).map_or(mode, |u| u.mode);
         if first != mode {
@@ -254,7 +276,7 @@ fn add_texture(
                 mode_name(first)
             ));
         }
-        return Ok(index);
+        return Ok(Some(index));
     }
     let index = list.uses.len();
     list.by_path.insert(resolved.path.clone(), index);
@@ -263,7 +285,7 @@ fn add_texture(
         mode,
         source: ImageSource::File(resolved.path),
     });
-    Ok(index)
+    Ok(Some(index))
 }
 
 /// How a mode reads in a message.

@@ -147,7 +147,10 @@ impl Reader {
     /// Starts a material.
     fn new_material(&mut self, line: usize, rest: &str) -> Result<(), String> {
         if rest.is_empty() {
-            return Err("newmtl needs a material name".into());
+            self.library.warnings.push((
+                line,
+                "newmtl has no name; the material is read with an empty name".into(),
+            ));
         }
         self.library.materials.extend(self.current.take());
         self.current = Some(MtlMaterial {

@@ -6,6 +6,15 @@
 //! folder is lexical: `..` may climb back out of a subfolder but never above
 //! the input folder, and absolute names (`/x`, `C:\x`, `\\server\x`) are
 //! refused. Symbolic links are not followed.
+//!
+//! [`lookup`] adds what exports from another machine need: a name that is
+//! absolute, or relative but missing, is also looked for by its file name
+//! alone in the folders beside the naming file (the `.mtl`'s, then the
+//! `.obj`'s), as tinyobjloader and obj2gltf users expect. What is found there
+//! is used with a note; a missing file is reported as such, so the caller
+//! can fall back (a default material, an empty texture slot). An absolute
+//! name with no such file beside, or a name that climbs out of the input
+//! folder, stays refused.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -81,6 +90,53 @@ pub(super) fn resolve(input_root: &Path, folder: &Folder, name: &str) -> Result<
     })
 }
 
+/// The outcome of [`lookup`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Lookup {
+    /// The file, with a note when it was found beside instead of where the
+    /// name points.
+    Found(Resolved, Option<String>),
+    /// No such file; the message says where it was looked for.
+    Missing(String),
+}
+
+/// Finds the file `name` (written in a file inside `folder`) names: where it
+/// points, else by its file name in each of `beside`, in order. A name that
+/// is absolute or climbs out of the input folder and is not found beside is
+/// an error; a name inside the input folder that is not found is
+/// [`Lookup::Missing`].
+pub(super) fn lookup(
+    input_root: &Path,
+    folder: &Folder,
+    name: &str,
+    beside: &[&Folder],
+) -> Result<Lookup, String> {
+    let direct = resolve(input_root, folder, name);
+    if let Ok(found) = &direct
+        && found.path.is_file()
+    {
+        return Ok(Lookup::Found(found.clone(), None));
+    }
+    let unified = name.replace('\\', "/");
+    let file_name = unified.rsplit('/').next().unwrap_or_default();
+    for place in beside {
+        if let Ok(found) = resolve(input_root, place, file_name)
+            && found.path.is_file()
+        {
+            let note = format!(
+                "{name:?} is not there, so {} found beside the file is used",
+                found.relative
+            );
+            return Ok(Lookup::Found(found, Some(note)));
+        }
+    }
+    let direct = direct?;
+    Ok(Lookup::Missing(format!(
+        "{name:?} not found (looked for {}, and for {file_name:?} beside the file)",
+        direct.path.display()
+    )))
+}
+
 /// Whether a `/`-separated name is absolute on any platform: a leading `/`
 /// (also `//server`), or a drive letter such as `C:`.
 fn is_absolute(unified: &str) -> bool {
@@ -153,6 +209,31 @@ mod tests {
                 .contains("absolute")
         );
         assert!(resolve(root, &sub, "..").unwrap_err().contains("no file"));
+    }
+
+    #[test]
+    fn lookup_falls_back_to_the_file_name_beside_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("models")).unwrap();
+        std::fs::write(root.join("models/wood.png"), b"x").unwrap();
+        let models = folder(&["models"]);
+        let here = |name: &str| lookup(root, &models, name, &[&models]);
+        assert!(matches!(here("wood.png"), Ok(Lookup::Found(_, None))));
+        for name in [
+            r"C:\Users\bob\tex\wood.png",
+            "/home/bob/wood.png",
+            "textures/wood.png",
+        ] {
+            let Ok(Lookup::Found(found, Some(note))) = here(name) else {
+                panic!("{name}: {:?}", here(name));
+            };
+            assert_eq!(found.relative, "models/wood.png");
+            assert!(note.contains("beside the file"), "{note}");
+        }
+        assert!(matches!(here("textures/gone.png"), Ok(Lookup::Missing(_))));
+        assert!(here("/etc/gone").unwrap_err().contains("absolute"));
+        assert!(here("../../gone.png").unwrap_err().contains("outside"));
     }
 
     #[test]

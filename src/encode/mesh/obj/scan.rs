@@ -20,12 +20,19 @@
 //! `vt` takes at least `u v`; `vn` takes `x y z`; every value is a finite
 //! number. A face corner is `v`, `v/vt`, `v//vn` or `v/vt/vn`, each index a
 //! non-zero integer that refers to an element defined above the face
-//! (negative indices count back from the latest).
+//! (negative indices count back from the latest). A bad position index is an
+//! error; a bad texture-coordinate or normal index drops that attribute from
+//! every corner of the face, with a warning, as tinyobjloader and obj2gltf
+//! do (the run of faces then has no UVs or normals: see `geometry`).
 
 use super::text::{LineError, split_keyword, statement};
 
 /// The `mtllib` line placed first in the text given to `tobj`.
 pub(super) const MATERIAL_LINE: &str = "mtllib assetc-materials";
+
+/// The name `tobj` is given for a material `newmtl` left unnamed (it refuses
+/// an empty `usemtl`); a name no exporter writes.
+pub(super) const UNNAMED_MATERIAL: &str = "assetc unnamed material";
 
 /// A `mtllib` statement: its line and everything after the keyword.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +133,7 @@ impl Skipped {
 struct Pass {
     out: String,
     counts: Counts,
+    warnings: Vec<String>,
     materials: Vec<MaterialStatement>,
     points_and_lines: Skipped,
     short_faces: Skipped,
@@ -203,26 +211,37 @@ impl Pass {
     /// `f corner corner corner ...`.
     fn face(&mut self, line: usize, rest: &str) -> Result<Option<String>, String> {
         let corners: Vec<&str> = rest.split_whitespace().collect();
+        let mut dropped = [false; 2];
         for corner in &corners {
-            check_corner(corner, &self.counts)?;
+            for (slot, problem) in check_corner(corner, &self.counts)?.into_iter().enumerate() {
+                if let Some(problem) = problem.filter(|_| !dropped[slot]) {
+                    dropped[slot] = true;
+                    self.warnings.push(format!(
+                        "line {line}: {problem}; the face's {} are dropped",
+                        ["texture coordinates", "normals"][slot]
+                    ));
+                }
+            }
         }
         if corners.len() < 3 {
             self.short_faces.add(line);
             return Ok(None);
         }
-        Ok(Some(format!("f {}", corners.join(" "))))
+        let kept: Vec<String> = corners
+            .iter()
+            .map(|corner| without_attributes(corner, dropped))
+            .collect();
+        Ok(Some(format!("f {}", kept.join(" "))))
     }
 
-    /// `usemtl name`.
+    /// `usemtl name`; an empty name selects the material `newmtl` defined
+    /// without a name, as exporters that write one expect.
     fn use_material(&mut self, line: usize, rest: &str) -> Result<Option<String>, String> {
-        if rest.is_empty() {
-            return Err("usemtl needs a material name".into());
-        }
         self.materials.push(MaterialStatement {
             line,
             name: rest.to_owned(),
         });
-        Ok(Some(format!("usemtl {rest}")))
+        Ok(Some(format!("usemtl {}", tobj_material_name(rest))))
     }
 
     /// Ends the pass.
@@ -233,11 +252,22 @@ impl Pass {
             self.free_form
                 .warning("free-form geometry statements (curves and surfaces are not supported)"),
         ];
+        let mut all = self.warnings;
+        all.extend(warnings.into_iter().flatten());
         PreparedObj {
             text: self.out,
             materials: self.materials,
-            warnings: warnings.into_iter().flatten().collect(),
+            warnings: all,
         }
+    }
+}
+
+/// The name `tobj` knows a material by: its own, or [`UNNAMED_MATERIAL`].
+pub(super) fn tobj_material_name(name: &str) -> &str {
+    if name.is_empty() {
+        UNNAMED_MATERIAL
+    } else {
+        name
     }
 }
 
@@ -254,24 +284,40 @@ fn parse_numbers(keyword: &str, rest: &str) -> Result<Vec<f32>, String> {
         .collect()
 }
 
-/// Checks one face corner against the elements defined so far.
-fn check_corner(corner: &str, counts: &Counts) -> Result<(), String> {
+/// Checks one face corner against the elements defined so far. A bad
+/// position index is an error; a bad texture-coordinate or normal index is
+/// returned as the problem in that slot (`[texture coordinate, normal]`).
+fn check_corner(corner: &str, counts: &Counts) -> Result<[Option<String>; 2], String> {
     let parts: Vec<&str> = corner.split('/').collect();
-    let kinds = [
-        ("vertex", counts.positions),
+    if parts.len() > 3 {
+        return Err(format!("f: corner {corner:?} has more than three indices"));
+    }
+    check_index(corner, parts[0], "vertex", counts.positions)?;
+    let attributes = [
         ("texture coordinate", counts.texcoords),
         ("normal", counts.normals),
     ];
-    if parts.len() > kinds.len() {
-        return Err(format!("f: corner {corner:?} has more than three indices"));
-    }
-    for (index, (part, (kind, count))) in parts.iter().zip(kinds).enumerate() {
-        if part.is_empty() && index > 0 {
-            continue;
+    let mut problems = [None, None];
+    for ((part, (kind, count)), problem) in parts[1..].iter().zip(attributes).zip(&mut problems) {
+        if !part.is_empty() {
+            *problem = check_index(corner, part, kind, count).err();
         }
-        check_index(corner, part, kind, count)?;
     }
-    Ok(())
+    Ok(problems)
+}
+
+/// A face corner without the attributes marked in `dropped`
+/// (`[texture coordinate, normal]`): `1/2/3` becomes `1//3`, `1/2` or `1`.
+fn without_attributes(corner: &str, dropped: [bool; 2]) -> String {
+    let mut parts = corner.split('/');
+    let position = parts.next().unwrap_or_default();
+    let texcoord = parts.next().filter(|_| !dropped[0]).unwrap_or_default();
+    let normal = parts.next().filter(|_| !dropped[1]).unwrap_or_default();
+    match (texcoord.is_empty(), normal.is_empty()) {
+        (true, true) => position.to_owned(),
+        (false, true) => format!("{position}/{texcoord}"),
+        (_, false) => format!("{position}/{texcoord}/{normal}"),
+    }
 }
 
 /// Checks one index of a face corner.
@@ -351,8 +397,6 @@ mod tests {
             "f 1 2 5",
             "f 1 2 0",
             "f 1 2 -5",
-            "f 1/2 2/1 3/1",
-            "f 1//2 2//1 3//1",
             "f 1 2 x",
             "f 1/1/1/1 2 3",
             "f 1 2 99999999999999999999999",
@@ -364,6 +408,26 @@ mod tests {
         let forward = prepare("v 0 0 0\nf 1 2 3\nv 1 0 0\nv 0 1 0\n").unwrap_err();
         assert_eq!(forward.line, 2);
         assert!(prepare(&format!("{QUAD}f 1 2 3 4\nf -4 -3 -2\nf 1/1 2// 3//1\n")).is_ok());
+    }
+
+    #[test]
+    fn bad_texture_and_normal_indices_drop_that_attribute_from_the_face() {
+        let prepared = prepare(&format!("{QUAD}f 1/2/1 2/1/1 3/1/1\nf 1//2 2//1 3/1/x\n")).unwrap();
+        let faces: Vec<&str> = prepared
+            .text
+            .lines()
+            .filter(|l| l.starts_with("f "))
+            .collect();
+        assert_eq!(faces, ["f 1//1 2//1 3//1", "f 1 2 3/1"]);
+        assert_eq!(prepared.warnings.len(), 2, "{:?}", prepared.warnings);
+        assert!(
+            prepared.warnings[0]
+                .starts_with("line 7: f: corner \"1/2/1\": texture coordinate 2 does not exist")
+                && prepared.warnings[0].ends_with("the face's texture coordinates are dropped"),
+            "{:?}",
+            prepared.warnings
+        );
+        assert!(prepared.warnings[1].starts_with("line 8: f: corner \"1//2\": normal 2"));
     }
 
     #[test]

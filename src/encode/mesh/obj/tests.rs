@@ -294,25 +294,111 @@ fn unknown_material_and_skipped_lines_are_warnings() {
     );
 }
 
-#[test]
-fn missing_library_names_the_obj_line() {
-    let input = Input::new();
-    input.write("m.obj", "# x\nmtllib gone.mtl\nv 0 0 0\n");
-    let error = input.import("m.obj").unwrap_err();
-    assert_eq!(error.file, input.root().join("m.obj"));
-    assert_eq!(error.line, Some(2));
-    assert!(error.what.contains("gone.mtl"), "{error}");
-    assert_eq!(obj_textures(&error.file, input.root()).unwrap_err(), error);
+/// A triangle using material `A`, after `head` (an `mtllib` line).
+fn triangle_obj(head: &str) -> String {
+    format!("{head}\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nusemtl A\nf 1/1 2/1 3/1\n")
 }
 
 #[test]
-fn missing_texture_names_the_mtl_line() {
+fn a_missing_library_falls_back_to_the_default_material_with_a_warning() {
     let input = Input::new();
-    input.write("m.obj", "mtllib m.mtl\n");
-    let mtl = input.write("m.mtl", "newmtl A\nKd 1 1 1\nmap_Kd gone.png\n");
-    let error = obj_textures(&input.root().join("m.obj"), input.root()).unwrap_err();
-    assert_eq!((error.file.as_path(), error.line), (mtl.as_path(), Some(3)));
-    assert!(error.what.contains("not found"), "{error}");
+    input.write("m.obj", &triangle_obj("# x\nmtllib gone.mtl"));
+    let (scene, files) = input.import("m.obj").unwrap();
+    assert!(files.is_empty());
+    assert!(scene.materials.is_empty());
+    assert!(
+        scene.warnings.iter().any(|w| w
+            .starts_with("line 2: material library \"gone.mtl\" not found")
+            && w.ends_with("fall back to the default")),
+        "{:?}",
+        scene.warnings
+    );
+    let textures = obj_textures(&input.root().join("m.obj"), input.root()).unwrap();
+    assert_eq!(textures.warnings.len(), 1, "{:?}", textures.warnings);
+}
+
+#[test]
+fn a_missing_texture_leaves_its_slot_empty_with_a_warning() {
+    let input = Input::new();
+    input.write("m.obj", &triangle_obj("mtllib m.mtl"));
+    input.write("m.mtl", "newmtl A\nKd 1 1 1\nmap_Kd gone.png\n");
+    let textures = obj_textures(&input.root().join("m.obj"), input.root()).unwrap();
+    assert!(textures.textures.is_empty());
+    assert!(
+        textures.warnings[0].starts_with("m.mtl:3: texture \"gone.png\" not found")
+            && textures.warnings[0].ends_with("the slot is left empty"),
+        "{:?}",
+        textures.warnings
+    );
+    let (scene, _) = input.import("m.obj").unwrap();
+    assert_eq!(scene.materials[0].row.base_color_texture, 0);
+}
+
+#[test]
+fn exports_from_another_machine_find_their_files_beside_the_obj() {
+    let input = Input::new();
+    input.write(
+        "models/m.obj",
+        &triangle_obj(r"mtllib C:\Users\bob\export\m.mtl"),
+    );
+    input.write(
+        "models/m.mtl",
+        "newmtl A\nmap_Kd /home/bob/textures/wood.png\nmap_Bump textures\\normal.png\n",
+    );
+    input.write("models/wood.png", "png");
+    input.write("models/normal.png", "png");
+    let textures = obj_textures(&input.root().join("models/m.obj"), input.root()).unwrap();
+    let found: Vec<_> = textures.textures.iter().map(|t| t.source.clone()).collect();
+    assert_eq!(
+        found,
+        [
+            ImageSource::File(input.root().join("models/wood.png")),
+            ImageSource::File(input.root().join("models/normal.png")),
+        ]
+    );
+    // The library and both textures were found beside the OBJ.
+    assert_eq!(textures.warnings.len(), 3, "{:?}", textures.warnings);
+    assert!(
+        textures
+            .warnings
+            .iter()
+            .all(|w| w.contains("beside the file is used")),
+        "{:?}",
+        textures.warnings
+    );
+    let (scene, files) = input.import("models/m.obj").unwrap();
+    assert_eq!(files, [input.root().join("models/m.mtl")]);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("line 1: mtllib")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
+fn an_unnamed_material_is_read_with_a_warning() {
+    let input = Input::new();
+    input.write(
+        "m.obj",
+        &format!("{}usemtl\nf 1 2 3\n", triangle_obj("mtllib m.mtl")),
+    );
+    input.write("m.mtl", "newmtl\nKd 1 0 0\nnewmtl A\nKd 0 1 0\n");
+    let (scene, _) = input.import("m.obj").unwrap();
+    assert_eq!(scene.materials.len(), 2);
+    // `usemtl` without a name selects the unnamed material.
+    let used: Vec<_> = scene.primitives.iter().map(|p| p.material).collect();
+    assert_eq!(used, [Some(1), Some(0)]);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("m.mtl:1: newmtl has no name")),
+        "{:?}",
+        scene.warnings
+    );
 }
 
 #[test]
@@ -326,7 +412,7 @@ fn texture_escaping_the_input_folder_is_refused() {
     input.write("models/m.mtl", "newmtl A\nmap_Kd /etc/hostname\n");
     let error = obj_textures(&input.root().join("models/m.obj"), input.root()).unwrap_err();
     assert!(error.what.contains("absolute"), "{error}");
-    input.write("models/m.obj", "mtllib ../../m.mtl\n");
+    input.write("models/m.obj", "mtllib ../../other.mtl\n");
     let error = obj_textures(&input.root().join("models/m.obj"), input.root()).unwrap_err();
     assert_eq!(error.line, Some(1));
 }
