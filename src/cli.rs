@@ -8,12 +8,21 @@ use std::process::ExitCode;
 
 /// Prints `err` and its cause chain to standard error.
 pub fn report_error(program: &str, err: &dyn Error) {
-    eprintln!("{program}: error: {err}");
+    for line in error_lines(program, err) {
+        eprintln!("{line}");
+    }
+}
+
+/// `err` and its cause chain as [`report_error`] prints them, one line each
+/// (a message that spans lines gives several).
+pub fn error_lines(program: &str, err: &dyn Error) -> Vec<String> {
+    let mut text = format!("{program}: error: {err}");
     let mut cause = err.source();
     while let Some(c) = cause {
-        eprintln!("  caused by: {c}");
+        text.push_str(&format!("\n  caused by: {c}"));
         cause = c.source();
     }
+    text.lines().map(str::to_owned).collect()
 }
 
 /// Prints a warning to standard error.

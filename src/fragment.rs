@@ -23,6 +23,12 @@
 //! have none; the header is unchanged. A `copy <path>` record marks a file
 //! that is the source itself, byte for byte (an embed), which the check also
 //! compares with the source; a processor's output never has one.
+//!
+//! Under `keep_going`, an edge whose source failed writes a *failure
+//! fragment*: its `source` and one `error <text>` record per line of the
+//! error as the encoder printed it, and nothing else. The link leaves the
+//! source out of the manifest and the packs and lists the error in its
+//! report.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -57,6 +63,9 @@ pub struct Fragment {
     /// Produced files that are the source itself, byte for byte (embeds;
     /// not a processor's output, whatever its kind).
     pub copies: Vec<String>,
+    /// The error that stopped the edge, one line per entry, when the source
+    /// failed under `keep_going`; empty for a built source.
+    pub errors: Vec<String>,
 }
 
 /// The BLAKE3 hash of one produced file, as its encoder wrote it.
@@ -129,7 +138,15 @@ impl Fragment {
         for c in &self.copies {
             let _ = writeln!(text, "copy {c}");
         }
+        for e in &self.errors {
+            let _ = writeln!(text, "error {e}");
+        }
         text
+    }
+
+    /// Whether the edge failed (the fragment records an error).
+    pub fn failed(&self) -> bool {
+        !self.errors.is_empty()
     }
 
     /// Reads and parses a fragment file.
@@ -159,6 +176,7 @@ impl Fragment {
             "entry" => self.entries.push(parse_entry(rest)?),
             "hash" => self.hashes.push(parse_hash(rest)?),
             "copy" => self.copies.push(non_empty(rest)?.to_string()),
+            "error" => self.errors.push(rest.to_string()),
             _ => return Err(format!("unknown record `{tag}`")),
         }
         Ok(())
@@ -234,6 +252,7 @@ mod tests {
             files: vec!["ui/my logo.ktx2".into()],
             hashes: vec![FileHash::of("ui/my logo.ktx2", b"texels")],
             copies: vec!["ui/my logo.ktx2".into()],
+            errors: Vec::new(),
         }
     }
 
@@ -241,6 +260,21 @@ mod tests {
     fn round_trips_paths_with_spaces() {
         let f = sample();
         assert_eq!(Fragment::parse(&f.render()).unwrap(), f);
+    }
+
+    #[test]
+    fn failure_fragments_round_trip_their_error_lines() {
+        let failed = Fragment {
+            source: "ui/bad.png".into(),
+            errors: vec![
+                "assetc-encode: error: bad".into(),
+                "  caused by: crc".into(),
+            ],
+            ..Fragment::default()
+        };
+        let parsed = Fragment::parse(&failed.render()).unwrap();
+        assert_eq!(parsed, failed);
+        assert!(parsed.failed() && !sample().failed());
     }
 
     #[test]

@@ -752,3 +752,104 @@ fn a_corrupt_draco_stream_fails_naming_the_primitive() {
     assert!(!all.contains("panicked"), "{all}");
     assert!(!project.path("runtime/d/2CylinderEngine.hmesh").exists());
 }
+
+/// A KTX2 texture made from the Khronos box's PNG by assetc itself, raw
+/// (`compress`: false) or UASTC.
+fn box_ktx2(compress: bool) -> Vec<u8> {
+    let maker = Project::new(&format!(
+        "input: assets\noutput: runtime\ndefault:\n  texture:\n    compress: {compress}\n    quality: 0\n"
+    ));
+    let png =
+        fs::read(Path::new(MODELS).join("glTF2/BoxTextured-glTF/CesiumLogoFlat.png")).unwrap();
+    maker.write("assets/logo.png", &png);
+    maker.build(&[]);
+    fs::read(maker.path("runtime/logo.ktx2")).unwrap()
+}
+
+#[test]
+fn ktx2_sources_pass_through_from_the_folder_and_from_khr_texture_basisu() {
+    require_corpus();
+    let ktx2 = box_ktx2(true);
+    let project = Project::new("input: assets\noutput: runtime\npack: true\n");
+    copy_folder(
+        &Path::new(MODELS).join("glTF2/BoxTextured-glTF"),
+        &project.path("assets/box"),
+    );
+    project.write("assets/box/CesiumLogoFlat.ktx2", &ktx2);
+    project.write("assets/ui/logo.ktx2", &ktx2);
+    // The sample as a KTX2-aware exporter writes it: the PNG stays as the
+    // fallback `source`, the KTX2 is the extension's image.
+    let path = project.path("assets/box/BoxTextured.gltf");
+    let mut gltf: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    gltf["images"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"uri": "CesiumLogoFlat.ktx2", "mimeType": "image/ktx2"}));
+    gltf["textures"][0]["extensions"] = serde_json::json!({"KHR_texture_basisu": {"source": 1}});
+    gltf["extensionsUsed"] = serde_json::json!(["KHR_texture_basisu"]);
+    fs::write(&path, serde_json::to_vec(&gltf).unwrap()).unwrap();
+    let run = project.build(&[]);
+    project.link(&["check"]).expect_ok("check");
+    assert_eq!(
+        fs::read(project.path("runtime/ui/logo.ktx2")).unwrap(),
+        ktx2
+    );
+    assert_eq!(
+        fs::read(project.path("runtime/box/BoxTextured/tex_1.ktx2")).unwrap(),
+        ktx2,
+        "the basisu image passes through"
+    );
+    assert!(!project.path("runtime/box/BoxTextured/tex_0.ktx2").exists());
+    assert!(
+        !format!("{}{}", run.stdout, run.stderr).contains("warning"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
+#[test]
+fn ktx2_sources_that_do_not_match_the_settings_warn_and_broken_ones_fail() {
+    require_corpus();
+    let project =
+        Project::new("input: assets\noutput: runtime\ndefault:\n  texture:\n    compress: false\n");
+    let uastc = box_ktx2(true);
+    project.write("assets/uastc.ktx2", &uastc);
+    project.assetc(&["configure"]).expect_ok("configure");
+    let run = project.ninja(&[]).expect_ok("ninja");
+    assert!(
+        run.stdout.contains(
+            "assets/uastc.ktx2: the source is a Basis Universal KTX2 and is passed through as it is"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(fs::read(project.path("runtime/uastc.ktx2")).unwrap(), uastc);
+
+    project.write("assets/cut.ktx2", &uastc[..uastc.len() / 2]);
+    project.write("assets/old.dds", b"DDS |\0\0\0");
+    let box_gltf =
+        fs::read(Path::new(MODELS).join("glTF2/BoxTextured-glTF/BoxTextured.gltf")).unwrap();
+    let text = String::from_utf8(box_gltf)
+        .unwrap()
+        .replace("CesiumLogoFlat.png", "old.dds");
+    project.write("assets/box.gltf", text.as_bytes());
+    let bin = fs::read(Path::new(MODELS).join("glTF2/BoxTextured-glTF/BoxTextured0.bin")).unwrap();
+    project.write("assets/BoxTextured0.bin", &bin);
+    project.assetc(&["configure"]).expect_ok("configure");
+    let run = project.ninja(&["-k", "0"]);
+    assert!(!run.ok);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("assetc-encode: error: assets/cut.ktx2: cannot use this texture source")
+            && all.contains("caused by: invalid KTX2 source: "),
+        "{all}"
+    );
+    assert!(
+        all.contains("assetc-encode: error: assets/old.dds: cannot use this texture source")
+            && all.contains("DDS sources are not supported"),
+        "{all}"
+    );
+    assert!(!project.path("runtime/cut.ktx2").exists());
+    assert!(!all.contains("panicked"), "{all}");
+}

@@ -1,8 +1,19 @@
 //! `assetc-encode`: compiles one source asset; Ninja runs one per edge.
 
+use std::process::ExitCode;
+
+use assetc::encode::job::EncodeError;
 use clap::Parser;
 
-fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
     let cli = assetc::encode::command::Cli::parse();
-    assetc::cli::finish("assetc-encode", cli.command.run())
+    match cli.command.run() {
+        // Under --keep-going the error is printed but the edge succeeds; the
+        // link reports it and fails the build.
+        Err(EncodeError::Recorded(error)) => {
+            assetc::cli::report_error("assetc-encode", &error);
+            ExitCode::SUCCESS
+        }
+        result => assetc::cli::finish("assetc-encode", result),
+    }
 }

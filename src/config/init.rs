@@ -26,6 +26,11 @@ output: runtime
 # Also bundle the whole output folder into a single <output>.hpack file.
 pack: false
 
+# Build every asset that can be built even when some fail: the manifest and
+# packs leave the failed ones out, <build-dir>/failed.txt lists them, and the
+# build still fails. Keep false for CI.
+keep_going: false
+
 # Preset used when `--preset` is not given. Remove this line to build with
 # the `default` section alone.
 preset: desktop

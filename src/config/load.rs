@@ -35,6 +35,9 @@ pub struct Config {
     pub output: PathBuf,
     /// Whether to also write `<output>.hpack`.
     pub pack: bool,
+    /// Whether a failed asset lets the rest build (`keep_going:`); the link
+    /// then reports the failures and fails the build.
+    pub keep_going: bool,
     /// The preset named by `preset:`, used when the command line names none.
     pub preset: Option<String>,
     /// Globs (as written) of sources copied verbatim.
@@ -163,6 +166,7 @@ impl Document<'_> {
             ids,
             output: resolve(&root, schema.output.as_deref(), DEFAULT_OUTPUT),
             pack: schema.pack.unwrap_or(false),
+            keep_going: schema.keep_going.unwrap_or(false),
             preset: schema.preset,
             embed_globs: self.embed_globs(&embed)?,
             embed,

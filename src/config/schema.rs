@@ -27,6 +27,8 @@ pub(crate) struct FileSchema {
     pub(crate) output: Option<PathBuf>,
     /// Also bundle the output into `<output>.hpack`.
     pub(crate) pack: Option<bool>,
+    /// Build every asset that can be built, and report the failed ones.
+    pub(crate) keep_going: Option<bool>,
     /// Preset used when the command line names none.
     pub(crate) preset: Option<String>,
     /// Globs of sources copied verbatim.

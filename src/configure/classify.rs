@@ -12,6 +12,7 @@
 //! | `*.n.png`, `*.n.jpg`             | normal map    | `*.n.ktx2`            |
 //! | `*.ao.png`, `*.h.png`, `*.r.png` | grayscale     | `*.ao.ktx2` …         |
 //! | `*.png`, `*.jpg`, `*.jpeg`       | colour        | `*.ktx2`              |
+//! | `*.ktx2`                         | texture, passed through | `*.ktx2` (the same bytes) |
 //! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
 //! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
 //! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
@@ -100,7 +101,8 @@ const TEXTURE_MODE_SUFFIXES: &[(&str, TextureMode)] = &[
     (".r", TextureMode::Gray),
 ];
 
-const IMAGE_EXTENSIONS: &[&str] = &[".png", ".jpg", ".jpeg"];
+/// Image files: decoded and encoded, or (KTX2) checked and passed through.
+const IMAGE_EXTENSIONS: &[&str] = &[".png", ".jpg", ".jpeg", ".ktx2"];
 
 /// File suffixes of the non-image kinds.
 const FILE_KINDS: &[(&str, SourceKind)] = &[

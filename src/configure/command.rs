@@ -59,6 +59,11 @@ pub struct ConfigureArgs {
     /// Also bundle the output into OUTPUT.hpack (OR-ed with the config's `pack:`).
     #[arg(long)]
     pub pack: bool,
+    /// Build every asset that can be built even when others fail; the link
+    /// writes the manifest and packs from those, reports the failures in
+    /// BUILD_DIR/failed.txt and fails the build (OR-ed with `keep_going:`).
+    #[arg(long)]
+    pub keep_going: bool,
     /// Print the presets defined in assetc.yml and exit.
     #[arg(long)]
     pub list_presets: bool,
@@ -95,6 +100,7 @@ fn configure(args: &ConfigureArgs) -> ExitCode {
         output: args.output.clone(),
         build_dir: args.build_dir.clone(),
         pack: args.pack,
+        keep_going: args.keep_going,
         tools,
     };
     finish(PROGRAM, run(&options).map(|report| print_report(&report)))

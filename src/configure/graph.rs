@@ -30,6 +30,9 @@ const TEMPLATE: &str = include_str!("../../build.ninja.in");
 /// Name of the manifest file inside the output folder.
 pub const MANIFEST_FILE: &str = "assets.hman";
 
+/// The failure report of `keep_going` builds, in the build folder.
+pub const FAILURE_REPORT: &str = "failed.txt";
+
 /// One encode edge.
 #[derive(Debug, Clone)]
 pub struct Job {
@@ -60,6 +63,8 @@ pub struct Plan {
     config_file: String,
     folders: Vec<String>,
     pack: Option<String>,
+    /// `keep_going`: encoders record failures, the report edge fails.
+    keep_going: bool,
     preset: Option<String>,
     regenerate: Vec<String>,
     tools: [String; 3],
@@ -171,6 +176,7 @@ impl Plan {
             build,
             folders,
             pack,
+            keep_going: config.keep_going || options.keep_going,
             warnings,
         })
     }
@@ -267,6 +273,10 @@ impl Plan {
             ("@LINK@", value_words(&[&self.tools[2]])),
             ("@OUTROOT@", value_words(&[&self.output])),
             ("@INVALIDATE@", value_words(&invalidate)),
+            (
+                "@KEEPGOING@",
+                if self.keep_going { "--keep-going" } else { "" }.to_string(),
+            ),
             ("@CONFIGURE@", value_words(&self.regenerate)),
             ("@PRESET@", ninja::escape_value(preset)),
         ]
@@ -372,6 +382,20 @@ impl Plan {
         defaults.extend(self.named_packs.iter().map(|p| p.file.as_str()));
         self.write_ids(w, &entries_list, &entries);
         defaults.extend(self.ids.iter().map(|(_, path)| path.as_str()));
+        let report = self.failure_report();
+        if self.keep_going {
+            let mut implicit = entries.clone();
+            implicit.extend(defaults.iter().copied());
+            implicit.push(&self.tools[2]);
+            w.comment("Lists the assets that failed; fails the build while there are any.");
+            w.build(&Build {
+                outputs: vec![&report],
+                rule: "link_report",
+                inputs: vec![&entries_list],
+                implicit,
+                ..Build::default()
+            });
+        }
         w.comment("`ninja check` validates the output folder; it is not built by default.");
         w.build(&Build {
             outputs: vec!["check"],
@@ -380,7 +404,15 @@ impl Plan {
             vars: vec![("check_args", ninja::shell_join(&check_args))],
             ..Build::default()
         });
+        if self.keep_going {
+            defaults.push(&report);
+        }
         w.default_targets(&defaults);
+    }
+
+    /// The failure report of `keep_going` builds.
+    fn failure_report(&self) -> String {
+        join(&self.build, FAILURE_REPORT)
     }
 
     /// The edge writing the id files from the entries parts, like the
@@ -593,6 +625,9 @@ fn regenerate_command(
     }
     if options.pack {
         words.push("--pack".into());
+    }
+    if options.keep_going {
+        words.push("--keep-going".into());
     }
     Ok(words)
 }

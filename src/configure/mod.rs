@@ -72,6 +72,8 @@ pub struct ConfigureOptions {
     pub build_dir: Option<PathBuf>,
     /// `--pack`, OR-ed with the config's `pack:`.
     pub pack: bool,
+    /// `--keep-going`, OR-ed with the config's `keep_going:`.
+    pub keep_going: bool,
     /// The programs the graph runs.
     pub tools: ToolPaths,
 }

@@ -85,7 +85,7 @@ impl ProcessorRule {
         ];
         let template = ninja::escape_value(&ninja::shell_quote(&processor.command));
         let command = format!(
-            "$encode {} --root $outroot $invalidate $args -- {template}",
+            "$encode {} --root $outroot $invalidate $keepgoing $args -- {template}",
             ninja::shell_join(&fixed)
         );
         let inputs = processor
@@ -159,7 +159,7 @@ mod tests {
         let rule = ProcessorRule::new(dir.path(), &config.processors[0]).unwrap();
         assert_eq!(
             rule.command,
-            "$encode process --name maps --kind embed --colorspace linear --root $outroot $invalidate $args -- 'tool \"$$in\" -o $$out; echo it'\\''s'"
+            "$encode process --name maps --kind embed --colorspace linear --root $outroot $invalidate $keepgoing $args -- 'tool \"$$in\" -o $$out; echo it'\\''s'"
         );
         let mut w = Writer::default();
         rule.write(&mut w);

@@ -17,6 +17,7 @@ use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
 use super::texture::{
     Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
+    gpu_source::{self, GpuFormat},
 };
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
@@ -204,6 +205,24 @@ pub struct MeshArgs {
 impl Command {
     /// Runs the subcommand.
     pub fn run(&self) -> Result<(), EncodeError> {
+        job::keep_going("assetc-encode", self.job(), self.encode())
+    }
+
+    /// The job arguments of any subcommand.
+    fn job(&self) -> &JobArgs {
+        match self {
+            Command::Texture(t) | Command::Array(t) => &t.surface.job,
+            Command::Cubemap(s) => &s.job,
+            Command::Lut(l) => &l.job,
+            Command::Mesh(m) => &m.job,
+            Command::Font(f) => &f.job,
+            Command::Process(p) => &p.job,
+            Command::Embed(j) | Command::Material(j) | Command::Shader(j) => j,
+        }
+    }
+
+    /// Runs the subcommand's encoder.
+    fn encode(&self) -> Result<(), EncodeError> {
         match self {
             Command::Texture(t) => job::run(&t.surface.job, |j| texture(j, t)),
             Command::Embed(j) => job::run(j, embed::encode),
@@ -225,8 +244,43 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
         None => (fsutil::read(&job.input)?, Vec::new()),
     };
     let options = args.surface.options(args.mode);
+    if let Some(format) = gpu_source::sniff(&source) {
+        return passed_through(job, source, format, &options, extra_inputs);
+    }
     let bytes = encode_texture(&source, &options).map_err(|e| cannot_encode(job, e))?;
     Ok(texture_output(bytes, args.mode, extra_inputs))
+}
+
+/// A source that is already a GPU texture, checked and passed through (see
+/// [`gpu_source`]); settings it does not follow are warned about.
+fn passed_through(
+    job: &JobArgs,
+    source: Vec<u8>,
+    format: GpuFormat,
+    options: &TextureOptions,
+    extra_inputs: Vec<PathBuf>,
+) -> Result<Encoded, EncodeError> {
+    let passed =
+        gpu_source::pass_through(&source, format, options).map_err(|e| EncodeError::Invalid {
+            path: job.input.clone(),
+            what: "cannot use this texture source".into(),
+            source: Some(Box::new(e)),
+        })?;
+    for warning in &passed.warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
+    Ok(Encoded {
+        files: vec![OutputFile {
+            bytes: source,
+            kind: AssetKind::Texture,
+            colorspace: passed.colorspace,
+        }],
+        extra_inputs,
+        copies_source: false,
+    })
 }
 
 /// The stored bytes of image `index` of the glTF at the job's input, and the

@@ -45,6 +45,10 @@ pub struct JobArgs {
     /// (the named packs).
     #[arg(long = "invalidate-list")]
     pub invalidate_list: Option<PathBuf>,
+    /// On failure, record the error in a failure fragment and exit 0 so the
+    /// build goes on; the link reports it and fails (`keep_going`).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 impl JobArgs {
@@ -117,6 +121,34 @@ pub enum EncodeError {
         /// The kind, for the message.
         kind: &'static str,
     },
+    /// The job failed under `--keep-going`: the error (displayed as itself)
+    /// is recorded in a failure fragment, and the edge succeeds.
+    #[error(transparent)]
+    Recorded(Box<EncodeError>),
+}
+
+/// After `result` of the job `args` ran: under `--keep-going`, a failure
+/// becomes [`EncodeError::Recorded`] once the edge's outputs are removed and
+/// a failure fragment (the error as `program` prints it) and a depfile
+/// naming the source are written. Otherwise `result` is returned as is.
+pub fn keep_going(
+    program: &str,
+    args: &JobArgs,
+    result: Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    let error = match result {
+        Err(error) if args.keep_going => error,
+        other => return other,
+    };
+    clean_up(args);
+    let fragment = Fragment {
+        source: args.source.clone(),
+        errors: crate::cli::error_lines(program, &error),
+        ..Fragment::default()
+    };
+    write(&args.fragment, fragment.render().as_bytes())?;
+    write_depfile(args, &[])?;
+    Err(EncodeError::Recorded(Box::new(error)))
 }
 
 /// Runs `encode` and writes its results, cleaning up on any failure. A panic
@@ -205,10 +237,16 @@ pub fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
 }
 
 /// Best-effort removal of everything this job (and the link) would own: its
-/// declared outputs, fragment and depfile, and the link outputs it invalidates.
+/// declared outputs, fragment and depfile, and the link outputs it
+/// invalidates. Under `--keep-going` the link outputs stay: the link runs
+/// after every encode and rewrites them without the failed asset, and when
+/// the failure is the same as last time they are already right.
 pub(crate) fn clean_up(args: &JobArgs) {
-    let owned = args.outputs.iter().chain(&args.invalidate);
-    fsutil::remove_all(owned.chain([&args.fragment, &args.depfile]));
+    fsutil::remove_all(args.outputs.iter().chain([&args.fragment, &args.depfile]));
+    if args.keep_going {
+        return;
+    }
+    fsutil::remove_all(&args.invalidate);
     if let Some(list) = &args.invalidate_list {
         fsutil::remove_all(fsutil::listed_paths(list));
     }
@@ -228,7 +266,52 @@ mod tests {
             depfile: dir.join("in.d"),
             invalidate: vec![dir.join("out/assets.hman")],
             invalidate_list: None,
+            keep_going: false,
         }
+    }
+
+    #[test]
+    fn keep_going_records_the_error_in_a_failure_fragment() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = job_in(dir.path());
+        args.keep_going = true;
+        std::fs::create_dir_all(dir.path().join("out")).unwrap();
+        std::fs::write(&args.outputs[0], b"old").unwrap();
+        let failed = run(&args, |j| {
+            Err(EncodeError::Invalid {
+                path: j.input.clone(),
+                what: "broken".into(),
+                source: None,
+            })
+        });
+        let err = keep_going("assetc-encode", &args, failed).unwrap_err();
+        assert!(matches!(err, EncodeError::Recorded(_)));
+        assert!(!args.outputs[0].exists());
+        let fragment = Fragment::read(&args.fragment).unwrap();
+        assert_eq!(fragment.source, "in.png");
+        assert!(fragment.entries.is_empty() && fragment.files.is_empty());
+        assert_eq!(
+            fragment.errors,
+            [format!(
+                "assetc-encode: error: {}: broken",
+                args.input.display()
+            )]
+        );
+        assert!(
+            std::fs::read_to_string(&args.depfile)
+                .unwrap()
+                .contains("in.png")
+        );
+        args.keep_going = false;
+        let strict = keep_going(
+            "assetc-encode",
+            &args,
+            Err(EncodeError::NotSupported {
+                path: args.input.clone(),
+                kind: "x",
+            }),
+        );
+        assert!(matches!(strict, Err(EncodeError::NotSupported { .. })));
     }
 
     #[test]

@@ -379,6 +379,7 @@ mod tests {
                 depfile: d.join("dep/in.d"),
                 invalidate: vec![d.join("out/assets.hman")],
                 invalidate_list: None,
+                keep_going: false,
             },
         };
         let extra = d.join("extra.txt");

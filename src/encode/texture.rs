@@ -12,7 +12,10 @@
 //! 5. write the KTX 2.0 container.
 //!
 //! Colour textures are sRGB; normal maps and grayscale textures are linear
-//! with a `KTXswizzle` of `rg01` and `r001`.
+//! with a `KTXswizzle` of `rg01` and `r001`. A source that is already a GPU
+//! texture (KTX2) is passed through instead ([`gpu_source`]).
+
+pub mod gpu_source;
 
 use core::ops::Range;
 use std::borrow::Cow;

@@ -9,7 +9,7 @@ use super::check_packs::{NamedPackSummary, check_named_packs};
 use super::ids::IdsTargets;
 use super::pack::{PackManifest, named_pack_path, pack_path};
 use super::recorded::Recorded;
-use super::{LinkError, check, ids, manifest, pack, part};
+use super::{LinkError, check, ids, manifest, pack, part, report};
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
 use crate::fsutil::{self, shown};
@@ -98,6 +98,16 @@ pub enum Command {
         /// The Rust module to write (`pub const NAME: u64`, for `include!`).
         #[arg(long, value_name = "FILE")]
         rust: Option<PathBuf>,
+    },
+    /// List the assets that failed (under `keep_going`) in a report file and
+    /// on standard error; fails while there are any.
+    Report {
+        /// File listing the fragment or part paths, one per line.
+        #[arg(long)]
+        fragments: PathBuf,
+        /// The report to write (empty when every asset built).
+        #[arg(short = 'o', long)]
+        output: PathBuf,
     },
     /// Validate an output folder and optionally its pack. Without `--root`,
     /// the folder (and the pack, when the config packs) come from the nearest
@@ -207,6 +217,10 @@ impl Command {
                 };
                 finish_link(ids::link_ids(fragments, &targets), None)
             }
+            Command::Report { fragments, output } => match report::link_report(fragments, output) {
+                Ok(report) => finish_report(&report, output),
+                Err(e) => finish(PROGRAM, Err(e)),
+            },
             Command::Check {
                 root,
                 pack,
@@ -242,6 +256,22 @@ fn finish_link<T>(result: Result<T, LinkError>, invalidation: Option<&Invalidati
         }
     }
     finish(PROGRAM, result.map(drop))
+}
+
+/// Prints the failures of a `keep_going` build and fails while there are
+/// any.
+fn finish_report(report: &report::Report, output: &Path) -> ExitCode {
+    if report.failed.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    eprint!("{}", report.text);
+    eprintln!(
+        "{PROGRAM}: error: {} asset(s) failed to build and are left out of the manifest and packs (listed in {}): {}",
+        report.failed.len(),
+        shown(output),
+        report.failed.join(", ")
+    );
+    ExitCode::FAILURE
 }
 
 /// The environment variable that makes the incremental link steps say what

@@ -7,6 +7,8 @@
 //! * [`pack`] bundles the files the fragments list into one `.hpack` (the
 //!   single pack, or a named pack with its own manifest);
 //! * [`ids`] writes the manifest's ids as a C header and a Rust module;
+//! * [`report`] lists the assets that failed under `keep_going`, and fails
+//!   while there are any;
 //! * [`check`] validates an output folder (and optionally its pack), and
 //!   [`check_packs`] its named packs.
 //!
@@ -21,6 +23,7 @@ pub mod manifest;
 pub mod pack;
 pub mod part;
 pub mod recorded;
+pub mod report;
 
 use std::path::{Path, PathBuf};
 

@@ -6,8 +6,9 @@
 //! [`MAX_PART_FRAGMENTS`] to a group. Each group is one `link_part` edge that
 //! reads the group's fragments and writes:
 //!
-//! * an **entries part**: every fragment with its `source` and `entry` records
-//!   only, what the manifest and the ids need;
+//! * an **entries part**: every fragment with its `source`, `entry` and
+//!   `error` records only, what the manifest, the ids and the failure report
+//!   need;
 //! * a **full part**: every fragment whole (files, hashes, copies), what the
 //!   packs need.
 //!
@@ -72,7 +73,7 @@ pub fn link_part(list: &Path, entries: &Path, full: &Path) -> Result<PartWrites,
 }
 
 /// The text of a part holding `fragments`, whole or (`entries_only`) with
-/// their `source` and `entry` records alone.
+/// their `source`, `entry` and `error` records alone.
 pub fn render_part(fragments: &[Fragment], entries_only: bool) -> String {
     let mut text = format!("{PART_HEADER}\n");
     for f in fragments {
@@ -80,6 +81,7 @@ pub fn render_part(fragments: &[Fragment], entries_only: bool) -> String {
             let slim = Fragment {
                 source: f.source.clone(),
                 entries: f.entries.clone(),
+                errors: f.errors.clone(),
                 ..Fragment::default()
             };
             text.push_str(&slim.render());
@@ -152,6 +154,7 @@ mod tests {
             files: vec![out.clone()],
             hashes: vec![FileHash::of(&out, source.as_bytes())],
             copies: Vec::new(),
+            errors: Vec::new(),
         }
     }
 

@@ -31,7 +31,8 @@ pub struct Recorded {
     /// The source file of each embedded runtime path, when the input folder
     /// is known.
     embed_sources: HashMap<String, PathBuf>,
-    /// Fragments (or the list) that could not be read.
+    /// Fragments (or the list) that could not be read, and sources whose
+    /// fragment records a failure (a `keep_going` build).
     pub load_problems: Vec<Problem>,
 }
 
@@ -52,6 +53,11 @@ impl Recorded {
         };
         for line in text.lines().filter(|line| !line.is_empty()) {
             match Fragment::read(&base.join(line)) {
+                Ok(fragment) if fragment.failed() => {
+                    let first = fragment.errors.first().map_or("", String::as_str);
+                    let what = format!("failed to build and is not in the output ({first})");
+                    recorded.load_problems.push(problem(&fragment.source, what));
+                }
                 Ok(fragment) => recorded.add(&fragment, input),
                 Err(e) => recorded.load_problems.push(problem(line, error_text(&e))),
             }
@@ -165,6 +171,7 @@ mod tests {
             files: vec![path.into()],
             hashes: vec![FileHash::of(path, bytes)],
             copies: vec![path.into()],
+            errors: Vec::new(),
         }
     }
 
@@ -232,6 +239,25 @@ mod tests {
         assert!(out.is_empty());
         recorded.check_pack_entry("p.hpack", "a.bin", b"no", &mut out);
         assert!(messages(&out)[0].starts_with("p.hpack: a.bin: pack entry differs"));
+    }
+
+    #[test]
+    fn failed_sources_are_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let failed = Fragment {
+            source: "ui/bad.png".into(),
+            errors: vec!["assetc-encode: error: assets/ui/bad.png: corrupt".into()],
+            ..Fragment::default()
+        };
+        std::fs::write(dir.path().join("bad.frag"), failed.render()).unwrap();
+        std::fs::write(dir.path().join("list"), "bad.frag\n").unwrap();
+        let recorded = Recorded::load(&dir.path().join("list"), dir.path(), None);
+        assert_eq!(
+            messages(&recorded.load_problems),
+            [
+                "ui/bad.png: failed to build and is not in the output (assetc-encode: error: assets/ui/bad.png: corrupt)"
+            ]
+        );
     }
 
     #[test]

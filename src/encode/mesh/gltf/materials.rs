@@ -90,18 +90,31 @@ fn slot_textures(material: &json::Material) -> Vec<SlotTexture> {
     .collect()
 }
 
-/// The image `textures[texture]` shows, or `None` when it has no `source`
-/// (only an extension image such as `KHR_texture_basisu`) or refers to an
-/// image that does not exist.
+/// The extension whose `source` names a KTX2 image for a texture.
+const BASISU: &str = "KHR_texture_basisu";
+
+/// The image `textures[texture]` shows: the KTX2 image of its
+/// `KHR_texture_basisu` extension when it has one (what the artist shipped
+/// for GPUs; the core `source`, if any, is the fallback for other viewers),
+/// else its `source`. `None` when it has neither or names an image that does
+/// not exist.
 fn texture_image(root: &json::Root, texture: usize) -> Option<usize> {
-    let image = root.textures.get(texture)?.source.value();
+    let texture = root.textures.get(texture)?;
+    let basisu = texture
+        .extensions
+        .as_ref()
+        .and_then(|e| e.others.get(BASISU))
+        .and_then(|b| b.get("source"))
+        .and_then(json::Value::as_u64)
+        .and_then(|i| usize::try_from(i).ok());
+    let image = basisu.unwrap_or(texture.source.value());
     (image < root.images.len()).then_some(image)
 }
 
 /// The warning for a slot whose texture has no usable image.
 fn sourceless_warning(material: usize, slot: Slot, texture: usize) -> String {
     format!(
-        "materials[{material}].{}: textures[{texture}] has no source image assetc can read (only an extension image such as KHR_texture_basisu); the slot is left empty",
+        "materials[{material}].{}: textures[{texture}] has no source image assetc can read (only an extension image such as EXT_texture_webp); the slot is left empty",
         slot.json_name()
     )
 }

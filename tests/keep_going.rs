@@ -1,0 +1,169 @@
+//! `keep_going` through the real binaries and real `ninja`: one broken asset
+//! no longer hides the rest, yet the build still fails until it is fixed.
+
+mod common;
+
+use std::fs;
+
+use assetc::format::{hman, hpack};
+use common::{Project, Run};
+
+/// The project: two good textures, a good OBJ, a truncated PNG and an OBJ
+/// whose face names a vertex that does not exist.
+fn project(config_extra: &str) -> Project {
+    let p = Project::new(&format!(
+        "input: assets\noutput: runtime\npack: true\n{config_extra}default:\n  texture:\n    compress: false\n"
+    ));
+    p.png("assets/ui/good.png", 8, 8, 1);
+    p.png("assets/ui/other.png", 8, 8, 2);
+    let png = common::rgba_png(8, 8, 3);
+    p.write("assets/ui/bad.png", &png[..png.len() / 2]);
+    p.write(
+        "assets/props/box.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.write("assets/props/broken.obj", b"v 0 0 0\nf 1 2 3\n");
+    p
+}
+
+/// The paths the folder's manifest lists, sorted.
+fn manifest_paths(p: &Project) -> Vec<String> {
+    let bytes = fs::read(p.path("runtime/assets.hman")).unwrap();
+    let manifest = hman::parse(&bytes).unwrap();
+    let mut paths: Vec<String> = manifest.iter().map(|e| e.to_entry().path).collect();
+    paths.sort();
+    paths
+}
+
+/// The paths the pack holds, sorted.
+fn pack_paths(p: &Project) -> Vec<String> {
+    let bytes = fs::read(p.path("runtime.hpack")).unwrap();
+    let pack = hpack::parse(&bytes).unwrap();
+    let mut paths: Vec<String> = pack.iter().map(|e| e.path.to_string()).collect();
+    paths.sort();
+    paths
+}
+
+/// Both streams of a run.
+fn all(run: &Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+const GOOD: [&str; 5] = [
+    "props/box.hmat",
+    "props/box.hmesh",
+    "ui/good.ktx2",
+    "ui/other.ktx2",
+    "assets.hman",
+];
+
+#[test]
+fn the_strict_default_still_withholds_the_manifest() {
+    let p = project("");
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&["-k", "0"]);
+    assert!(!run.ok);
+    assert!(!p.path("runtime/assets.hman").exists());
+    assert!(!p.path("runtime.hpack").exists());
+    assert!(!p.path(".assetc/default/failed.txt").exists());
+}
+
+#[test]
+fn a_broken_asset_leaves_the_rest_built_reported_and_the_build_failed() {
+    let p = project("");
+    p.assetc(&["configure", "--keep-going"])
+        .expect_ok("configure");
+    let run = p.ninja(&[]);
+    assert!(!run.ok, "the build must fail:\n{}", all(&run));
+    let text = all(&run);
+    assert!(
+        text.contains("assetc-encode: error: assets/ui/bad.png")
+            && text.contains("assetc-encode: error: assets/props/broken.obj")
+            && text.contains("2 asset(s) failed to build")
+            && text.contains("props/broken.obj, ui/bad.png"),
+        "{text}"
+    );
+    let report = fs::read_to_string(p.path(".assetc/default/failed.txt")).unwrap();
+    assert!(
+        report.starts_with("assetc-encode: error: assets/props/broken.obj")
+            && report.contains("\n\nassetc-encode: error: assets/ui/bad.png")
+            && report.contains("caused by:"),
+        "{report}"
+    );
+    // The manifest and the pack hold exactly what built, and are consistent.
+    let mut expected: Vec<String> = GOOD[..4].iter().map(|s| (*s).to_owned()).collect();
+    assert_eq!(manifest_paths(&p), expected);
+    expected.push("assets.hman".into());
+    expected.sort();
+    assert_eq!(pack_paths(&p), expected);
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("the output is consistent");
+    assert!(!p.path("runtime/ui/bad.ktx2").exists());
+    // The check of the build names the failed sources.
+    let check = p.link(&["check"]);
+    assert!(!check.ok);
+    assert!(
+        all(&check).contains("ui/bad.png: failed to build and is not in the output"),
+        "{}",
+        all(&check)
+    );
+
+    // Every following build fails and reports again, rebuilding nothing
+    // else.
+    let again = p.ninja(&[]);
+    assert!(!again.ok);
+    assert!(all(&again).contains("2 asset(s) failed to build"));
+    assert!(
+        again
+            .edges()
+            .iter()
+            .all(|e| !e.contains("good.png") && !e.contains("box.obj")),
+        "{:?}",
+        again.edges()
+    );
+
+    // Fixed, the build is green, then a no-op.
+    p.png("assets/ui/bad.png", 8, 8, 3);
+    p.write(
+        "assets/props/broken.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.ninja(&[]).expect_ok("the fixed build");
+    assert_eq!(
+        fs::read_to_string(p.path(".assetc/default/failed.txt")).unwrap(),
+        ""
+    );
+    assert_eq!(manifest_paths(&p).len(), 7);
+    p.assert_no_op();
+    p.link(&["check"]).expect_ok("check after the fix");
+}
+
+#[test]
+fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
+    let p = project("keep_going: true\n");
+    p.write("assets/ui/bad.png", &common::rgba_png(8, 8, 3));
+    p.write(
+        "assets/props/broken.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.build(&[]);
+    assert!(pack_paths(&p).contains(&"ui/good.ktx2".to_string()));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    p.write("assets/ui/good.png", b"not a png");
+    let run = p.ninja(&[]);
+    assert!(!run.ok);
+    assert!(
+        all(&run).contains("1 asset(s) failed to build"),
+        "{}",
+        all(&run)
+    );
+    assert!(!p.path("runtime/ui/good.ktx2").exists());
+    assert!(!manifest_paths(&p).contains(&"ui/good.ktx2".to_string()));
+    assert!(!pack_paths(&p).contains(&"ui/good.ktx2".to_string()));
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("the output is consistent");
+    // The config key reaches the encoders without the flag, and the
+    // regeneration keeps it.
+    let ninja = fs::read_to_string(p.path("build.ninja")).unwrap();
+    assert!(ninja.contains("keepgoing = --keep-going"), "{ninja}");
+}
