@@ -283,6 +283,17 @@ fn require_corpus() {
     );
 }
 
+/// Configures `project` and runs `ninja` with `args`, which must fail
+/// without a panic; returns everything both printed.
+fn failing_build(project: &Project, args: &[&str]) -> String {
+    project.assetc(&["configure"]).expect_ok("configure");
+    let run = project.ninja(args);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(!run.ok, "the build should fail:\n{all}");
+    assert!(!all.contains("panicked"), "{all}");
+    all
+}
+
 /// Copies a folder's files (one level, as the model folders are).
 fn copy_folder(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
@@ -681,10 +692,7 @@ fn a_required_extension_assetc_cannot_decode_fails_naming_it() {
         1,
     );
     fs::write(&path, text).unwrap();
-    project.assetc(&["configure"]).expect_ok("configure");
-    let run = project.ninja(&[]);
-    assert!(!run.ok);
-    let all = format!("{}{}", run.stdout, run.stderr);
+    let all = failing_build(&project, &[]);
     assert!(
         all.contains("assetc-encode: error: assets/box/BoxTextured.gltf")
             && all.contains(
@@ -704,10 +712,7 @@ fn broken_samples_stay_refused_with_the_json_path() {
         &Path::new(MODELS).join("glTF2/IndexOutOfRange"),
         &project.path("assets/broken"),
     );
-    project.assetc(&["configure"]).expect_ok("configure");
-    let run = project.ninja(&["-k", "0"]);
-    assert!(!run.ok);
-    let all = format!("{}{}", run.stdout, run.stderr);
+    let all = failing_build(&project, &["-k", "0"]);
     for file in ["IndexOutOfRange.gltf", "AllIndicesOutOfRange.gltf"] {
         assert!(
             all.contains(&format!("assetc-encode: error: assets/broken/{file}")),
@@ -715,7 +720,6 @@ fn broken_samples_stay_refused_with_the_json_path() {
         );
     }
     assert!(all.contains("indices"), "{all}");
-    assert!(!all.contains("panicked"), "{all}");
 }
 
 #[test]
@@ -740,16 +744,12 @@ fn a_corrupt_draco_stream_fails_naming_the_primitive() {
         bytes[at..at + 5].copy_from_slice(b"XXXXX");
     }
     fs::write(&bin, bytes).unwrap();
-    project.assetc(&["configure"]).expect_ok("configure");
-    let run = project.ninja(&[]);
-    assert!(!run.ok);
-    let all = format!("{}{}", run.stdout, run.stderr);
+    let all = failing_build(&project, &[]);
     assert!(
         all.contains("assetc-encode: error: assets/d/2CylinderEngine.gltf")
             && all.contains("extensions.KHR_draco_mesh_compression: cannot decode the Draco data"),
         "{all}"
     );
-    assert!(!all.contains("panicked"), "{all}");
     assert!(!project.path("runtime/d/2CylinderEngine.hmesh").exists());
 }
 
@@ -836,10 +836,7 @@ fn ktx2_sources_that_do_not_match_the_settings_warn_and_broken_ones_fail() {
     project.write("assets/box.gltf", text.as_bytes());
     let bin = fs::read(Path::new(MODELS).join("glTF2/BoxTextured-glTF/BoxTextured0.bin")).unwrap();
     project.write("assets/BoxTextured0.bin", &bin);
-    project.assetc(&["configure"]).expect_ok("configure");
-    let run = project.ninja(&["-k", "0"]);
-    assert!(!run.ok);
-    let all = format!("{}{}", run.stdout, run.stderr);
+    let all = failing_build(&project, &["-k", "0"]);
     assert!(
         all.contains("assetc-encode: error: assets/cut.ktx2: cannot use this texture source")
             && all.contains("caused by: invalid KTX2 source: "),
@@ -851,5 +848,4 @@ fn ktx2_sources_that_do_not_match_the_settings_warn_and_broken_ones_fail() {
         "{all}"
     );
     assert!(!project.path("runtime/cut.ktx2").exists());
-    assert!(!all.contains("panicked"), "{all}");
 }

@@ -263,37 +263,22 @@ fn encoded_bytes<'a>(
 fn decode(view: &CompressedView, encoded: &[u8]) -> Result<Vec<u8>, String> {
     let size = view.count * view.stride;
     let mut out = vec![0u8; size];
-    let status = match view.mode {
-        // SAFETY: `out` holds exactly `count * stride` bytes, the size the
-        // decoders write; the decoders read only `encoded`, whose length is
-        // passed, and are documented as safe on malformed input.
-        Mode::Attributes => unsafe {
-            ::meshopt::ffi::meshopt_decodeVertexBuffer(
-                out.as_mut_ptr().cast(),
-                view.count,
-                view.stride,
-                encoded.as_ptr(),
-                encoded.len(),
-            )
-        },
-        Mode::Triangles => unsafe {
-            ::meshopt::ffi::meshopt_decodeIndexBuffer(
-                out.as_mut_ptr().cast(),
-                view.count,
-                view.stride,
-                encoded.as_ptr(),
-                encoded.len(),
-            )
-        },
-        Mode::Indices => unsafe {
-            ::meshopt::ffi::meshopt_decodeIndexSequence(
-                out.as_mut_ptr().cast(),
-                view.count,
-                view.stride,
-                encoded.as_ptr(),
-                encoded.len(),
-            )
-        },
+    let decoder = match view.mode {
+        Mode::Attributes => ::meshopt::ffi::meshopt_decodeVertexBuffer,
+        Mode::Triangles => ::meshopt::ffi::meshopt_decodeIndexBuffer,
+        Mode::Indices => ::meshopt::ffi::meshopt_decodeIndexSequence,
+    };
+    // SAFETY: `out` holds exactly `count * stride` bytes, the size the
+    // decoders write; they read only `encoded`, whose length is passed, and
+    // are documented as safe on malformed input.
+    let status = unsafe {
+        decoder(
+            out.as_mut_ptr().cast(),
+            view.count,
+            view.stride,
+            encoded.as_ptr(),
+            encoded.len(),
+        )
     };
     if status != 0 {
         return Err(format!("the meshopt decoder reports error {status}"));
