@@ -389,6 +389,51 @@ fn gltf_sizes_beyond_the_data_are_refused() {
             }),
             &["buffers[0].uri", "base64"],
         ),
+        Case::file(
+            "meshopt_bomb.gltf",
+            edited_gltf(|json| {
+                json["extensionsUsed"] = json!(["EXT_meshopt_compression"]);
+                json["bufferViews"][0]["extensions"] = json!({"EXT_meshopt_compression": {
+                    "buffer": 0, "byteLength": 8, "byteStride": 256,
+                    "count": 1u64 << 40, "mode": "ATTRIBUTES"}});
+            }),
+            &[
+                "bufferViews[0].extensions.EXT_meshopt_compression",
+                "decode to more than",
+            ],
+        ),
+        Case::file(
+            "meshopt_garbage.gltf",
+            edited_gltf(|json| {
+                json["extensionsUsed"] = json!(["EXT_meshopt_compression"]);
+                json["bufferViews"][0]["extensions"] = json!({"EXT_meshopt_compression": {
+                    "buffer": 0, "byteLength": 8, "byteStride": 12,
+                    "count": 3, "mode": "ATTRIBUTES"}});
+            }),
+            &["bufferViews[0]", "cannot be decompressed"],
+        ),
+        Case::file(
+            "draco_garbage.gltf",
+            edited_gltf(|json| {
+                json["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
+                json["meshes"][0]["primitives"][0]["extensions"] = json!({"KHR_draco_mesh_compression": {"bufferView": 0, "attributes": {"POSITION": 0}}});
+            }),
+            &["KHR_draco_mesh_compression", "cannot decode the Draco data"],
+        ),
+        Case::file(
+            "instance_bomb.gltf",
+            edited_gltf(|json| {
+                json["extensionsUsed"] = json!(["EXT_mesh_gpu_instancing"]);
+                json["accessors"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"componentType": 5126, "count": 100_000, "type": "VEC3"}));
+                let translations = json["accessors"].as_array().unwrap().len() - 1;
+                json["nodes"][0]["extensions"] = json!({"EXT_mesh_gpu_instancing":
+                    {"attributes": {"TRANSLATION": translations}}});
+            }),
+            &["EXT_mesh_gpu_instancing", "100000 instances; at most 65536"],
+        ),
     ];
     check_family(&cases);
 }
