@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ::gltf::json::Value;
+use ::gltf::json::{self, Value};
 
 use super::GltfError;
 use crate::encode::limits::MAX_DECODED_VIEW_BYTES;
@@ -65,13 +65,12 @@ pub(super) struct Compression {
     views: BTreeMap<usize, CompressedView>,
 }
 
-/// Reads the meshopt extension objects of `json` (the whole glTF JSON as a
-/// value). Empty when the file uses neither name.
-pub(super) fn read(json: &Value) -> Result<Compression, GltfError> {
+/// Reads the meshopt extension objects of `root`. Empty when the file uses
+/// neither name.
+pub(super) fn read(root: &json::Root) -> Result<Compression, GltfError> {
     let mut compression = Compression::default();
-    let buffers = array(json, "buffers");
-    for (index, buffer) in buffers.iter().enumerate() {
-        if let Some((name, extension)) = extension(buffer) {
+    for (index, buffer) in root.buffers.iter().enumerate() {
+        if let Some((name, extension)) = extension(buffer.extensions.as_ref().map(|e| &e.others)) {
             let fallback = extension.get("fallback").and_then(Value::as_bool);
             if fallback == Some(true) {
                 compression.fallback_buffers.insert(index);
@@ -83,8 +82,8 @@ pub(super) fn read(json: &Value) -> Result<Compression, GltfError> {
             }
         }
     }
-    for (index, view) in array(json, "bufferViews").iter().enumerate() {
-        if let Some((name, extension)) = extension(view) {
+    for (index, view) in root.buffer_views.iter().enumerate() {
+        if let Some((name, extension)) = extension(view.extensions.as_ref().map(|e| &e.others)) {
             let location = format!("bufferViews[{index}].extensions.{name}");
             let parsed = parse_view(extension, name, &location)?;
             compression.views.insert(index, parsed);
@@ -113,16 +112,12 @@ pub(super) fn decode_views(
         .collect()
 }
 
-/// The elements of the top-level array `key`, or none.
-fn array<'a>(json: &'a Value, key: &str) -> &'a [Value] {
-    json.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-/// The meshopt extension object of a buffer or view, with the name it uses.
-fn extension(object: &Value) -> Option<(&'static str, &Value)> {
-    let extensions = object.get("extensions")?;
+/// The meshopt extension object among a buffer's or view's extensions, with
+/// the name it uses.
+fn extension(
+    extensions: Option<&serde_json::Map<String, Value>>,
+) -> Option<(&'static str, &Value)> {
+    let extensions = extensions?;
     NAMES
         .iter()
         .find_map(|name| extensions.get(*name).map(|value| (*name, value)))
@@ -305,20 +300,17 @@ fn apply_filter(view: &CompressedView, out: &mut [u8]) {
 mod tests {
     use super::*;
 
-    fn view_json(extra: &str) -> Value {
-        let text = format!(
-            r#"{{"extensions":{{"EXT_meshopt_compression":{{"buffer":0,"byteLength":4,"byteStride":4,"count":3,"mode":"ATTRIBUTES"{extra}}}}}}}"#
-        );
-        ::gltf::json::deserialize::from_str(&text).unwrap()
-    }
-
+    /// A view's extension object with these extra fields (later ones win).
     fn parse(extra: &str) -> Result<CompressedView, GltfError> {
-        let json = view_json(extra);
-        let (name, extension) = super::extension(&json).unwrap();
+        let text = format!(
+            r#"{{"buffer":0,"byteLength":4,"byteStride":4,"count":3,"mode":"ATTRIBUTES"{extra}}}"#
+        );
+        let extension: Value = ::gltf::json::deserialize::from_str(&text).unwrap();
+        let name = "EXT_meshopt_compression";
         parse_view(
-            extension,
+            &extension,
             name,
-            "bufferViews[0].extensions.EXT_meshopt_compression",
+            &format!("bufferViews[0].extensions.{name}"),
         )
     }
 

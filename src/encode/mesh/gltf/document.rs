@@ -36,8 +36,8 @@ struct Parts<'a> {
 ///
 /// Refuses, with a message naming the problem: a truncated GLB (a chunk
 /// running past the end), JSON that is not UTF-8 or not glTF, a version other
-/// than 2.x, files that require an extension assetc refuses (Draco, GPU
-/// instancing, WebP, unknown ones: see `extensions`), and anything the
+/// than 2.x, files that require an extension assetc refuses (WebP, AVIF,
+/// unknown ones: see `extensions`), and anything the
 /// `gltf` crate's validation rejects, located by JSON path. Missing
 /// `POSITION` `min`/`max` and textures without a `source` are tolerated.
 pub fn parse_document(bytes: &[u8]) -> Result<::gltf::Gltf, GltfError> {
@@ -94,14 +94,6 @@ pub fn read_json(path: &Path) -> Result<Vec<u8>, GltfError> {
     })?;
     check_utf8(&json)?;
     Ok(json)
-}
-
-/// The JSON of a whole source (the GLB's JSON chunk, or the file) as a
-/// generic value, for the extension objects the `gltf` crate's model does
-/// not keep.
-pub(super) fn json_value(bytes: &[u8]) -> Result<json::Value, GltfError> {
-    json::deserialize::from_slice(split(bytes)?.json)
-        .map_err(|e| GltfError::at("", format!("not valid JSON: {e}")))
 }
 
 /// From the first 20 bytes of a GLB, the length of its first (JSON) chunk,

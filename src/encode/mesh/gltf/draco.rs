@@ -12,11 +12,12 @@
 
 use std::collections::BTreeMap;
 
-use ::gltf::json::{self, Value};
+use ::gltf::json::{self, Value, mesh::Mode, validation::Checked};
 use draco_core::{DataType, DecodeLimits, DecoderBuffer, Mesh, MeshDecoder};
 
 use super::GltfError;
 use super::buffers::{Buffers, view_slice};
+use super::geometry::attribute_name;
 use crate::encode::limits::MAX_DECODED_VIEW_BYTES;
 
 /// The extension's name.
@@ -25,22 +26,22 @@ const NAME: &str = "KHR_draco_mesh_compression";
 /// The most points or faces one Draco primitive may decode to.
 const MAX_DECODED_ELEMENTS: u64 = 1 << 26;
 
-/// Decodes every Draco-compressed primitive of `root` (`json` is the same
-/// file as a generic value, for the extension objects), returning
+/// Decodes every Draco-compressed primitive of `root`, returning
 /// `accessors[i]` → its values, flattened, as `f64` (exact for both the
 /// floats and the 32-bit indices). Empty when the file does not use the
 /// extension.
 pub(super) fn decode_accessors(
     root: &json::Root,
-    json: &Value,
     buffers: &Buffers,
 ) -> Result<BTreeMap<usize, Vec<f64>>, GltfError> {
     let mut decoded = BTreeMap::new();
-    let meshes = json.get("meshes").and_then(Value::as_array);
-    for (m, mesh) in meshes.into_iter().flatten().enumerate() {
-        let primitives = mesh.get("primitives").and_then(Value::as_array);
-        for (p, primitive) in primitives.into_iter().flatten().enumerate() {
-            let Some(extension) = primitive.get("extensions").and_then(|e| e.get(NAME)) else {
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let Some(extension) = primitive
+                .extensions
+                .as_ref()
+                .and_then(|e| e.others.get(NAME))
+            else {
                 continue;
             };
             let location = format!("meshes[{m}].primitives[{p}].extensions.{NAME}");
@@ -59,8 +60,8 @@ pub(super) fn decode_accessors(
 /// One compressed primitive being decoded.
 struct DracoPrimitive<'a> {
     root: &'a json::Root,
-    /// The primitive's JSON object.
-    primitive: &'a Value,
+    /// The primitive.
+    primitive: &'a json::mesh::Primitive,
     /// Its extension object.
     extension: &'a Value,
     /// `meshes[m].primitives[p].extensions.KHR_draco_mesh_compression`.
@@ -88,29 +89,26 @@ impl DracoPrimitive<'_> {
                 decoded.insert(accessor, values);
             }
         }
-        if let Some(accessor) = self.primitive.get("indices").and_then(Value::as_u64) {
+        if let Some(accessor) = self.primitive.indices {
             let indices = mesh
                 .faces()
                 .iter()
                 .flat_map(|face| face.iter().map(|point| f64::from(point.0)))
                 .collect();
-            decoded.insert(accessor as usize, indices);
+            decoded.insert(accessor.value(), indices);
         }
         Ok(())
     }
 
     /// Draco in glTF carries triangle lists only.
     fn check_mode(&self) -> Result<(), GltfError> {
-        match self.primitive.get("mode").map(Value::as_u64) {
-            None | Some(Some(4)) => Ok(()),
-            Some(mode) => Err(GltfError::at(
-                &self.location,
-                format!(
-                    "the primitive's mode {} is not TRIANGLES (4), the only mode assetc decodes Draco data for",
-                    mode.map_or("(not a number)".to_owned(), |m| m.to_string())
-                ),
-            )),
+        if self.primitive.mode == Checked::Valid(Mode::Triangles) {
+            return Ok(());
         }
+        Err(GltfError::at(
+            &self.location,
+            "the primitive's mode is not TRIANGLES, the only mode assetc decodes Draco data for",
+        ))
     }
 
     /// The bytes of the buffer view the extension names.
@@ -166,9 +164,12 @@ impl DracoPrimitive<'_> {
         let field = format!("{}.attributes.{name}", self.location);
         let Some(accessor) = self
             .primitive
-            .get("attributes")
-            .and_then(|a| a.get(name))
-            .and_then(Value::as_u64)
+            .attributes
+            .iter()
+            .find(
+                |(semantic, _)| matches!(semantic, Checked::Valid(s) if attribute_name(s) == name),
+            )
+            .map(|(_, index)| index.value())
         else {
             return Ok(None);
         };
@@ -182,12 +183,12 @@ impl DracoPrimitive<'_> {
                 format!("the Draco data has no attribute with id {id}"),
             )
         })?;
-        let json_accessor = self.root.accessors.get(accessor as usize).ok_or_else(|| {
+        let json_accessor = self.root.accessors.get(accessor).ok_or_else(|| {
             GltfError::at(&field, format!("accessors[{accessor}] does not exist"))
         })?;
         let components = match json_accessor.type_ {
-            json::validation::Checked::Valid(ty) => ty.multiplicity(),
-            json::validation::Checked::Invalid => {
+            Checked::Valid(ty) => ty.multiplicity(),
+            Checked::Invalid => {
                 return Err(GltfError::at(
                     &field,
                     format!("accessors[{accessor}] has an invalid type"),
@@ -205,7 +206,7 @@ impl DracoPrimitive<'_> {
             .into_iter()
             .map(|v| (f64::from(v) * scale).max(lowest))
             .collect();
-        Ok(Some((accessor as usize, values)))
+        Ok(Some((accessor, values)))
     }
 }
 

@@ -93,12 +93,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
 ];
 
-/// Whether the importer reads `name` from the raw JSON (its objects are not
-/// in the `gltf` crate's model with our features).
-pub(super) fn kept_as_raw_json(name: &str) -> bool {
-    DECODED.contains(&name) && !matches!(name, "KHR_mesh_quantization" | "KHR_texture_basisu")
-}
-
 /// How assetc treats the extension `name`.
 pub(super) fn support(name: &str) -> Support {
     if DECODED.contains(&name) {

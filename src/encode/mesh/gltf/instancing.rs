@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use ::gltf::json::{Value, accessor::Type};
+use ::gltf::json::{self, Value, accessor::Type};
 
 use super::GltfError;
 use super::accessor::{AccessorReader, FloatEncoding, grouped};
@@ -20,18 +20,18 @@ use crate::encode::limits::MAX_GPU_INSTANCES;
 /// The extension's name.
 pub(super) const NAME: &str = "EXT_mesh_gpu_instancing";
 
-/// For each node that carries the extension, the local transform of every
-/// instance, in order. `json` is the whole glTF JSON as a value.
+/// For each node of `root` that carries the extension, the local transform
+/// of every instance, in order.
 pub(super) fn instance_transforms(
-    json: &Value,
+    root: &json::Root,
     reader: &AccessorReader<'_>,
 ) -> Result<BTreeMap<usize, Vec<Mat4>>, GltfError> {
-    let nodes = json.get("nodes").and_then(Value::as_array);
     let mut transforms = BTreeMap::new();
-    for (n, node) in nodes.into_iter().flatten().enumerate() {
+    for (n, node) in root.nodes.iter().enumerate() {
         let Some(attributes) = node
-            .get("extensions")
-            .and_then(|e| e.get(NAME))
+            .extensions
+            .as_ref()
+            .and_then(|e| e.others.get(NAME))
             .map(|extension| extension.get("attributes"))
         else {
             continue;

@@ -20,7 +20,7 @@ const EMISSIVE_STRENGTH: &str = "KHR_materials_emissive_strength";
 /// The five texture slots of a glTF PBR material, in the order they are
 /// considered for first use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Slot {
+pub(super) enum Slot {
     BaseColor,
     MetallicRoughness,
     Normal,
@@ -30,7 +30,7 @@ enum Slot {
 
 impl Slot {
     /// The slot's JSON path below `materials[i]`.
-    fn json_name(self) -> &'static str {
+    pub(super) fn json_name(self) -> &'static str {
         match self {
             Slot::BaseColor => "pbrMetallicRoughness.baseColorTexture",
             Slot::MetallicRoughness => "pbrMetallicRoughness.metallicRoughnessTexture",
@@ -50,26 +50,33 @@ impl Slot {
     }
 }
 
+/// The extension objects of a texture reference, by extension name.
+pub(super) type Extensions = serde_json::Map<String, json::Value>;
+
 /// A texture a material slot refers to.
 #[derive(Debug, Clone, Copy)]
-struct SlotTexture {
-    slot: Slot,
+pub(super) struct SlotTexture<'a> {
+    /// The slot.
+    pub(super) slot: Slot,
     /// `textures[texture]`.
     texture: usize,
     /// The `texCoord` set it reads.
     tex_coord: u32,
+    /// The texture reference's extension objects (`KHR_texture_transform`).
+    pub(super) extensions: Option<&'a Extensions>,
 }
 
 /// The textures of a material, in slot order.
-fn slot_textures(material: &json::Material) -> Vec<SlotTexture> {
+pub(super) fn slot_textures(material: &json::Material) -> Vec<SlotTexture<'_>> {
     let pbr = &material.pbr_metallic_roughness;
-    let info = |slot, info: &Option<json::texture::Info>| {
+    fn info(slot: Slot, info: &Option<json::texture::Info>) -> Option<SlotTexture<'_>> {
         info.as_ref().map(|i| SlotTexture {
             slot,
             texture: i.index.value(),
             tex_coord: i.tex_coord,
+            extensions: i.extensions.as_ref().map(|e| &e.others),
         })
-    };
+    }
     [
         info(Slot::BaseColor, &pbr.base_color_texture),
         info(Slot::MetallicRoughness, &pbr.metallic_roughness_texture),
@@ -77,11 +84,13 @@ fn slot_textures(material: &json::Material) -> Vec<SlotTexture> {
             slot: Slot::Normal,
             texture: n.index.value(),
             tex_coord: n.tex_coord,
+            extensions: n.extensions.as_ref().map(|e| &e.others),
         }),
         material.occlusion_texture.as_ref().map(|o| SlotTexture {
             slot: Slot::Occlusion,
             texture: o.index.value(),
             tex_coord: o.tex_coord,
+            extensions: o.extensions.as_ref().map(|e| &e.others),
         }),
         info(Slot::Emissive, &material.emissive_texture),
     ]
@@ -218,24 +227,21 @@ fn image_source(
     }
 }
 
-/// `KHR_materials_emissive_strength` per material (`None` when absent),
-/// read from the whole JSON as a value (the crate's model does not keep
-/// it). An invalid strength is ignored with a warning.
+/// `KHR_materials_emissive_strength` per material (`None` when absent). An
+/// invalid strength is ignored with a warning.
 pub(super) fn emissive_strengths(
     root: &json::Root,
-    value: &json::Value,
     warnings: &mut Vec<String>,
 ) -> Vec<Option<f32>> {
     let mut strengths = vec![None; root.materials.len()];
     if !root.extensions_used.iter().any(|e| e == EMISSIVE_STRENGTH) {
         return strengths;
     }
-    let materials = value.get("materials").and_then(json::Value::as_array);
-    for (m, strength) in strengths.iter_mut().enumerate() {
-        let raw = materials
-            .and_then(|all| all.get(m))
-            .and_then(|material| material.get("extensions"))
-            .and_then(|extensions| extensions.get(EMISSIVE_STRENGTH))
+    for (m, (material, strength)) in root.materials.iter().zip(strengths.iter_mut()).enumerate() {
+        let raw = material
+            .extensions
+            .as_ref()
+            .and_then(|extensions| extensions.others.get(EMISSIVE_STRENGTH))
             .and_then(|extension| extension.get("emissiveStrength"));
         match raw.map(json::Value::as_f64) {
             None => {}

@@ -158,27 +158,12 @@ pub fn import_gltf(
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
     let gltf = parse_document(bytes)?;
     check_image_uris(&gltf, source, input_root)?;
-    let json = extension_objects(&gltf, bytes)?;
-    let compression = compressed::read(&json)?;
+    let compression = compressed::read(gltf.document.as_json())?;
     let mut buffers = load_buffers(&gltf, source, input_root, &compression.fallback_buffers)?;
     buffers.decoded_views = compressed::decode_views(&compression, &buffers.data)?;
-    buffers.decoded_accessors = draco::decode_accessors(gltf.document.as_json(), &json, &buffers)?;
-    let scene = guarded("", || {
-        build_scene(&gltf, &buffers, &json, source_ref, options)
-    })?;
+    buffers.decoded_accessors = draco::decode_accessors(gltf.document.as_json(), &buffers)?;
+    let scene = guarded("", || build_scene(&gltf, &buffers, source_ref, options))?;
     Ok((scene, buffers.files))
-}
-
-/// The whole JSON as a value when the file uses an extension whose objects
-/// the `gltf` crate's model does not keep (null otherwise, so files without
-/// them are not parsed twice).
-fn extension_objects(gltf: &::gltf::Gltf, bytes: &[u8]) -> Result<::gltf::json::Value, GltfError> {
-    let used = &gltf.document.as_json().extensions_used;
-    if used.iter().any(|name| extensions::kept_as_raw_json(name)) {
-        document::json_value(bytes)
-    } else {
-        Ok(::gltf::json::Value::Null)
-    }
 }
 
 /// Refuses an external image URI that leaves the input folder (configure
@@ -201,17 +186,16 @@ fn check_image_uris(
 fn build_scene(
     gltf: &::gltf::Gltf,
     buffers: &Buffers,
-    json: &::gltf::json::Value,
     source_ref: &str,
     options: &ImportOptions,
 ) -> Result<Scene, GltfError> {
     let root = gltf.document.as_json();
     let mut warnings = extensions::warnings(&root.extensions_used);
-    let strengths = materials::emissive_strengths(root, json, &mut warnings);
+    let strengths = materials::emissive_strengths(root, &mut warnings);
     let materials = materials::source_materials(root, source_ref, &strengths, &mut warnings);
-    let uv_transforms = uv_transform::material_transforms(json, &mut warnings);
+    let uv_transforms = uv_transform::material_transforms(root, &mut warnings);
     let reader = accessor::AccessorReader::new(root, buffers);
-    let gpu_instances = instancing::instance_transforms(json, &reader)?;
+    let gpu_instances = instancing::instance_transforms(root, &reader)?;
     let walked = walk::walk(root, options.merge, &gpu_instances)?;
     warnings.extend(walked.warnings);
     let mut primitives = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;

@@ -14,22 +14,13 @@
 //! counter-clockwise by `rotation` radians, then offset:
 //! `u' = sx·u·cos r − sy·v·sin r + ox`, `v' = sx·u·sin r + sy·v·cos r + oy`.
 
-use ::gltf::json::Value;
+use ::gltf::json::{self, Value};
 
+use super::materials::slot_textures;
 use crate::encode::mesh::scene::Primitive;
 
 /// The extension's name.
 const NAME: &str = "KHR_texture_transform";
-
-/// The texture-info objects of a material, by JSON path below it, base
-/// colour first (the slot whose transform wins when they disagree).
-const SLOTS: [&[&str]; 5] = [
-    &["pbrMetallicRoughness", "baseColorTexture"],
-    &["pbrMetallicRoughness", "metallicRoughnessTexture"],
-    &["normalTexture"],
-    &["occlusionTexture"],
-    &["emissiveTexture"],
-];
 
 /// One texture transform.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,19 +49,15 @@ impl UvTransform {
     }
 }
 
-/// The transform to bake for each material of `json` (the whole glTF JSON),
-/// `None` where there is nothing to do. Adds a warning for a material whose
-/// slots disagree, for a transform that names another UV set, and for
-/// values that are not finite numbers (that transform is ignored).
+/// The transform to bake for each material of `root`, `None` where there is
+/// nothing to do. Adds a warning for a material whose slots disagree, for a
+/// transform that names another UV set, and for values that are not finite
+/// numbers (that transform is ignored).
 pub(super) fn material_transforms(
-    json: &Value,
+    root: &json::Root,
     warnings: &mut Vec<String>,
 ) -> Vec<Option<UvTransform>> {
-    let materials = json
-        .get("materials")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    materials
+    root.materials
         .iter()
         .enumerate()
         .map(|(m, material)| material_transform(material, m, warnings))
@@ -92,19 +79,17 @@ pub(super) fn bake(primitives: &mut [Primitive], transforms: &[Option<UvTransfor
 }
 
 /// The transform of material `m`: the common one, or the first textured
-/// slot's with a warning when they differ.
+/// slot's (base colour first) with a warning when they differ.
 fn material_transform(
-    material: &Value,
+    material: &json::Material,
     m: usize,
     warnings: &mut Vec<String>,
 ) -> Option<UvTransform> {
     let mut found: Vec<(String, UvTransform)> = Vec::new();
-    for path in SLOTS {
-        let Some(info) = path.iter().try_fold(material, |value, key| value.get(*key)) else {
-            continue;
-        };
-        let location = format!("materials[{m}].{}", path.join("."));
-        let transform = slot_transform(info, &location, warnings);
+    for used in slot_textures(material) {
+        let location = format!("materials[{m}].{}", used.slot.json_name());
+        let extension = used.extensions.and_then(|e| e.get(NAME));
+        let transform = slot_transform(extension, &location, warnings);
         found.push((location, transform));
     }
     let (first_location, first) = found.first()?.clone();
@@ -122,9 +107,14 @@ fn material_transform(
     (first != UvTransform::IDENTITY).then_some(first)
 }
 
-/// The transform of one texture-info object (identity when it has none).
-fn slot_transform(info: &Value, location: &str, warnings: &mut Vec<String>) -> UvTransform {
-    let Some(extension) = info.get("extensions").and_then(|e| e.get(NAME)) else {
+/// The transform of one texture reference's extension object (identity
+/// when it has none).
+fn slot_transform(
+    extension: Option<&Value>,
+    location: &str,
+    warnings: &mut Vec<String>,
+) -> UvTransform {
+    let Some(extension) = extension else {
         return UvTransform::IDENTITY;
     };
     if let Some(set) = extension
@@ -186,6 +176,12 @@ mod tests {
         ::gltf::json::deserialize::from_str(text).unwrap()
     }
 
+    /// A glTF root with the given top-level fields (`{"materials":…}`).
+    fn root(fields: &str) -> json::Root {
+        let text = fields.replacen('{', r#"{"asset":{"version":"2.0"},"#, 1);
+        ::gltf::json::deserialize::from_str(&text).unwrap()
+    }
+
     fn close(a: [f32; 2], b: [f32; 2]) -> bool {
         (a[0] - b[0]).abs() < 1e-6 && (a[1] - b[1]).abs() < 1e-6
     }
@@ -214,7 +210,7 @@ mod tests {
 
     #[test]
     fn one_transform_for_all_slots_is_baked_without_a_warning() {
-        let material = json(
+        let material = root(
             r#"{"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0,"extensions":{"KHR_texture_transform":{"scale":[0.5,0.5]}}}},
                 "normalTexture":{"index":1,"extensions":{"KHR_texture_transform":{"scale":[0.5,0.5]}}}},{}]}"#,
         );
@@ -234,7 +230,7 @@ mod tests {
 
     #[test]
     fn differing_slots_bake_the_base_colour_and_warn() {
-        let material = json(
+        let material = root(
             r#"{"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0,"extensions":{"KHR_texture_transform":{"offset":[1,0]}}}},
                 "emissiveTexture":{"index":1}}]}"#,
         );
