@@ -294,6 +294,15 @@ fn failing_build(project: &Project, args: &[&str]) -> String {
     all
 }
 
+/// A project whose `assets/` holds one sample folder, copied to
+/// `destination` (below the project).
+fn sample_project(model: &str, destination: &str) -> Project {
+    require_corpus();
+    let project = Project::new("input: assets\noutput: runtime\n");
+    copy_folder(&Path::new(MODELS).join(model), &project.path(destination));
+    project
+}
+
 /// Copies a folder's files (one level, as the model folders are).
 fn copy_folder(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
@@ -656,12 +665,7 @@ fn a_folder_of_real_exporter_output_builds_and_matches_its_sources() {
 
 #[test]
 fn texture_transforms_of_the_khronos_test_are_baked() {
-    require_corpus();
-    let project = Project::new("input: assets\noutput: runtime\n");
-    copy_folder(
-        &Path::new(MODELS).join("glTF2/textureTransform"),
-        &project.path("assets/tt"),
-    );
+    let project = sample_project("glTF2/textureTransform", "assets/tt");
     project.build(&[]);
     let bytes = fs::read(project.path("runtime/tt/TextureTransformTest.hmesh")).unwrap();
     let mesh = hmesh::read_hmesh(&bytes).unwrap();
@@ -678,12 +682,7 @@ fn texture_transforms_of_the_khronos_test_are_baked() {
 
 #[test]
 fn a_required_extension_assetc_cannot_decode_fails_naming_it() {
-    require_corpus();
-    let project = Project::new("input: assets\noutput: runtime\n");
-    copy_folder(
-        &Path::new(MODELS).join("glTF2/BoxTextured-glTF"),
-        &project.path("assets/box"),
-    );
+    let project = sample_project("glTF2/BoxTextured-glTF", "assets/box");
     // The sample as a WebP-only exporter would declare it.
     let path = project.path("assets/box/BoxTextured.gltf");
     let text = fs::read_to_string(&path).unwrap().replacen(
@@ -706,12 +705,7 @@ fn a_required_extension_assetc_cannot_decode_fails_naming_it() {
 
 #[test]
 fn broken_samples_stay_refused_with_the_json_path() {
-    require_corpus();
-    let project = Project::new("input: assets\noutput: runtime\n");
-    copy_folder(
-        &Path::new(MODELS).join("glTF2/IndexOutOfRange"),
-        &project.path("assets/broken"),
-    );
+    let project = sample_project("glTF2/IndexOutOfRange", "assets/broken");
     let all = failing_build(&project, &["-k", "0"]);
     for file in ["IndexOutOfRange.gltf", "AllIndicesOutOfRange.gltf"] {
         assert!(
@@ -724,12 +718,7 @@ fn broken_samples_stay_refused_with_the_json_path() {
 
 #[test]
 fn a_corrupt_draco_stream_fails_naming_the_primitive() {
-    require_corpus();
-    let project = Project::new("input: assets\noutput: runtime\n");
-    copy_folder(
-        &Path::new(MODELS).join("glTF2/draco"),
-        &project.path("assets/d"),
-    );
+    let project = sample_project("glTF2/draco", "assets/d");
     let bin = project.path("assets/d/2CylinderEngine.bin");
     let mut bytes = fs::read(&bin).unwrap();
     // Every Draco stream starts with the magic "DRACO"; break each one.
