@@ -5,6 +5,7 @@
 
 use std::error::Error;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 /// Prints `err` and its cause chain to standard error.
 pub fn report_error(program: &str, err: &dyn Error) {
@@ -25,9 +26,31 @@ pub fn error_lines(program: &str, err: &dyn Error) -> Vec<String> {
     text.lines().map(str::to_owned).collect()
 }
 
-/// Prints a warning to standard error.
+/// The warnings printed since [`capture_warnings`], when capturing.
+static CAPTURED: Mutex<Option<Vec<String>>> = Mutex::new(None);
+
+/// Prints a warning to standard error (and keeps it while capturing).
 pub fn warn(program: &str, message: &dyn std::fmt::Display) {
-    eprintln!("{program}: warning: {message}");
+    let line = format!("{program}: warning: {message}");
+    eprintln!("{line}");
+    if let Some(lines) = CAPTURED.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        lines.push(line);
+    }
+}
+
+/// From now on, [`warn`] also keeps every line it prints, so a cached encode
+/// can replay an encoder's warnings on a later hit.
+pub fn capture_warnings() {
+    *CAPTURED.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+}
+
+/// The lines [`warn`] printed since [`capture_warnings`]; capturing stops.
+pub fn captured_warnings() -> Vec<String> {
+    CAPTURED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .unwrap_or_default()
 }
 
 /// Turns a result into an exit code, reporting the error if there is one.

@@ -1,4 +1,5 @@
-//! Writing Makefile-style depfiles that Ninja's `deps = gcc` parser reads back.
+//! Makefile-style depfiles that Ninja's `deps = gcc` parser reads: written by
+//! every encoder, and read back by the cache to learn what an edge read.
 //!
 //! A depfile names one target (the edge's first output) and every file the
 //! edge read. In paths, a space is written `\ `, `#` is `\#`, `$` is `$$` and
@@ -32,9 +33,61 @@ pub fn render<S: AsRef<str>>(target: &str, deps: &[S]) -> String {
     text
 }
 
+/// Reads back what [`render`] wrote: the target and its dependencies, with
+/// the escapes undone. `None` when the text is not one `target: deps` rule.
+pub fn parse(text: &str) -> Option<(String, Vec<String>)> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut chars = text.chars().peekable();
+    let mut target_end = None;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('\n') => finish_word(&mut words, &mut word),
+                Some(escaped @ (' ' | '#' | ':')) => word.push(escaped),
+                _ => return None,
+            },
+            '$' if chars.peek() == Some(&'$') => {
+                chars.next();
+                word.push('$');
+            }
+            ':' if target_end.is_none() => {
+                finish_word(&mut words, &mut word);
+                target_end = Some(words.len());
+            }
+            ' ' | '\n' => finish_word(&mut words, &mut word),
+            other => word.push(other),
+        }
+    }
+    finish_word(&mut words, &mut word);
+    if target_end != Some(1) {
+        return None;
+    }
+    let deps = words.split_off(1);
+    words.pop().map(|target| (target, deps))
+}
+
+fn finish_word(words: &mut Vec<String>, word: &mut String) {
+    if !word.is_empty() {
+        words.push(std::mem::take(word));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_reads_back_what_render_wrote() {
+        let deps = ["in/x y.png", "a#b:c$d.png", "plain.bin"];
+        let text = render("out/a b.ktx2", &deps);
+        let (target, read) = parse(&text).unwrap();
+        assert_eq!(target, "out/a b.ktx2");
+        assert_eq!(read, deps);
+        assert_eq!(parse("out.ktx2:\n"), Some(("out.ktx2".into(), vec![])));
+        assert_eq!(parse("no rule here"), None);
+        assert_eq!(parse("a: b\\q"), None);
+    }
 
     #[test]
     fn escapes_every_special_character() {

@@ -201,22 +201,25 @@ fn is_same_file(path: &Path, file: &fs::File) -> bool {
 /// Removes the temporary file of `path` if a killed writer left it and no
 /// live writer holds it. A single failed `open` when there is none, so every
 /// unchanged write can afford it.
-#[cfg(unix)]
 pub fn remove_orphaned_temp(path: &Path) {
+    remove_unlocked_temp(&temp_path(path));
+}
+
+/// Removes the temporary file `temp` unless a live writer holds its lock.
+#[cfg(unix)]
+pub fn remove_unlocked_temp(temp: &Path) {
     use rustix::fs::{FlockOperation, flock};
-    let temp = temp_path(path);
-    let Ok(file) = fs::File::open(&temp) else {
+    let Ok(file) = fs::File::open(temp) else {
         return;
     };
-    if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() && is_same_file(&temp, &file)
-    {
-        let _ = fs::remove_file(&temp);
+    if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() && is_same_file(temp, &file) {
+        let _ = fs::remove_file(temp);
     }
 }
 
 /// Without `flock`, a live writer cannot be told from a dead one: keep all.
 #[cfg(not(unix))]
-pub fn remove_orphaned_temp(_path: &Path) {}
+pub fn remove_unlocked_temp(_temp: &Path) {}
 
 /// An exclusive advisory lock on a file, held until dropped.
 #[derive(Debug)]

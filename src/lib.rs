@@ -12,6 +12,8 @@
 pub mod format;
 
 #[cfg(feature = "tool")]
+pub mod cache;
+#[cfg(feature = "tool")]
 pub mod cli;
 #[cfg(feature = "tool")]
 pub mod config;

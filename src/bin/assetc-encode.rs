@@ -2,12 +2,14 @@
 
 use std::process::ExitCode;
 
+use assetc::cache::{EncodeCli, edge};
 use assetc::encode::job::EncodeError;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = assetc::encode::command::Cli::parse();
-    match cli.command.run() {
+    let argv: Vec<_> = std::env::args_os().collect();
+    let cli = EncodeCli::parse_from(&argv);
+    match edge::run(&cli.cache, &cli.command, &argv) {
         // Under --keep-going the error is printed but the edge succeeds; the
         // link reports it and fails the build.
         Err(EncodeError::Recorded(error)) => {

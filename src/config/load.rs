@@ -13,8 +13,9 @@ use super::ids::{IdsConfig, IdsSection, LoadContext};
 use super::keys::{Shape, unknown_keys};
 use super::packs::{self, NamedPack};
 use super::processors::{self, Processor};
-use super::schema::{FileSchema, PresetSection, RuleSection};
+use super::schema::{CacheSection, FileSchema, PresetSection, RuleSection};
 use super::settings::SettingsLayer;
+use super::size::ByteSize;
 use super::yaml::{self, Node, NodeKind, Position, Step};
 
 /// Source folder when `input:` is not given.
@@ -38,6 +39,10 @@ pub struct Config {
     /// Whether a failed asset lets the rest build (`keep_going:`); the link
     /// then reports the failures and fails the build.
     pub keep_going: bool,
+    /// The `cache:` section.
+    pub cache: CacheConfig,
+    /// `launcher:`, a command put before every encode command.
+    pub launcher: Option<String>,
     /// The preset named by `preset:`, used when the command line names none.
     pub preset: Option<String>,
     /// Globs (as written) of sources copied verbatim.
@@ -58,6 +63,15 @@ pub struct Config {
     pub(crate) default_rules: Vec<Rule>,
     /// Presets in file order.
     pub(crate) presets: Vec<Preset>,
+}
+
+/// The `cache:` section, resolved.
+#[derive(Debug, Clone, Default)]
+pub struct CacheConfig {
+    /// The shared cache folder (absolute).
+    pub dir: Option<PathBuf>,
+    /// Its size limit.
+    pub max_size: Option<ByteSize>,
 }
 
 /// One compiled rule: its glob and the settings it applies.
@@ -167,6 +181,8 @@ impl Document<'_> {
             output: resolve(&root, schema.output.as_deref(), DEFAULT_OUTPUT),
             pack: schema.pack.unwrap_or(false),
             keep_going: schema.keep_going.unwrap_or(false),
+            cache: self.cache(schema.cache, &root)?,
+            launcher: schema.launcher,
             preset: schema.preset,
             embed_globs: self.embed_globs(&embed)?,
             embed,
@@ -177,6 +193,26 @@ impl Document<'_> {
             processors,
             packs,
             root,
+        })
+    }
+
+    /// Resolves the `cache:` section; a bad size names its line.
+    fn cache(
+        &self,
+        section: Option<CacheSection>,
+        root: &Path,
+    ) -> Result<CacheConfig, ConfigError> {
+        let section = section.unwrap_or_default();
+        let max_size = section
+            .max_size
+            .map(|text| {
+                text.parse::<ByteSize>()
+                    .map_err(|why| self.invalid(&[Step::Key("cache"), Step::Key("max_size")], why))
+            })
+            .transpose()?;
+        Ok(CacheConfig {
+            dir: section.dir.map(|dir| root.join(dir)),
+            max_size,
         })
     }
 

@@ -18,7 +18,8 @@
 //! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
 //! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
-//! (one-or-many glob values), `ids.rs` (the `ids:` key).
+//! (one-or-many glob values), `ids.rs` (the `ids:` key), `size.rs` (byte
+//! sizes such as `5G`).
 
 mod error;
 mod font;
@@ -32,6 +33,7 @@ mod processors;
 mod schema;
 mod select;
 mod settings;
+mod size;
 mod yaml;
 
 #[cfg(test)]
@@ -41,7 +43,7 @@ pub use error::{ConfigError, ConfigWarning};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};
-pub use load::{Config, absolute};
+pub use load::{CacheConfig, Config, absolute};
 pub use packs::NamedPack;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use select::Selection;
@@ -49,6 +51,7 @@ pub use settings::{
     ConeWeight, FontSettings, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices,
     PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
+pub use size::ByteSize;
 
 /// The name of the config file that [`Config::discover`] looks for.
 pub const CONFIG_FILE_NAME: &str = "assetc.yml";

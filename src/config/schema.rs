@@ -43,6 +43,19 @@ pub(crate) struct FileSchema {
     pub(crate) processors: Option<Vec<ProcessorSection>>,
     /// Named packs and their globs, in file order (`packs.rs`).
     pub(crate) packs: Option<OrderedMap<GlobList>>,
+    /// Where encode results are shared.
+    pub(crate) cache: Option<CacheSection>,
+    /// A command put before every encode command (a compiler launcher).
+    pub(crate) launcher: Option<String>,
+}
+
+/// The `cache:` section.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct CacheSection {
+    /// The shared cache folder, relative to the config file's folder.
+    pub(crate) dir: Option<PathBuf>,
+    /// The folder's size limit, as written (`5G`, `500M`, a byte count).
+    pub(crate) max_size: Option<String>,
 }
 
 /// The `default:` section: globals plus rules.

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use super::{ConfigureOptions, ConfigureReport, ToolPaths, run};
+use crate::cache::command::CacheCommand;
 use crate::cli::{finish, report_error, warn};
-use crate::config::{Config, write_starter};
+use crate::config::{ByteSize, Config, write_starter};
 use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
 
 const PROGRAM: &str = "assetc";
@@ -42,6 +43,9 @@ pub enum Command {
     /// Inspect a `.hpack`.
     #[command(subcommand)]
     Pack(PackCommand),
+    /// Look after a shared cache folder (see docs/cache.md).
+    #[command(subcommand)]
+    Cache(CacheCommand),
 }
 
 /// Options of `assetc configure`.
@@ -64,6 +68,17 @@ pub struct ConfigureArgs {
     /// BUILD_DIR/failed.txt and fails the build (OR-ed with `keep_going:`).
     #[arg(long)]
     pub keep_going: bool,
+    /// Share encode results through this cache folder (also `ASSETC_CACHE`
+    /// or `cache.dir:` in assetc.yml); see docs/cache.md.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Trim the cache folder back to this size (e.g. 5G) when it grows past.
+    #[arg(long, value_name = "SIZE")]
+    pub cache_max_size: Option<ByteSize>,
+    /// Put this command before every encode command, as CMake's
+    /// `<LANG>_COMPILER_LAUNCHER` does (e.g. "recc" or "rewrapper --cfg=…").
+    #[arg(long, value_name = "CMD ARGS")]
+    pub launcher: Option<String>,
     /// Print the presets defined in assetc.yml and exit.
     #[arg(long)]
     pub list_presets: bool,
@@ -77,6 +92,7 @@ impl Cli {
             Some(Command::Init) => init(),
             Some(Command::Info(args)) => run_info(&args),
             Some(Command::Pack(command)) => run_pack(&command),
+            Some(Command::Cache(command)) => command.run(),
             None => configure(&self.configure),
         }
     }
@@ -101,6 +117,9 @@ fn configure(args: &ConfigureArgs) -> ExitCode {
         build_dir: args.build_dir.clone(),
         pack: args.pack,
         keep_going: args.keep_going,
+        cache: args.cache.clone(),
+        cache_max_size: args.cache_max_size,
+        launcher: args.launcher.clone(),
         tools,
     };
     finish(PROGRAM, run(&options).map(|report| print_report(&report)))

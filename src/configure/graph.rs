@@ -17,6 +17,7 @@ use super::packs::{self, PackPlan};
 use super::parts::{self, PartGroup};
 use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
+use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
@@ -68,6 +69,8 @@ pub struct Plan {
     preset: Option<String>,
     regenerate: Vec<String>,
     tools: [String; 3],
+    /// The `encode` variable: launcher, `assetc-encode` and cache options.
+    encode: String,
     /// One rule per `processors:` entry, in config order.
     processor_rules: Vec<ProcessorRule>,
     /// The named packs.
@@ -88,6 +91,7 @@ impl Plan {
         build_dir: &Path,
         options: &ConfigureOptions,
         scanned: &Scan,
+        sharing: &Sharing,
     ) -> Result<Self, ConfigureError> {
         let root = &config.root;
         let output = root_relative(root, &selection.output)?;
@@ -160,7 +164,8 @@ impl Plan {
         Ok(Self {
             input: root_relative(root, &config.input)?,
             config_file: root_relative(root, &config.file)?,
-            regenerate: regenerate_command(root, options, selection, build_dir)?,
+            regenerate: regenerate_command(root, options, selection, build_dir, sharing)?,
+            encode: encode_command(options, sharing, &build)?,
             tools: tool_strings(&options.tools)?,
             processor_rules: processors::rules(config, TEMPLATE)?,
             named_packs,
@@ -269,7 +274,7 @@ impl Plan {
         let preset = self.preset.as_deref().unwrap_or("default");
         [
             ("@BUILDDIR@", ninja::escape_value(&self.build)),
-            ("@ENCODE@", value_words(&[&self.tools[1]])),
+            ("@ENCODE@", self.encode.clone()),
             ("@LINK@", value_words(&[&self.tools[2]])),
             ("@OUTROOT@", value_words(&[&self.output])),
             ("@INVALIDATE@", value_words(&invalidate)),
@@ -609,6 +614,7 @@ fn regenerate_command(
     options: &ConfigureOptions,
     selection: &Selection,
     build_dir: &Path,
+    sharing: &Sharing,
 ) -> Result<Vec<String>, ConfigureError> {
     let preset = &selection.preset;
     let mut words = vec![path_string(&options.tools.assetc)?, "configure".to_string()];
@@ -629,7 +635,24 @@ fn regenerate_command(
     if options.keep_going {
         words.push("--keep-going".into());
     }
+    words.extend(sharing.regenerate.iter().cloned());
     Ok(words)
+}
+
+/// The `encode` variable: the launcher as the user wrote it, then the
+/// quoted `assetc-encode` path and its cache options.
+fn encode_command(
+    options: &ConfigureOptions,
+    sharing: &Sharing,
+    build: &str,
+) -> Result<String, ConfigureError> {
+    let mut words = vec![path_string(&options.tools.encode)?];
+    words.extend(sharing.encode_options(build));
+    let encode = value_words(&words);
+    Ok(match &sharing.launcher {
+        Some(launcher) => format!("{} {encode}", ninja::escape_value(launcher.trim())),
+        None => encode,
+    })
 }
 
 fn tool_strings(tools: &ToolPaths) -> Result<[String; 3], ConfigureError> {
@@ -694,8 +717,9 @@ pub(super) fn join(base: &str, rel: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::EncodeCli as Cli;
     use crate::config::{Charset, FontMode, PxPerEm, Spread};
-    use crate::encode::command::{Cli, Command};
+    use crate::encode::command::Command;
     use clap::Parser;
 
     #[test]

@@ -20,6 +20,7 @@ pub mod packs;
 pub mod parts;
 pub mod processors;
 pub mod scan;
+pub mod sharing;
 pub mod stale;
 
 use std::path::{Path, PathBuf};
@@ -74,6 +75,12 @@ pub struct ConfigureOptions {
     pub pack: bool,
     /// `--keep-going`, OR-ed with the config's `keep_going:`.
     pub keep_going: bool,
+    /// `--cache`, relative to the working directory.
+    pub cache: Option<PathBuf>,
+    /// `--cache-max-size`.
+    pub cache_max_size: Option<crate::config::ByteSize>,
+    /// `--launcher`.
+    pub launcher: Option<String>,
     /// The programs the graph runs.
     pub tools: ToolPaths,
 }
@@ -178,12 +185,14 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
             input: config.input.clone(),
         });
     }
+    let sharing = sharing::Sharing::resolve(options, &config)?;
     let _lock = lock_exclusive(&build_dir.join(LOCK_FILE))?;
-    let skip = [selection.output.as_path(), build_dir.as_path()];
+    let mut skip = vec![selection.output.as_path(), build_dir.as_path()];
+    skip.extend(sharing.cache.as_deref());
     let scanned = scan::scan(&config.input, &skip, |rel| {
         processors::claim(&config, &selection, rel)
     })?;
-    let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned)?;
+    let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned, &sharing)?;
 
     let ninja_file = config.root.join(NINJA_FILE);
     let written = write_output(&ninja_file, plan.render().as_bytes())?;

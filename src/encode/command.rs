@@ -5,7 +5,7 @@
 //! still parse their full command line, so the graph configure writes today is
 //! the graph they will run, and fail with a clear "not supported yet".
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Subcommand};
 
 use std::path::PathBuf;
 
@@ -28,15 +28,6 @@ use crate::config::{
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
-
-/// `assetc-encode`: compile one source asset (run by Ninja, one edge per asset).
-#[derive(Debug, Parser)]
-#[command(name = "assetc-encode", version, about)]
-pub struct Cli {
-    /// What to encode.
-    #[command(subcommand)]
-    pub command: Command,
-}
 
 /// The asset kinds.
 #[derive(Debug, Subcommand)]
@@ -209,7 +200,7 @@ impl Command {
     }
 
     /// The job arguments of any subcommand.
-    fn job(&self) -> &JobArgs {
+    pub fn job(&self) -> &JobArgs {
         match self {
             Command::Texture(t) | Command::Array(t) => &t.surface.job,
             Command::Cubemap(s) => &s.job,
@@ -219,6 +210,12 @@ impl Command {
             Command::Process(p) => &p.job,
             Command::Embed(j) | Command::Material(j) | Command::Shader(j) => j,
         }
+    }
+
+    /// The job, when the cache may serve this edge: every encoder but user
+    /// processors, whose commands read files that only Ninja knows of.
+    pub fn cacheable_job(&self) -> Option<&JobArgs> {
+        (!matches!(self, Command::Process(_))).then(|| self.job())
     }
 
     /// Runs the subcommand's encoder.

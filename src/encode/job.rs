@@ -207,7 +207,8 @@ fn write_results(args: &JobArgs, encoded: &Encoded) -> Result<(), EncodeError> {
     write_depfile(args, &encoded.extra_inputs)
 }
 
-fn write_depfile(args: &JobArgs, extra: &[PathBuf]) -> Result<(), EncodeError> {
+/// Writes the job's depfile: its first output depends on the input and `extra`.
+pub(crate) fn write_depfile(args: &JobArgs, extra: &[PathBuf]) -> Result<(), EncodeError> {
     let target = args.outputs.first().unwrap_or(&args.fragment);
     let inputs: Vec<String> = std::iter::once(&args.input)
         .chain(extra)
@@ -217,7 +218,8 @@ fn write_depfile(args: &JobArgs, extra: &[PathBuf]) -> Result<(), EncodeError> {
     write(&args.depfile, text.as_bytes())
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), EncodeError> {
+/// Writes one file of the job atomically, if its bytes changed.
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> Result<(), EncodeError> {
     Ok(fsutil::write_output(path, bytes).map(drop)?)
 }
 
