@@ -1,31 +1,37 @@
-//! One encode edge through the cache.
+//! One encode edge through the local cache and the remote.
 //!
 //! 1. Key the edge: the source key from the tool, the canonical command and
 //!    the source's content; then, from the deps record under it, the result
 //!    key over every other file the edge read last time.
-//! 2. On a hit, check every stored file against its hash and write the
-//!    produced files, fragment and depfile as the encoder would: atomically,
-//!    only when the bytes differ (so `restat` still prunes), with the
-//!    depfile in this build's paths. Files the previous fragment listed and
-//!    the stored one does not (a shader's removed entry point) are deleted.
-//!    The encoder's warnings are printed again.
-//! 3. On a miss, encode, then read the edge's files back and store them,
-//!    blobs first and the action record last. A source or dependency whose
-//!    modification time is later than the start of the encode may have
-//!    changed under the encoder, so that result is not stored.
+//! 2. Look the result up in the local cache folder, then in the remote's
+//!    action cache; with `--remote-exec`, run the encode on the remote's
+//!    workers. Every file found is checked against its hash.
+//! 3. A result found is written as the encoder would have written it:
+//!    atomically, only when the bytes differ (so `restat` still prunes),
+//!    with the depfile in this build's paths. Files the previous fragment
+//!    listed and the result does not (a shader's removed entry point) are
+//!    deleted, and the encoder's warnings are printed again.
+//! 4. Otherwise the edge encodes locally and stores the result in both
+//!    places, unless a source or dependency was modified after the encode
+//!    started (it may have changed under the encoder).
 //!
-//! A cache that cannot be read or written costs a warning and a local
-//! encode, never the build.
+//! Neither cache can fail a build: a problem with either is a warning and a
+//! local encode.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::CacheArgs;
-use super::key::{self, Key, ToolId};
-use super::record::{ActionRecord, BlobRef};
+use super::key::{self, Key, Settings, ToolId};
+use super::record::{self, ActionRecord, BlobRef};
+use super::remote::action::{self, Action, Input, Produced};
+use super::remote::client::RemoteError;
+use super::remote::merkle::digest_of;
+use super::remote::{Fetched, Session};
 use super::stats::{self, Counters};
 use super::store::{LocalCache, Lookup};
 use crate::cli;
@@ -34,131 +40,285 @@ use crate::encode::command::Command;
 use crate::encode::job::{self, EncodeError, JobArgs};
 use crate::fragment::Fragment;
 use crate::fsutil;
+use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 
 const PROGRAM: &str = "assetc-encode";
 
-/// Runs `command` (parsed from `argv`) through the cache `args` name, or
-/// directly when there is none or the edge is not cacheable.
+/// The environment variable naming a file to which every cached edge
+/// appends one line: `hit`, `remote-hit`, `remote-exec` or `encode`, then
+/// its source.
+pub const LOG_ENV: &str = "ASSETC_CACHE_LOG";
+
+/// Runs `command` (parsed from `argv`) through the caches `args` name, or
+/// directly when there are none or the edge is not cacheable.
 pub fn run(args: &CacheArgs, command: &Command, argv: &[OsString]) -> Result<(), EncodeError> {
-    let (Some(dir), Some(job)) = (&args.cache, command.cacheable_job()) else {
+    let Some(job) = command.cacheable_job() else {
         return command.run();
     };
-    let cache = LocalCache::new(dir);
+    if args.cache.is_none() && args.remote.remote.is_none() {
+        return command.run();
+    }
     // A source that cannot be read is the encoder's error to report.
     let Some(edge) = Edge::describe(args, job, argv) else {
         return command.run();
     };
-    if let Some(hit) = edge.lookup(&cache) {
-        let restored = edge.restore(&hit);
-        count(&cache, |c| c.hits += 1);
-        return restored;
+    let local = args.cache.as_deref().map(LocalCache::new);
+    if let Some(cache) = &local {
+        if let Some((deps, produced)) = edge.lookup(cache) {
+            count(cache, |c| c.hits += 1);
+            log(job, "hit");
+            return edge.restore(&deps, &produced);
+        }
+        count(cache, |c| c.misses += 1);
     }
-    count(&cache, |c| c.misses += 1);
+    let session = Session::open(&args.remote, args.cache_state.as_deref());
+    if let Some(session) = &session {
+        match edge.ask_remote(session, local.as_ref()) {
+            Ok(Some((outcome, fetched))) => {
+                log(job, outcome);
+                edge.restore(&fetched.deps, &fetched.produced)?;
+                if let Some(cache) = &local {
+                    edge.keep(cache, &fetched.deps, &fetched.produced);
+                }
+                return Ok(());
+            }
+            Ok(None) => {}
+            Err(error) => session.failed(&error),
+        }
+    }
     cli::capture_warnings();
     let started = SystemTime::now();
     command.run()?;
+    log(job, "encode");
     let warnings = cli::captured_warnings();
-    if let Err(why) = edge.store(&cache, args, started, warnings) {
-        cli::warn(
-            PROGRAM,
-            &format!(
-                "{}: cannot store in the cache: {why}",
-                cache.dir().display()
-            ),
-        );
-    }
+    edge.store_encoded(local.as_ref(), session.as_ref(), started, warnings);
     Ok(())
 }
 
-/// An edge with its source key.
+/// An edge with its settings and source key.
 struct Edge<'a> {
     job: &'a JobArgs,
+    settings: Settings,
+    tool: ToolId,
     source_key: Key,
-}
-
-/// What a hit restores.
-struct Hit {
-    record: ActionRecord,
-    files: Vec<Vec<u8>>,
-    fragment: Vec<u8>,
+    max_size: u64,
 }
 
 impl<'a> Edge<'a> {
     fn describe(args: &CacheArgs, job: &'a JobArgs, argv: &[OsString]) -> Option<Self> {
         let tool = ToolId::current(args.cache_state.as_deref()).ok()?;
-        let command = key::canonical_command(argv, job)?;
+        let settings = Settings::of(argv)?;
+        let command = settings.canonical(job)?;
         let source = key::content_hash(&job.input).ok()?;
         Some(Self {
             job,
             source_key: key::source_key(&tool, &command, &source),
+            settings,
+            tool,
+            max_size: args.max_size().0,
         })
     }
 
-    /// The stored result for the edge's inputs as they are now, verified.
-    fn lookup(&self, cache: &LocalCache) -> Option<Hit> {
+    /// The local cache's result for the edge's inputs as they are now.
+    fn lookup(&self, cache: &LocalCache) -> Option<(Vec<String>, Produced)> {
         let deps = found(cache, cache.deps(&self.source_key))?;
         let result_key = key::result_key(&self.source_key, &hash_deps(&deps).ok()?);
         let record = found(cache, cache.action(&result_key))?;
         if record.deps != deps {
             return None;
         }
-        let files = record
-            .files
-            .iter()
-            .map(|(_, blob)| found(cache, cache.blob(blob)))
-            .collect::<Option<Vec<_>>>()?;
+        let mut files = Vec::with_capacity(record.files.len());
+        for (path, blob) in &record.files {
+            files.push((path.clone(), found(cache, cache.blob(blob))?));
+        }
         let fragment = found(cache, cache.blob(&record.fragment))?;
         let used: Vec<BlobRef> = record
             .files
             .iter()
-            .map(|(_, blob)| *blob)
+            .map(|(_, b)| *b)
             .chain([record.fragment])
             .collect();
         cache.touch(&self.source_key, &result_key, &used);
-        Some(Hit {
-            record,
+        let produced = Produced {
             files,
             fragment,
+            warnings: record.warnings,
+        };
+        Some((deps, produced))
+    }
+
+    /// The remote's result for the edge, from its action cache or, with
+    /// `--remote-exec`, from a run on its workers.
+    fn ask_remote(
+        &self,
+        session: &Session,
+        local: Option<&LocalCache>,
+    ) -> Result<Option<(&'static str, Fetched)>, RemoteError> {
+        let deps_action = action::deps_action(&self.source_key);
+        let known = match local.map(|cache| cache.deps(&self.source_key)) {
+            Some(Lookup::Found(deps)) => Some(deps),
+            _ => session
+                .deps(&deps_action)?
+                .and_then(|text| record::parse_deps(&String::from_utf8_lossy(&text))),
+        };
+        if let Some(deps) = &known {
+            let Some((keyed, _)) = self.remote_action(deps)? else {
+                return Ok(None);
+            };
+            if let Some(fetched) = session.lookup(&keyed, deps)? {
+                return Ok(Some(("remote-hit", fetched)));
+            }
+        }
+        if !session.executes() {
+            return Ok(None);
+        }
+        // Without an earlier run's depfile, send the source alone (or the
+        // folder's files): if the encoder needed more, the remote run fails
+        // and the local encode that follows records what it read.
+        let reads = match &known {
+            Some(deps) => deps.clone(),
+            None => folder_files(&self.job.input),
+        };
+        let Some((run, inputs)) = self.remote_action(&reads)? else {
+            return Ok(None);
+        };
+        let exe = std::env::current_exe().map_err(|e| RemoteError::Invalid(e.to_string()))?;
+        let Some(fetched) = session.execute(&run, &exe, &self.tool_digest()?, &inputs)? else {
+            return Ok(None);
+        };
+        // Key the result by the inputs the run actually read, as a later
+        // lookup will.
+        if known.as_ref() != Some(&fetched.deps) {
+            let record_text = record::render_deps(&fetched.deps);
+            if let Some((keyed, _)) = self.remote_action(&fetched.deps)? {
+                let (result, blobs) = action::result_of(&fetched.produced);
+                session.store(&keyed, result, &blobs)?;
+            }
+            let record_blob = [(
+                digest_of(record_text.as_bytes()),
+                record_text.clone().into_bytes(),
+            )];
+            session.store(
+                &deps_action,
+                action::deps_result(record_text.as_bytes()),
+                &record_blob,
+            )?;
+        }
+        Ok(Some(("remote-exec", fetched)))
+    }
+
+    /// The edge as an action over its source and the files `reads`, with
+    /// those inputs; `None` when one cannot be read or placed in an input
+    /// tree (a path outside the project), so the edge stays local.
+    fn remote_action(&self, reads: &[String]) -> Result<Option<(Action, Vec<Input>)>, RemoteError> {
+        let source = self.job.input.to_string_lossy();
+        let mut paths: Vec<&str> = Vec::with_capacity(reads.len() + 1);
+        if !self.job.input.is_dir() {
+            paths.push(&source);
+        }
+        paths.extend(reads.iter().map(String::as_str));
+        let Ok(inputs) = paths
+            .into_iter()
+            .map(action::input)
+            .collect::<std::io::Result<Vec<_>>>()
+        else {
+            return Ok(None);
+        };
+        let command = action::command(&self.settings, self.job, &source)
+            .map_err(|e| RemoteError::Invalid(e.to_string()))?;
+        let tool = self.tool_digest()?;
+        let built = action::action(&command, (&tool.hash, tool.size_bytes as u64), &inputs);
+        Ok(built.ok().map(|action| (action, inputs)))
+    }
+
+    /// The tool's REAPI digest.
+    fn tool_digest(&self) -> Result<re::Digest, RemoteError> {
+        let size = std::env::current_exe()
+            .and_then(fs::metadata)
+            .map_err(|e| RemoteError::Invalid(format!("the running tool: {e}")))?
+            .len();
+        Ok(re::Digest {
+            hash: self.tool.sha256.clone(),
+            size_bytes: size as i64,
         })
     }
 
-    /// Writes what `hit` holds as the encoder would have.
-    fn restore(&self, hit: &Hit) -> Result<(), EncodeError> {
-        let written = self.write_hit(hit);
+    /// Writes `produced` as the encoder would have; on failure removes the
+    /// edge's outputs as a failed encode does.
+    fn restore(&self, deps: &[String], produced: &Produced) -> Result<(), EncodeError> {
+        let written = self.write(deps, produced);
         if written.is_err() {
             job::clean_up(self.job);
         }
         written
     }
 
-    fn write_hit(&self, hit: &Hit) -> Result<(), EncodeError> {
-        for warning in &hit.record.warnings {
+    fn write(&self, deps: &[String], produced: &Produced) -> Result<(), EncodeError> {
+        for warning in &produced.warnings {
             eprintln!("{warning}");
         }
-        let produced: HashSet<&str> = hit.record.files.iter().map(|(p, _)| p.as_str()).collect();
+        let made: HashSet<&str> = produced.files.iter().map(|(p, _)| p.as_str()).collect();
         if let Ok(previous) = Fragment::read(&self.job.fragment) {
-            let gone = previous
-                .files
-                .iter()
-                .filter(|p| !produced.contains(p.as_str()));
+            let gone = previous.files.iter().filter(|p| !made.contains(p.as_str()));
             fsutil::remove_all(gone.map(|p| self.job.root.join(p)));
         }
-        for ((path, _), bytes) in hit.record.files.iter().zip(&hit.files) {
+        for (path, bytes) in &produced.files {
             job::write(&self.job.root.join(path), bytes)?;
         }
-        job::write(&self.job.fragment, &hit.fragment)?;
-        let deps: Vec<PathBuf> = hit.record.deps.iter().map(PathBuf::from).collect();
+        job::write(&self.job.fragment, &produced.fragment)?;
+        let deps: Vec<PathBuf> = deps.iter().map(PathBuf::from).collect();
         job::write_depfile(self.job, &deps)
     }
 
-    /// Stores the result of the encode that started at `started`.
-    fn store(
+    /// After a local encode that started at `started`: stores its result in
+    /// the local cache and the remote.
+    fn store_encoded(
         &self,
-        cache: &LocalCache,
-        args: &CacheArgs,
+        local: Option<&LocalCache>,
+        session: Option<&Session>,
         started: SystemTime,
         warnings: Vec<String>,
-    ) -> std::io::Result<()> {
+    ) {
+        let result = self.read_encoded(started, warnings);
+        let (deps, produced) = match result {
+            Ok(Some(found)) => found,
+            Ok(None) => return,
+            Err(why) => {
+                cli::warn(
+                    PROGRAM,
+                    &format!(
+                        "{}: cannot store the result: {why}",
+                        self.job.input.display()
+                    ),
+                );
+                return;
+            }
+        };
+        if let Some(cache) = local {
+            self.keep(cache, &deps, &produced);
+        }
+        if let Some(session) = session {
+            let uploaded = self.remote_action(&deps).and_then(|keyed| {
+                let Some((keyed, _)) = keyed else {
+                    return Ok(());
+                };
+                let deps_action = action::deps_action(&self.source_key);
+                let text = record::render_deps(&deps);
+                session.upload(&keyed, &produced, &deps_action, text.as_bytes())
+            });
+            if let Err(error) = uploaded {
+                session.failed(&error);
+            }
+        }
+    }
+
+    /// What the local encode wrote, or `None` when an input was modified
+    /// after `started`.
+    fn read_encoded(
+        &self,
+        started: SystemTime,
+        warnings: Vec<String>,
+    ) -> std::io::Result<Option<(Vec<String>, Produced)>> {
         let deps = self.read_deps()?;
         let changed = |path: &Path| {
             fs::metadata(path)
@@ -166,31 +326,65 @@ impl<'a> Edge<'a> {
                 .map_or(true, |modified| modified > started)
         };
         if changed(&self.job.input) || deps.iter().any(|d| changed(Path::new(d))) {
-            return Ok(());
+            return Ok(None);
         }
-        let result_key = key::result_key(&self.source_key, &hash_deps(&deps)?);
         let fragment = fs::read(&self.job.fragment)?;
         let listed =
             Fragment::parse(&String::from_utf8_lossy(&fragment)).map_err(|(line, what)| {
                 std::io::Error::other(format!("fragment line {line}: {what}"))
             })?;
-        let mut added = 0;
-        let mut files = Vec::with_capacity(listed.files.len());
-        for path in listed.files {
-            let bytes = fs::read(self.job.root.join(&path))?;
-            added += cache.put_blob(&bytes)?;
-            files.push((path, BlobRef::of(&bytes)));
-        }
-        added += cache.put_blob(&fragment)?;
-        added += cache.put_deps(&self.source_key, &deps)?;
-        let record = ActionRecord {
+        let files = listed
+            .files
+            .into_iter()
+            .map(|path| Ok((path.clone(), fs::read(self.job.root.join(&path))?)))
+            .collect::<std::io::Result<_>>()?;
+        Ok(Some((
             deps,
-            files,
-            fragment: BlobRef::of(&fragment),
-            warnings,
-        };
-        added += cache.put_action(&result_key, &record)?;
-        let max = args.max_size().0;
+            Produced {
+                files,
+                fragment,
+                warnings,
+            },
+        )))
+    }
+
+    /// Puts `produced` in the local cache; a failure is a warning.
+    fn keep(&self, cache: &LocalCache, deps: &[String], produced: &Produced) {
+        let stored = hash_deps(deps).and_then(|hashed| {
+            let result_key = key::result_key(&self.source_key, &hashed);
+            let mut added = 0;
+            let mut files = Vec::with_capacity(produced.files.len());
+            for (path, bytes) in &produced.files {
+                added += cache.put_blob(bytes)?;
+                files.push((path.clone(), BlobRef::of(bytes)));
+            }
+            added += cache.put_blob(&produced.fragment)?;
+            added += cache.put_deps(&self.source_key, deps)?;
+            let record = ActionRecord {
+                deps: deps.to_vec(),
+                files,
+                fragment: BlobRef::of(&produced.fragment),
+                warnings: produced.warnings.clone(),
+            };
+            added += cache.put_action(&result_key, &record)?;
+            Ok(added)
+        });
+        match stored {
+            Ok(added) => self.account(cache, added),
+            Err(why) => cli::warn(
+                PROGRAM,
+                &format!(
+                    "{}: cannot store in the cache: {why}",
+                    cache.dir().display()
+                ),
+            ),
+        }
+    }
+
+    /// Counts a store, and trims the folder when stores since the last trim
+    /// passed a tenth of its limit.
+    fn account(&self, cache: &LocalCache, added: u64) {
+        let max = self.max_size;
         let counters = count(cache, |c| {
             c.stores += 1;
             c.added_since_trim += added;
@@ -201,7 +395,6 @@ impl<'a> Edge<'a> {
         if counters.is_some_and(|c| c.added_since_trim == 0) {
             cache.trim(max);
         }
-        Ok(())
     }
 
     /// The files the depfile the encoder just wrote names besides the source.
@@ -215,6 +408,22 @@ impl<'a> Edge<'a> {
         }
         Ok(deps)
     }
+}
+
+/// Every file below a folder source, project-relative, sorted; nothing for
+/// a file source.
+fn folder_files(source: &Path) -> Vec<String> {
+    if !source.is_dir() {
+        return Vec::new();
+    }
+    let mut files: Vec<String> = walkdir::WalkDir::new(source)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    files
 }
 
 /// Each dependency with the hash of its content now.
@@ -247,4 +456,15 @@ fn found<T>(cache: &LocalCache, lookup: Lookup<T>) -> Option<T> {
 /// still serves.
 fn count(cache: &LocalCache, change: impl FnOnce(&mut Counters)) -> Option<Counters> {
     stats::update(cache.dir(), change).ok()
+}
+
+/// Appends the edge's outcome to the file [`LOG_ENV`] names, if any.
+fn log(job: &JobArgs, outcome: &str) {
+    let Some(path) = std::env::var_os(LOG_ENV) else {
+        return;
+    };
+    let line = format!("{outcome} {}\n", job.source);
+    if let Ok(mut file) = fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = file.write_all(line.as_bytes());
+    }
 }

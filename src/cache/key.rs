@@ -24,6 +24,7 @@ use std::io;
 use std::path::Path;
 
 use clap::CommandFactory;
+use sha2::Digest as _;
 
 use super::EncodeCli as Cli;
 use crate::encode::job::{self, JobArgs};
@@ -125,6 +126,8 @@ pub struct ToolId {
     pub version: String,
     /// BLAKE3 of the executable.
     pub blake3: Key,
+    /// SHA-256 of the executable, in hex, for REAPI digests.
+    pub sha256: String,
 }
 
 impl ToolId {
@@ -139,12 +142,22 @@ impl ToolId {
         if let Some(id) = memo.as_deref().and_then(|m| read_memo(m, &stamp)) {
             return Ok(id);
         }
+        let bytes = fs::read(&exe)?;
         let id = Self {
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            blake3: content_hash(&exe)?,
+            blake3: Key::of(&bytes),
+            sha256: sha2::Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
         };
         if let Some(memo) = memo {
-            let text = format!("{stamp}\n{}\n{}\n", id.version, id.blake3.hex());
+            let text = format!(
+                "{stamp}\n{}\n{}\n{}\n",
+                id.version,
+                id.blake3.hex(),
+                id.sha256
+            );
             // A memo that cannot be written only costs the next edge a hash.
             let _ = crate::fsutil::write_if_changed(&memo, text.as_bytes());
         }
@@ -185,39 +198,102 @@ fn read_memo(memo: &Path, stamp: &str) -> Option<ToolId> {
     }
     let version = lines.next()?.to_owned();
     let blake3 = Key::from_hex(lines.next()?)?;
-    (version == env!("CARGO_PKG_VERSION")).then_some(ToolId { version, blake3 })
+    let sha256 = lines.next().filter(|h| h.len() == 64)?.to_owned();
+    (version == env!("CARGO_PKG_VERSION")).then_some(ToolId {
+        version,
+        blake3,
+        sha256,
+    })
 }
 
-/// The canonical form of an `assetc-encode` command line: the subcommand,
-/// then `id=value` for every argument that can change an output, in the
-/// order the subcommand declares them (defaults included, so spelling a
-/// default out gives the same key), then the outputs as runtime paths.
-/// `None` for a command line clap does not accept.
-pub fn canonical_command(argv: &[OsString], job: &JobArgs) -> Option<Vec<String>> {
-    let cli = Cli::command();
-    let matches = cli.clone().try_get_matches_from(argv).ok()?;
-    let (kind, sub_matches) = matches.subcommand()?;
-    let sub = cli.find_subcommand(kind)?;
-    let mut words = vec![kind.to_owned()];
-    for arg in sub.get_arguments() {
-        let id = arg.get_id().as_str();
-        if BUILD_FOLDER_ARGS.contains(&id) {
-            continue;
+/// One argument of an encoder's command line that can change its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    /// clap's id (the field name).
+    pub id: String,
+    /// The `--long` flag.
+    pub long: Option<String>,
+    /// Whether the flag is followed by a value.
+    pub takes_value: bool,
+    /// The values given (or defaulted), as text.
+    pub values: Vec<String>,
+}
+
+/// An encoder command line without the build folder's paths: the kind and
+/// every setting, in the order the subcommand declares them (defaults
+/// included, so spelling a default out changes nothing). `None` for a
+/// command line clap does not accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The subcommand (`texture`, `mesh`, ...).
+    pub kind: String,
+    /// Its settings.
+    pub settings: Vec<Setting>,
+}
+
+impl Settings {
+    /// Reads the settings out of `argv`.
+    pub fn of(argv: &[OsString]) -> Option<Self> {
+        let cli = Cli::command();
+        let matches = cli.clone().try_get_matches_from(argv).ok()?;
+        let (kind, sub_matches) = matches.subcommand()?;
+        let sub = cli.find_subcommand(kind)?;
+        let mut settings = Vec::new();
+        for arg in sub.get_arguments() {
+            let id = arg.get_id().as_str();
+            if BUILD_FOLDER_ARGS.contains(&id) || arg.is_positional() {
+                continue;
+            }
+            let Ok(Some(values)) = sub_matches.try_get_raw(id) else {
+                continue;
+            };
+            settings.push(Setting {
+                id: id.to_owned(),
+                long: arg.get_long().map(str::to_owned),
+                takes_value: arg.get_action().takes_values(),
+                values: values.map(|v| v.to_string_lossy().into_owned()).collect(),
+            });
         }
-        let Ok(Some(values)) = sub_matches.try_get_raw(id) else {
-            continue;
-        };
-        for value in values {
-            words.push(format!("{id}={}", value.to_string_lossy()));
+        Some(Self {
+            kind: kind.to_owned(),
+            settings,
+        })
+    }
+
+    /// The canonical words that enter the key: the kind, `id=value` for
+    /// every setting, and the outputs as runtime paths.
+    pub fn canonical(&self, job: &JobArgs) -> Option<Vec<String>> {
+        let mut words = vec![self.kind.clone()];
+        for setting in &self.settings {
+            for value in &setting.values {
+                words.push(format!("{}={value}", setting.id));
+            }
         }
+        for output in &job.outputs {
+            words.push(format!(
+                "output={}",
+                job::runtime_path(&job.root, output).ok()?
+            ));
+        }
+        Some(words)
     }
-    for output in &job.outputs {
-        words.push(format!(
-            "output={}",
-            job::runtime_path(&job.root, output).ok()?
-        ));
+
+    /// The settings as command-line words again (`--quality 2`, a bare
+    /// `--flag` for a switch that is on), for running the encoder elsewhere.
+    pub fn flags(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        for setting in &self.settings {
+            let Some(long) = &setting.long else { continue };
+            if setting.takes_value {
+                for value in &setting.values {
+                    words.extend([format!("--{long}"), value.clone()]);
+                }
+            } else if setting.values.iter().any(|v| v == "true") {
+                words.push(format!("--{long}"));
+            }
+        }
+        words
     }
-    Some(words)
 }
 
 /// The source key: tool, canonical command and the source's content.
@@ -256,7 +332,34 @@ mod tests {
         let argv = argv(words);
         let cli = Cli::try_parse_from(&argv).unwrap();
         let job = cli.command.job();
-        canonical_command(&argv, job).unwrap()
+        Settings::of(&argv).unwrap().canonical(job).unwrap()
+    }
+
+    #[test]
+    fn flags_give_back_an_equivalent_command_line() {
+        let words =
+            format!("{TEXTURE} --quality 3 --root o --fragment f --depfile d -o o/a.ktx2 a.png");
+        let settings = Settings::of(&argv(&words)).unwrap();
+        let mut again = vec!["texture".to_owned()];
+        again.extend(settings.flags());
+        again.extend(
+            [
+                "--root",
+                "x",
+                "--fragment",
+                "g",
+                "--depfile",
+                "e",
+                "-o",
+                "x/a.ktx2",
+                "b.png",
+            ]
+            .map(String::from),
+        );
+        let again: Vec<OsString> = std::iter::once("assetc-encode".into())
+            .chain(again.iter().map(OsString::from))
+            .collect();
+        assert_eq!(Settings::of(&again), Some(settings));
     }
 
     const TEXTURE: &str = "texture --mode color --compress true --source ui/a.png";
@@ -297,6 +400,7 @@ mod tests {
         let tool = ToolId {
             version: "1".into(),
             blake3: Key::of(b"exe"),
+            sha256: "0".repeat(64),
         };
         let command = vec!["texture".to_owned(), "mode=color".to_owned()];
         let source = Key::of(b"pixels");

@@ -15,6 +15,7 @@ pub mod command;
 pub mod edge;
 pub mod key;
 pub mod record;
+pub mod remote;
 pub mod stats;
 pub mod store;
 
@@ -54,9 +55,12 @@ pub struct CacheArgs {
     #[arg(long, value_name = "SIZE")]
     pub cache_max_size: Option<ByteSize>,
     /// This build folder, where the cache keeps the tool's hash between
-    /// edges.
+    /// edges and marks a remote that failed.
     #[arg(long, value_name = "DIR")]
     pub cache_state: Option<PathBuf>,
+    /// The remote cache and executor.
+    #[command(flatten)]
+    pub remote: remote::RemoteArgs,
 }
 
 impl CacheArgs {

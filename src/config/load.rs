@@ -13,7 +13,7 @@ use super::ids::{IdsConfig, IdsSection, LoadContext};
 use super::keys::{Shape, unknown_keys};
 use super::packs::{self, NamedPack};
 use super::processors::{self, Processor};
-use super::schema::{CacheSection, FileSchema, PresetSection, RuleSection};
+use super::schema::{CacheSection, FileSchema, PresetSection, RemoteSection, RuleSection};
 use super::settings::SettingsLayer;
 use super::size::ByteSize;
 use super::yaml::{self, Node, NodeKind, Position, Step};
@@ -43,6 +43,8 @@ pub struct Config {
     pub cache: CacheConfig,
     /// `launcher:`, a command put before every encode command.
     pub launcher: Option<String>,
+    /// The `remote:` section.
+    pub remote: RemoteConfig,
     /// The preset named by `preset:`, used when the command line names none.
     pub preset: Option<String>,
     /// Globs (as written) of sources copied verbatim.
@@ -72,6 +74,37 @@ pub struct CacheConfig {
     pub dir: Option<PathBuf>,
     /// Its size limit.
     pub max_size: Option<ByteSize>,
+}
+
+/// The `remote:` section, with file paths resolved against the config's
+/// folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteConfig {
+    /// The server address.
+    pub url: Option<String>,
+    /// The instance name.
+    pub instance: Option<String>,
+    /// Whether encodes run on the server's workers.
+    pub exec: bool,
+    /// Certificate authorities for `grpcs://`.
+    pub ca: Option<PathBuf>,
+    /// Client certificate.
+    pub cert: Option<PathBuf>,
+    /// Client key.
+    pub key: Option<PathBuf>,
+}
+
+impl RemoteConfig {
+    fn resolve(section: RemoteSection, root: &Path) -> Self {
+        Self {
+            url: section.url,
+            instance: section.instance,
+            exec: section.exec.unwrap_or(false),
+            ca: section.ca.map(|p| root.join(p)),
+            cert: section.cert.map(|p| root.join(p)),
+            key: section.key.map(|p| root.join(p)),
+        }
+    }
 }
 
 /// One compiled rule: its glob and the settings it applies.
@@ -183,6 +216,7 @@ impl Document<'_> {
             keep_going: schema.keep_going.unwrap_or(false),
             cache: self.cache(schema.cache, &root)?,
             launcher: schema.launcher,
+            remote: RemoteConfig::resolve(schema.remote.unwrap_or_default(), &root),
             preset: schema.preset,
             embed_globs: self.embed_globs(&embed)?,
             embed,

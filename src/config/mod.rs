@@ -43,7 +43,7 @@ pub use error::{ConfigError, ConfigWarning};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};
-pub use load::{CacheConfig, Config, absolute};
+pub use load::{CacheConfig, Config, RemoteConfig, absolute};
 pub use packs::NamedPack;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use select::Selection;

@@ -81,6 +81,8 @@ pub struct ConfigureOptions {
     pub cache_max_size: Option<crate::config::ByteSize>,
     /// `--launcher`.
     pub launcher: Option<String>,
+    /// `--remote`, `--instance`, `--remote-exec` and the TLS files.
+    pub remote: crate::config::RemoteConfig,
     /// The programs the graph runs.
     pub tools: ToolPaths,
 }

@@ -1,17 +1,18 @@
-//! How encode edges share work: the cache folder and the launcher, resolved
-//! from the command line, the environment and `assetc.yml`, and rendered
-//! into the `encode` variable of `build.ninja`.
+//! How encode edges share work: the cache folder, the remote (REAPI) server
+//! and the launcher, resolved from the command line, the environment and
+//! `assetc.yml`, and rendered into the `encode` variable of `build.ninja`.
 //!
 //! The command line wins over `ASSETC_CACHE`, which wins over the `cache:`
-//! section. Settings that came from the command line or the environment are
-//! repeated in the regeneration command, so Ninja's own re-run of configure
-//! keeps them.
+//! section; remote flags win over the `remote:` section one by one.
+//! Settings that came from the command line or the environment are repeated
+//! in the regeneration command, so Ninja's own re-run of configure keeps
+//! them.
 
 use std::path::PathBuf;
 
 use super::ConfigureOptions;
 use crate::cache::CACHE_ENV;
-use crate::config::{ByteSize, Config, ConfigError, absolute};
+use crate::config::{ByteSize, Config, ConfigError, RemoteConfig, absolute};
 
 /// The resolved sharing settings of one build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,6 +23,8 @@ pub struct Sharing {
     pub cache_max_size: Option<ByteSize>,
     /// Shell text put before every encode command.
     pub launcher: Option<String>,
+    /// The remote server, when one is configured.
+    pub remote: RemoteConfig,
     /// Options for the regeneration command that keep these settings.
     pub regenerate: Vec<String>,
 }
@@ -53,23 +56,86 @@ impl Sharing {
                 .extend(["--launcher".into(), launcher.clone()]);
         }
         sharing.launcher = options.launcher.clone().or(config.launcher.clone());
+        sharing.resolve_remote(&options.remote, &config.remote)?;
         Ok(sharing)
+    }
+
+    /// Merges the remote flags over the `remote:` section.
+    fn resolve_remote(
+        &mut self,
+        given: &RemoteConfig,
+        file: &RemoteConfig,
+    ) -> Result<(), ConfigError> {
+        let mut flag = |name: &str, value: Option<String>| {
+            if let Some(value) = value {
+                self.regenerate.extend([format!("--{name}"), value]);
+            }
+        };
+        flag("remote", given.url.clone());
+        flag("instance", given.instance.clone());
+        let path = |p: &Option<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
+            p.as_deref().map(absolute).transpose()
+        };
+        let (ca, cert, key) = (path(&given.ca)?, path(&given.cert)?, path(&given.key)?);
+        for (name, value) in [
+            ("remote-ca", &ca),
+            ("remote-cert", &cert),
+            ("remote-key", &key),
+        ] {
+            flag(
+                name,
+                value.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            );
+        }
+        if given.exec {
+            self.regenerate.push("--remote-exec".into());
+        }
+        self.remote = RemoteConfig {
+            url: given.url.clone().or(file.url.clone()),
+            instance: given.instance.clone().or(file.instance.clone()),
+            exec: given.exec || file.exec,
+            ca: ca.or(file.ca.clone()),
+            cert: cert.or(file.cert.clone()),
+            key: key.or(file.key.clone()),
+        };
+        Ok(())
     }
 
     /// The `assetc-encode` options that route each edge through the cache
     /// (`build` is the root-relative build folder).
     pub fn encode_options(&self, build: &str) -> Vec<String> {
-        let Some(dir) = &self.cache else {
-            return Vec::new();
-        };
-        let mut words = vec![
-            "--cache".to_owned(),
-            dir.to_string_lossy().into_owned(),
-            "--cache-state".to_owned(),
-            build.to_owned(),
-        ];
-        if let Some(size) = self.cache_max_size {
-            words.extend(["--cache-max-size".to_owned(), size.to_string()]);
+        let mut words = Vec::new();
+        if let Some(dir) = &self.cache {
+            words.extend(["--cache".to_owned(), dir.to_string_lossy().into_owned()]);
+            if let Some(size) = self.cache_max_size {
+                words.extend(["--cache-max-size".to_owned(), size.to_string()]);
+            }
+        }
+        let remote = &self.remote;
+        if let Some(url) = &remote.url {
+            words.extend(["--remote".to_owned(), url.clone()]);
+            let files = [
+                ("ca", &remote.ca),
+                ("cert", &remote.cert),
+                ("key", &remote.key),
+            ];
+            for (name, file) in files {
+                if let Some(file) = file {
+                    words.extend([
+                        format!("--remote-{name}"),
+                        file.to_string_lossy().into_owned(),
+                    ]);
+                }
+            }
+            if let Some(instance) = &remote.instance {
+                words.extend(["--remote-instance".to_owned(), instance.clone()]);
+            }
+            if remote.exec {
+                words.push("--remote-exec".to_owned());
+            }
+        }
+        if !words.is_empty() {
+            words.extend(["--cache-state".to_owned(), build.to_owned()]);
         }
         words
     }

@@ -1,0 +1,540 @@
+//! A blocking client for the parts of REAPI v2 an encode edge uses: the
+//! action cache, the content-addressable storage (batch calls for small
+//! blobs, ByteStream for large ones) and execution.
+//!
+//! Each edge is its own short process, so the client owns a single-threaded
+//! Tokio runtime and one HTTP/2 connection. Every blob read back is checked
+//! against its SHA-256 digest before anyone sees it.
+
+use std::time::Duration;
+
+use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
+use bazel_remote_apis::google::bytestream as bs;
+use bazel_remote_apis::google::longrunning as lro;
+use prost::Message;
+use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue};
+use tonic::service::Interceptor;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+
+use super::RemoteArgs;
+use super::merkle::digest_of;
+
+/// The environment variable holding extra request headers (one
+/// `name: value` per line), for authentication tokens: they never appear in
+/// `build.ninja`, a key or a log.
+pub const HEADERS_ENV: &str = "ASSETC_REMOTE_HEADERS";
+
+/// Blobs up to this size travel in batch calls; larger ones by ByteStream.
+/// Below the 4 MiB gRPC message limit every server accepts.
+const BATCH_LIMIT: usize = 3 << 20;
+
+/// ByteStream chunk size.
+const CHUNK: usize = 1 << 20;
+
+/// How long a cache call may take before the remote counts as failing.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What went wrong talking to the remote.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// The address or TLS files are unusable.
+    #[error("remote {endpoint}: {what}")]
+    Setup {
+        /// The address.
+        endpoint: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// No connection could be made.
+    #[error("cannot connect to {endpoint}")]
+    Connect {
+        /// The address.
+        endpoint: String,
+        /// The cause.
+        #[source]
+        source: tonic::transport::Error,
+    },
+    /// A call failed.
+    #[error("{call} failed: {status}")]
+    Call {
+        /// The RPC.
+        call: &'static str,
+        /// The server's answer.
+        status: Box<tonic::Status>,
+    },
+    /// A blob did not match its digest, or an answer was malformed.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn call(name: &'static str) -> impl Fn(tonic::Status) -> RemoteError {
+    move |status| RemoteError::Call {
+        call: name,
+        status: Box::new(status),
+    }
+}
+
+/// Adds the configured headers to every request.
+#[derive(Debug, Clone, Default)]
+pub struct Headers(Vec<(AsciiMetadataKey, AsciiMetadataValue)>);
+
+impl Headers {
+    /// Reads [`HEADERS_ENV`]; a malformed line is an error naming the line
+    /// number (never its text, which may hold a secret).
+    fn from_env() -> Result<Self, String> {
+        let text = std::env::var(HEADERS_ENV).unwrap_or_default();
+        let mut headers = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let parsed = line.split_once(':').and_then(|(name, value)| {
+                let name = name.trim().to_ascii_lowercase().parse().ok()?;
+                Some((name, value.trim().parse().ok()?))
+            });
+            let Some(header) = parsed else {
+                return Err(format!(
+                    "{HEADERS_ENV} line {} is not `name: value`",
+                    index + 1
+                ));
+            };
+            headers.push(header);
+        }
+        Ok(Self(headers))
+    }
+}
+
+impl Interceptor for Headers {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
+        for (name, value) in &self.0 {
+            request.metadata_mut().insert(name.clone(), value.clone());
+        }
+        Ok(request)
+    }
+}
+
+type Transport = InterceptedService<Channel, Headers>;
+
+/// A connection to one REAPI instance.
+pub struct Remote {
+    runtime: tokio::runtime::Runtime,
+    channel: Transport,
+    instance: String,
+}
+
+impl Remote {
+    /// Connects to the server `args` names, failing fast when nobody answers.
+    pub fn connect(args: &RemoteArgs) -> Result<Self, RemoteError> {
+        let url = args.remote.as_deref().unwrap_or_default();
+        let setup = |what: String| RemoteError::Setup {
+            endpoint: url.to_owned(),
+            what,
+        };
+        let endpoint = endpoint(args).map_err(setup)?;
+        let headers = Headers::from_env().map_err(setup)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| setup(e.to_string()))?;
+        let channel =
+            runtime
+                .block_on(endpoint.connect())
+                .map_err(|source| RemoteError::Connect {
+                    endpoint: url.to_owned(),
+                    source,
+                })?;
+        Ok(Self {
+            runtime,
+            channel: InterceptedService::new(channel, headers),
+            instance: args.remote_instance.clone().unwrap_or_default(),
+        })
+    }
+
+    fn timed<T>(message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.set_timeout(CALL_TIMEOUT);
+        request
+    }
+
+    /// The cached result of `action`, if the server has one.
+    pub fn action_result(
+        &self,
+        action: &re::Digest,
+    ) -> Result<Option<re::ActionResult>, RemoteError> {
+        let mut client = re::action_cache_client::ActionCacheClient::new(self.channel.clone());
+        let request = re::GetActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            inline_stdout: true,
+            inline_stderr: true,
+            digest_function: re::digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        };
+        match self
+            .runtime
+            .block_on(client.get_action_result(Self::timed(request)))
+        {
+            Ok(response) => Ok(Some(response.into_inner())),
+            Err(status) if status.code() == tonic::Code::NotFound => Ok(None),
+            Err(status) => Err(call("GetActionResult")(status)),
+        }
+    }
+
+    /// Stores `result` as the result of `action`.
+    pub fn update_action_result(
+        &self,
+        action: &re::Digest,
+        result: re::ActionResult,
+    ) -> Result<(), RemoteError> {
+        let mut client = re::action_cache_client::ActionCacheClient::new(self.channel.clone());
+        let request = re::UpdateActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            action_result: Some(result),
+            digest_function: re::digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        };
+        self.runtime
+            .block_on(client.update_action_result(Self::timed(request)))
+            .map(drop)
+            .map_err(call("UpdateActionResult"))
+    }
+
+    /// Uploads the blobs the server does not have yet.
+    pub fn upload(&self, blobs: &[(re::Digest, &[u8])]) -> Result<(), RemoteError> {
+        let mut cas = self.cas();
+        let request = re::FindMissingBlobsRequest {
+            instance_name: self.instance.clone(),
+            blob_digests: blobs.iter().map(|(d, _)| d.clone()).collect(),
+            digest_function: re::digest_function::Value::Sha256 as i32,
+        };
+        let missing = self
+            .runtime
+            .block_on(cas.find_missing_blobs(Self::timed(request)))
+            .map_err(call("FindMissingBlobs"))?
+            .into_inner()
+            .missing_blob_digests;
+        let mut batch = Vec::new();
+        let mut batch_size = 0;
+        for (digest, bytes) in blobs.iter().filter(|(d, _)| missing.contains(d)) {
+            if bytes.len() > BATCH_LIMIT {
+                self.write_stream(digest, bytes)?;
+                continue;
+            }
+            if batch_size + bytes.len() > BATCH_LIMIT {
+                self.write_batch(std::mem::take(&mut batch))?;
+                batch_size = 0;
+            }
+            batch_size += bytes.len();
+            batch.push((digest.clone(), bytes.to_vec()));
+        }
+        if !batch.is_empty() {
+            self.write_batch(batch)?;
+        }
+        Ok(())
+    }
+
+    fn cas(
+        &self,
+    ) -> re::content_addressable_storage_client::ContentAddressableStorageClient<Transport> {
+        re::content_addressable_storage_client::ContentAddressableStorageClient::new(
+            self.channel.clone(),
+        )
+    }
+
+    fn write_batch(&self, blobs: Vec<(re::Digest, Vec<u8>)>) -> Result<(), RemoteError> {
+        let request = re::BatchUpdateBlobsRequest {
+            instance_name: self.instance.clone(),
+            requests: blobs
+                .into_iter()
+                .map(|(digest, data)| re::batch_update_blobs_request::Request {
+                    digest: Some(digest),
+                    data,
+                    ..Default::default()
+                })
+                .collect(),
+            digest_function: re::digest_function::Value::Sha256 as i32,
+        };
+        let answers = self
+            .runtime
+            .block_on(self.cas().batch_update_blobs(Self::timed(request)))
+            .map_err(call("BatchUpdateBlobs"))?
+            .into_inner();
+        match answers
+            .responses
+            .iter()
+            .find(|r| r.status.as_ref().is_some_and(|s| s.code != 0))
+        {
+            Some(refused) => Err(RemoteError::Invalid(format!(
+                "the server refused blob {}: {}",
+                refused.digest.as_ref().map_or("?", |d| d.hash.as_str()),
+                refused.status.as_ref().map_or("", |s| s.message.as_str())
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn write_stream(&self, digest: &re::Digest, bytes: &[u8]) -> Result<(), RemoteError> {
+        let resource = format!(
+            "{}uploads/{}/blobs/{}/{}",
+            self.prefix(),
+            upload_id(),
+            digest.hash,
+            digest.size_bytes
+        );
+        let chunks: Vec<bs::WriteRequest> = bytes
+            .chunks(CHUNK)
+            .enumerate()
+            .map(|(index, chunk)| bs::WriteRequest {
+                resource_name: if index == 0 {
+                    resource.clone()
+                } else {
+                    String::new()
+                },
+                write_offset: (index * CHUNK) as i64,
+                finish_write: (index + 1) * CHUNK >= bytes.len(),
+                data: chunk.to_vec(),
+            })
+            .collect();
+        let mut client = bs::byte_stream_client::ByteStreamClient::new(self.channel.clone());
+        let written = self
+            .runtime
+            .block_on(client.write(tokio_stream::iter(chunks)))
+            .map_err(call("ByteStream.Write"))?
+            .into_inner();
+        if written.committed_size != digest.size_bytes {
+            return Err(RemoteError::Invalid(format!(
+                "the server kept {} of {} bytes of blob {}",
+                written.committed_size, digest.size_bytes, digest.hash
+            )));
+        }
+        Ok(())
+    }
+
+    /// `<instance>/`, or nothing for the default instance.
+    fn prefix(&self) -> String {
+        if self.instance.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", self.instance)
+        }
+    }
+
+    /// Downloads `digests`, each checked against its SHA-256.
+    pub fn download(&self, digests: &[re::Digest]) -> Result<Vec<Vec<u8>>, RemoteError> {
+        let small: Vec<re::Digest> = digests
+            .iter()
+            .filter(|d| d.size_bytes as usize <= BATCH_LIMIT)
+            .cloned()
+            .collect();
+        let mut batched = self.read_batches(&small)?;
+        digests
+            .iter()
+            .map(|digest| {
+                let bytes = match batched.iter().position(|(d, _)| d == digest) {
+                    Some(index) => batched.swap_remove(index).1,
+                    None if digest.size_bytes as usize > BATCH_LIMIT => self.read_stream(digest)?,
+                    None => {
+                        return Err(RemoteError::Invalid(format!(
+                            "blob {} was not sent",
+                            digest.hash
+                        )));
+                    }
+                };
+                if digest_of(&bytes) != *digest {
+                    return Err(RemoteError::Invalid(format!(
+                        "blob {} does not match its digest; rejected",
+                        digest.hash
+                    )));
+                }
+                Ok(bytes)
+            })
+            .collect()
+    }
+
+    fn read_batches(
+        &self,
+        digests: &[re::Digest],
+    ) -> Result<Vec<(re::Digest, Vec<u8>)>, RemoteError> {
+        let mut found = Vec::new();
+        let mut start = 0;
+        while start < digests.len() {
+            let mut end = start;
+            let mut size = 0;
+            while end < digests.len()
+                && (end == start || size + digests[end].size_bytes as usize <= BATCH_LIMIT)
+            {
+                size += digests[end].size_bytes as usize;
+                end += 1;
+            }
+            let request = re::BatchReadBlobsRequest {
+                instance_name: self.instance.clone(),
+                digests: digests[start..end].to_vec(),
+                digest_function: re::digest_function::Value::Sha256 as i32,
+                ..Default::default()
+            };
+            let answers = self
+                .runtime
+                .block_on(self.cas().batch_read_blobs(Self::timed(request)))
+                .map_err(call("BatchReadBlobs"))?
+                .into_inner();
+            for answer in answers.responses {
+                if answer.status.as_ref().is_some_and(|s| s.code != 0) {
+                    let hash = answer.digest.map(|d| d.hash).unwrap_or_default();
+                    return Err(RemoteError::Invalid(format!(
+                        "blob {hash} is not in the storage"
+                    )));
+                }
+                if let Some(digest) = answer.digest {
+                    found.push((digest, answer.data));
+                }
+            }
+            start = end;
+        }
+        Ok(found)
+    }
+
+    fn read_stream(&self, digest: &re::Digest) -> Result<Vec<u8>, RemoteError> {
+        let resource = format!(
+            "{}blobs/{}/{}",
+            self.prefix(),
+            digest.hash,
+            digest.size_bytes
+        );
+        let mut client = bs::byte_stream_client::ByteStreamClient::new(self.channel.clone());
+        let request = bs::ReadRequest {
+            resource_name: resource,
+            read_offset: 0,
+            read_limit: 0,
+        };
+        self.runtime.block_on(async {
+            let mut stream = client
+                .read(Self::timed(request))
+                .await
+                .map_err(call("ByteStream.Read"))?
+                .into_inner();
+            let mut bytes = Vec::with_capacity(digest.size_bytes.max(0) as usize);
+            while let Some(chunk) = stream.message().await.map_err(call("ByteStream.Read"))? {
+                if bytes.len() + chunk.data.len() > digest.size_bytes as usize {
+                    return Err(RemoteError::Invalid(format!(
+                        "blob {} is longer than its digest",
+                        digest.hash
+                    )));
+                }
+                bytes.extend_from_slice(&chunk.data);
+            }
+            Ok(bytes)
+        })
+    }
+
+    /// Runs `action` on the server's workers (or takes its cached result)
+    /// and waits for the answer.
+    pub fn execute(&self, action: &re::Digest) -> Result<re::ExecuteResponse, RemoteError> {
+        let mut client = re::execution_client::ExecutionClient::new(self.channel.clone());
+        let request = re::ExecuteRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            skip_cache_lookup: false,
+            digest_function: re::digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        };
+        self.runtime.block_on(async {
+            let mut stream = client
+                .execute(request)
+                .await
+                .map_err(call("Execute"))?
+                .into_inner();
+            let mut name = String::new();
+            let mut reconnects = 0;
+            loop {
+                match stream.message().await.map_err(call("Execute"))? {
+                    Some(operation) if operation.done => return finished(operation),
+                    Some(operation) => name = operation.name,
+                    // The stream may end before the action does: wait on.
+                    None if !name.is_empty() && reconnects < MAX_WAITS => {
+                        reconnects += 1;
+                        let wait = re::WaitExecutionRequest { name: name.clone() };
+                        stream = client
+                            .wait_execution(wait)
+                            .await
+                            .map_err(call("WaitExecution"))?
+                            .into_inner();
+                    }
+                    None => {
+                        return Err(RemoteError::Invalid(
+                            "the execution stream ended before the action finished".into(),
+                        ));
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// How many times a broken execution stream is resumed.
+const MAX_WAITS: u32 = 100;
+
+/// The `ExecuteResponse` inside a finished operation.
+fn finished(operation: lro::Operation) -> Result<re::ExecuteResponse, RemoteError> {
+    match operation.result {
+        Some(lro::operation::Result::Response(any)) => {
+            re::ExecuteResponse::decode(any.value.as_slice())
+                .map_err(|e| RemoteError::Invalid(format!("bad ExecuteResponse: {e}")))
+        }
+        Some(lro::operation::Result::Error(status)) => Err(RemoteError::Invalid(format!(
+            "the execution failed: {} (code {})",
+            status.message, status.code
+        ))),
+        None => Err(RemoteError::Invalid(
+            "a finished operation carries no result".into(),
+        )),
+    }
+}
+
+/// A name unique to this upload.
+fn upload_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("assetc-{}-{nanos:x}", std::process::id())
+}
+
+/// The tonic endpoint for `--remote`: `grpc://` is plain HTTP/2, `grpcs://`
+/// is TLS with the system's roots, plus `--remote-ca` and a client
+/// certificate when given.
+fn endpoint(args: &RemoteArgs) -> Result<Endpoint, String> {
+    let url = args.remote.as_deref().unwrap_or_default();
+    let (tls, rest) = if let Some(rest) = url
+        .strip_prefix("grpcs://")
+        .or(url.strip_prefix("https://"))
+    {
+        (true, rest)
+    } else if let Some(rest) = url.strip_prefix("grpc://").or(url.strip_prefix("http://")) {
+        (false, rest)
+    } else {
+        return Err("the address must start with grpc:// or grpcs://".into());
+    };
+    let scheme = if tls { "https" } else { "http" };
+    let mut endpoint = Endpoint::from_shared(format!("{scheme}://{rest}"))
+        .map_err(|e| e.to_string())?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true);
+    if tls {
+        let mut config = ClientTlsConfig::new().with_native_roots();
+        if let Some(ca) = &args.remote_ca {
+            let pem = std::fs::read(ca).map_err(|e| format!("{}: {e}", ca.display()))?;
+            config = config.ca_certificate(Certificate::from_pem(pem));
+        }
+        if let (Some(cert), Some(key)) = (&args.remote_cert, &args.remote_key) {
+            let read =
+                |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+            config = config.identity(Identity::from_pem(read(cert)?, read(key)?));
+        }
+        endpoint = endpoint.tls_config(config).map_err(|e| e.to_string())?;
+    }
+    Ok(endpoint)
+}

@@ -1,0 +1,302 @@
+//! Remote caching and execution over the Remote Execution API (REAPI v2),
+//! spoken only as the standard defines it, so BuildGrid, Buildbarn,
+//! BuildBuddy or NativeLink serve it unchanged.
+//!
+//! * [`merkle`]: SHA-256 digests and directory trees.
+//! * [`action`]: an encode edge as an action, its result and the "deps"
+//!   action that records which files an edge reads.
+//! * [`client`]: the gRPC calls (action cache, CAS, ByteStream, execution).
+//! * [`Session`]: what an edge asks of the remote: the files a source read
+//!   last time, a cached result, a remote run, an upload. A remote that does
+//!   not answer is marked unavailable for a minute in the build folder, so
+//!   one build prints one warning and stops trying, and every edge encodes
+//!   locally instead.
+
+pub mod action;
+pub mod client;
+pub mod merkle;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
+
+use self::action::{Action, Input, Produced};
+use self::client::{Remote, RemoteError};
+use crate::cli;
+
+/// The remote options of `assetc-encode`.
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct RemoteArgs {
+    /// A REAPI v2 server, `grpc://HOST:PORT` (or `grpcs://` for TLS): its
+    /// action cache serves encode results and stores local ones.
+    #[arg(long, value_name = "URL")]
+    pub remote: Option<String>,
+    /// The server's instance name.
+    #[arg(long, value_name = "NAME")]
+    pub remote_instance: Option<String>,
+    /// Run encodes on the server's workers instead of this machine.
+    #[arg(long)]
+    pub remote_exec: bool,
+    /// A PEM file of certificate authorities to trust for `grpcs://`.
+    #[arg(long, value_name = "FILE")]
+    pub remote_ca: Option<PathBuf>,
+    /// A PEM client certificate for `grpcs://` (with `--remote-key`).
+    #[arg(long, value_name = "FILE")]
+    pub remote_cert: Option<PathBuf>,
+    /// The PEM private key of `--remote-cert`.
+    #[arg(long, value_name = "FILE")]
+    pub remote_key: Option<PathBuf>,
+}
+
+/// The marker file, in the build folder, of a remote that failed.
+const OUTAGE_MARKER: &str = "remote-unavailable";
+
+/// How long a failed remote is left alone.
+const OUTAGE_PAUSE: Duration = Duration::from_secs(60);
+
+/// A remote an edge talks to.
+pub struct Session<'a> {
+    remote: Remote,
+    args: &'a RemoteArgs,
+    state: Option<&'a Path>,
+}
+
+/// What the remote had or made for an edge.
+pub struct Fetched {
+    /// The files the edge read besides its source.
+    pub deps: Vec<String>,
+    /// What it produced.
+    pub produced: Produced,
+}
+
+impl<'a> Session<'a> {
+    /// Connects, unless no remote is configured or it failed recently
+    /// (`state` is the build folder, which holds the marker).
+    pub fn open(args: &'a RemoteArgs, state: Option<&'a Path>) -> Option<Self> {
+        args.remote.as_ref()?;
+        if state.is_some_and(recently_failed) {
+            return None;
+        }
+        match Remote::connect(args) {
+            Ok(remote) => Some(Self {
+                remote,
+                args,
+                state,
+            }),
+            Err(error) => {
+                mark_unavailable(args, state, &error);
+                None
+            }
+        }
+    }
+
+    /// Whether encodes run remotely.
+    pub fn executes(&self) -> bool {
+        self.args.remote_exec
+    }
+
+    /// Reports a failed call: a corrupt answer is a warning for this edge;
+    /// anything else marks the remote unavailable (one warning per build).
+    pub fn failed(&self, error: &RemoteError) {
+        match error {
+            RemoteError::Invalid(_) => cli::warn(
+                "assetc-encode",
+                &format!("remote {}: {error}; encoding locally", self.url()),
+            ),
+            _ => mark_unavailable(self.args, self.state, error),
+        }
+    }
+
+    fn url(&self) -> &str {
+        self.args.remote.as_deref().unwrap_or_default()
+    }
+
+    /// The deps record stored under `deps_action`, if any.
+    pub fn deps(&self, deps_action: &Action) -> Result<Option<Vec<u8>>, RemoteError> {
+        let Some(result) = self.remote.action_result(&deps_action.digest)? else {
+            return Ok(None);
+        };
+        let Some(digest) = action::deps_digest(&result) else {
+            return Ok(None);
+        };
+        Ok(self.remote.download(&[digest])?.pop())
+    }
+
+    /// The cached result of `edge_action`, downloaded and checked.
+    pub fn lookup(
+        &self,
+        edge_action: &Action,
+        deps: &[String],
+    ) -> Result<Option<Fetched>, RemoteError> {
+        match self.remote.action_result(&edge_action.digest)? {
+            Some(result) => self.fetch(&result, Some(deps)),
+            None => Ok(None),
+        }
+    }
+
+    /// Runs `edge_action` remotely after uploading what it needs: its
+    /// messages, the tool and the `inputs` (read from their project paths).
+    /// `None` when the encode failed there (a local encode will report it).
+    pub fn execute(
+        &self,
+        edge_action: &Action,
+        tool: &Path,
+        tool_digest: &re::Digest,
+        inputs: &[Input],
+    ) -> Result<Option<Fetched>, RemoteError> {
+        let read = |path: &Path| {
+            fs::read(path).map_err(|e| RemoteError::Invalid(format!("{}: {e}", path.display())))
+        };
+        let mut files = vec![(tool_digest.clone(), read(tool)?)];
+        for input in inputs {
+            files.push((input.digest.clone(), read(Path::new(&input.path))?));
+        }
+        let mut blobs: Vec<(re::Digest, &[u8])> = edge_action
+            .blobs
+            .iter()
+            .map(|(d, b)| (d.clone(), b.as_slice()))
+            .collect();
+        blobs.extend(files.iter().map(|(d, b)| (d.clone(), b.as_slice())));
+        self.remote.upload(&blobs)?;
+        let response = self.remote.execute(&edge_action.digest)?;
+        if response.status.as_ref().is_some_and(|s| s.code != 0) {
+            return Ok(None);
+        }
+        match response.result {
+            Some(result) => self.fetch(&result, None),
+            None => Ok(None),
+        }
+    }
+
+    /// Downloads a successful result; the deps come from `deps` or, for a
+    /// remote run, from the depfile it wrote.
+    fn fetch(
+        &self,
+        result: &re::ActionResult,
+        deps: Option<&[String]>,
+    ) -> Result<Option<Fetched>, RemoteError> {
+        let Some(parts) = action::parts_of(result) else {
+            return Ok(None);
+        };
+        let mut wanted = vec![parts.tree.clone(), parts.fragment.clone()];
+        wanted.extend(parts.depfile.clone());
+        let mut found = self.remote.download(&wanted)?.into_iter();
+        let (tree, fragment) = (
+            found.next().unwrap_or_default(),
+            found.next().unwrap_or_default(),
+        );
+        let tree = <re::Tree as prost::Message>::decode(tree.as_slice())
+            .map_err(|e| RemoteError::Invalid(format!("bad output tree: {e}")))?;
+        let listed = merkle::files_of_tree(&tree)
+            .ok_or_else(|| RemoteError::Invalid("the output tree is malformed".into()))?;
+        let digests: Vec<re::Digest> = listed.iter().map(|(_, d)| d.clone()).collect();
+        let bytes = self.remote.download(&digests)?;
+        let deps = match deps {
+            Some(deps) => deps.to_vec(),
+            None => depfile_inputs(&found.next().unwrap_or_default())?,
+        };
+        let warnings = String::from_utf8_lossy(&result.stderr_raw)
+            .lines()
+            .filter(|l| l.contains(": warning: "))
+            .map(str::to_owned)
+            .collect();
+        Ok(Some(Fetched {
+            deps,
+            produced: Produced {
+                files: listed.into_iter().map(|(p, _)| p).zip(bytes).collect(),
+                fragment,
+                warnings,
+            },
+        }))
+    }
+
+    /// Stores a local encode's result under `edge_action`, and its deps
+    /// record under `deps_action`.
+    pub fn upload(
+        &self,
+        edge_action: &Action,
+        produced: &Produced,
+        deps_action: &Action,
+        deps_record: &[u8],
+    ) -> Result<(), RemoteError> {
+        let (result, blobs) = action::result_of(produced);
+        self.store(edge_action, result, &blobs)?;
+        let record_blob = [(merkle::digest_of(deps_record), deps_record.to_vec())];
+        self.store(deps_action, action::deps_result(deps_record), &record_blob)
+    }
+
+    /// Records `result` (whose blobs are `blobs`) as the result of `action`.
+    pub fn store(
+        &self,
+        action: &Action,
+        result: re::ActionResult,
+        blobs: &[(re::Digest, Vec<u8>)],
+    ) -> Result<(), RemoteError> {
+        let all: Vec<(re::Digest, &[u8])> = blobs
+            .iter()
+            .chain(&action.blobs)
+            .map(|(d, b)| (d.clone(), b.as_slice()))
+            .collect();
+        self.remote.upload(&all)?;
+        self.remote.update_action_result(&action.digest, result)
+    }
+}
+
+/// The inputs a remote depfile names besides the source.
+fn depfile_inputs(bytes: &[u8]) -> Result<Vec<String>, RemoteError> {
+    let text = String::from_utf8_lossy(bytes);
+    let (_, mut deps) = crate::depfile::parse(&text)
+        .ok_or_else(|| RemoteError::Invalid("the remote depfile is malformed".into()))?;
+    if !deps.is_empty() {
+        deps.remove(0);
+    }
+    Ok(deps)
+}
+
+fn recently_failed(state: &Path) -> bool {
+    let marker = state.join(OUTAGE_MARKER);
+    let Ok(modified) = fs::metadata(&marker).and_then(|m| m.modified()) else {
+        return false;
+    };
+    let fresh = SystemTime::now()
+        .duration_since(modified)
+        .is_ok_and(|age| age < OUTAGE_PAUSE);
+    if !fresh {
+        let _ = fs::remove_file(&marker);
+    }
+    fresh
+}
+
+/// Marks the remote unavailable; the edge that creates the marker warns.
+fn mark_unavailable(args: &RemoteArgs, state: Option<&Path>, error: &RemoteError) {
+    let created = match state {
+        Some(state) => {
+            let _ = fs::create_dir_all(state);
+            fs::File::create_new(state.join(OUTAGE_MARKER)).is_ok()
+        }
+        None => true,
+    };
+    if created {
+        cli::warn(
+            "assetc-encode",
+            &format!(
+                "remote {} is unavailable ({}); encoding locally for the next {} s",
+                args.remote.as_deref().unwrap_or_default(),
+                error_chain(error),
+                OUTAGE_PAUSE.as_secs()
+            ),
+        );
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
