@@ -172,12 +172,15 @@ impl<'a> Edge<'a> {
         if !session.executes() {
             return Ok(None);
         }
-        // Without an earlier run's depfile, send the source alone (or the
-        // folder's files): if the encoder needed more, the remote run fails
-        // and the local encode that follows records what it read.
+        // Without an earlier run's depfile, only an edge that reads nothing
+        // but its source (or its folder's files) can run remotely: the
+        // others may read files they find by name, and an encoder that
+        // tolerates a missing one (an OBJ's `.mtl`) would give another
+        // result there. They encode locally once, which records their deps.
         let reads = match &known {
             Some(deps) => deps.clone(),
-            None => folder_files(&self.job.input),
+            None if self.reads_only_its_source() => folder_files(&self.job.input),
+            None => return Ok(None),
         };
         let Some((run, inputs)) = self.remote_action(&reads)? else {
             return Ok(None);
@@ -205,6 +208,17 @@ impl<'a> Edge<'a> {
             )?;
         }
         Ok(Some(("remote-exec", fetched)))
+    }
+
+    /// Whether the encoder reads its source and nothing else (a folder
+    /// source: the files in it): every kind but meshes, shaders (includes)
+    /// and textures taken from inside a glTF (its buffers).
+    fn reads_only_its_source(&self) -> bool {
+        match self.settings.kind.as_str() {
+            "texture" => !self.settings.settings.iter().any(|s| s.id == "gltf_image"),
+            "lut" | "font" | "embed" | "cubemap" | "array" => true,
+            _ => false,
+        }
     }
 
     /// The edge as an action over its source and the files `reads`, with

@@ -108,6 +108,7 @@ class Harness:
         self.dir = os.path.abspath(args.dir)
         self.exec = args.exec
         self.workers_n = args.workers
+        self.queue_timeout = args.queue_timeout
         self.bgd = None
         self.workers = []
         self.pg = None  # dict(bin=..., data=..., sock=..., proc=..., tmp_sock=bool)
@@ -158,6 +159,9 @@ class Harness:
             if not st.st_mode & 0o001:
                 os.chmod(self.dir, (st.st_mode & 0o7777) | 0o001)
             runas = ["runuser", "-u", "postgres", "--"]
+            if subprocess.run(runas + ["test", "-w", pgroot], stdin=subprocess.DEVNULL).returncode != 0:
+                raise StartError(f"user postgres cannot reach {pgroot}: use a --dir whose parent folders "
+                                 "are world-searchable (e.g. under /tmp or target/tmp)")
             user_kw = dict(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
         self.pg = dict(bin=bindir, data=data, sock=sock, tmp_sock=tmp_sock, proc=None, runas=runas)
 
@@ -266,10 +270,11 @@ schedulers:
     action-cache: *ac
     # both instance names share the workers (and the storage)
     instance-pools: [["", "main"]]
-    # a failed lease is reported once, not retried 5 times
-    max-job-attempts: 1
     # our worker does not heartbeat while it runs an action
     bot-session-keepalive-timeout: 3600
+    # a job no worker can take (e.g. unmatched platform) fails instead of hanging forever
+    queue-timeout-job-max-age: {{seconds: {self.queue_timeout}}}
+    queue-timeout-period: {{seconds: {max(1, min(10, self.queue_timeout // 3))}}}
     property-set: !dynamic-property-set
       wildcard-property-keys: ["container-image"]
     assigners:
@@ -329,7 +334,7 @@ instances:
             except FileNotFoundError:
                 pass
             with open(logf, "ab") as lf:
-                lf.write(f"==== serve.py: attempt {attempt}, port {port}\n".encode())
+                lf.write(f"\n==== serve.py: attempt {attempt}, port {port}\n".encode())
                 lf.flush()
                 env = dict(os.environ, PYTHONUNBUFFERED="1")
                 self.bgd = subprocess.Popen(
@@ -345,7 +350,7 @@ instances:
                     self.bgd = None
                     text = open(logf, "rb").read().decode("utf-8", "replace")
                     last = text.rsplit("==== serve.py: attempt", 1)[-1]
-                    if "Unable to configure socket" in last or "Address already in use" in last:
+                    if any(m in last for m in ("Address already in use", "Failed to bind", "Unable to configure socket")):
                         log(f"port {port} was taken, retrying")
                         break
                     raise StartError(f"bgd exited with {rc} during start-up:\n{tail(logf)}")
@@ -419,9 +424,14 @@ instances:
         log(f"ready on 127.0.0.1:{self.port} in {t1 - t0:.1f} s{extra}; dir {self.dir}")
 
     def shutdown(self):
+        t = [time.monotonic()]
         self.stop_workers()
+        t.append(time.monotonic())
         self.stop_bgd()
+        t.append(time.monotonic())
         self.stop_postgres()
+        t.append(time.monotonic())
+        self.stop_times = f"workers {t[1] - t[0]:.1f} s, bgd {t[2] - t[1]:.1f} s, postgres {t[3] - t[2]:.1f} s"
         try:
             os.unlink(os.path.join(self.dir, "port"))
         except OSError:
@@ -448,6 +458,8 @@ def main():
     ap.add_argument("--dir", required=True, help="state/log folder (created if missing)")
     ap.add_argument("--exec", action="store_true", help="also serve remote execution (PostgreSQL + workers)")
     ap.add_argument("--workers", type=int, default=2, help="number of worker.py processes with --exec")
+    ap.add_argument("--queue-timeout", type=int, default=300,
+                    help="with --exec: fail jobs still queued after this many seconds (default 300)")
     ap.add_argument("--ignore-stdin", action="store_true", help="do not stop when stdin reaches EOF")
     args = ap.parse_args()
     if not os.path.exists(BGD):
@@ -487,7 +499,7 @@ def main():
     rc = h.watch()
     h.shutdown()
     if rc == 0:
-        log("stopped")
+        log(f"stopped ({h.stop_times})")
     return rc
 
 

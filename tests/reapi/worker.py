@@ -8,12 +8,13 @@ assetc and gives no sandboxing: commands run as the current user in a scratch fo
     target/buildgrid/bin/python tests/reapi/worker.py --server 127.0.0.1:PORT \
         [--instance NAME] [--scratch DIR] [--property KEY=VALUE ...]
 
-Loop: CreateBotSession (primary device property OSFamily=linux unless --property
-is given), long-poll UpdateBotSession; for each lease: fetch the Action (payload is
-an Action or a Digest), its Command and input root from CAS, materialize the tree in
-a fresh scratch folder, run Command.arguments (arguments[0] relative to the input
-root, cwd = working_directory, env = exactly Command.environment_variables plus
-PATH=/usr/bin:/bin if absent, timeout = Action.timeout or 600 s), upload outputs
+Loop: CreateBotSession (primary device properties OSFamily=linux and ISA=x86-64, the
+latter from uname, unless --property is given), long-poll UpdateBotSession; for each
+lease: fetch the Action (payload is an Action or a Digest), its Command and input
+root from CAS, materialize the tree in a fresh scratch folder, run Command.arguments
+(arguments[0] relative to the input root, cwd = working_directory, env = exactly
+Command.environment_variables plus PATH=/usr/bin:/bin if absent, timeout =
+Action.timeout or 600 s), upload outputs
 (Command.output_paths, or legacy output_files/output_directories), and report an
 ActionResult. Digests are SHA-256. Errors in a lease are reported as the lease status
 (FAILED_PRECONDITION for missing inputs, DEADLINE_EXCEEDED on timeout, INTERNAL for
@@ -26,6 +27,7 @@ import argparse
 import hashlib
 import io
 import os
+import platform
 import shutil
 import signal
 import socket
@@ -38,7 +40,6 @@ import traceback
 import uuid
 
 import grpc
-from google.protobuf import any_pb2
 
 from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2
 from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2_grpc as re_grpc
@@ -492,7 +493,7 @@ def main():
     ap.add_argument("--instance", default="", help="instance name (default: empty)")
     ap.add_argument("--scratch", default=None, help="folder for per-lease scratch folders")
     ap.add_argument("--property", action="append", default=[], metavar="KEY=VALUE",
-                    help="device property (default: OSFamily=linux)")
+                    help="device property, repeatable (default: OSFamily=linux ISA=x86-64)")
     args = ap.parse_args()
 
     def on_term(signum, _frame):
@@ -503,7 +504,8 @@ def main():
 
     scratch_root = os.path.abspath(args.scratch) if args.scratch else tempfile.mkdtemp(prefix="reapi-worker-")
     os.makedirs(scratch_root, exist_ok=True)
-    props = [p.split("=", 1) for p in args.property] or [["OSFamily", "linux"]]
+    isa = {"x86_64": "x86-64", "amd64": "x86-64"}.get(platform.machine().lower(), platform.machine().lower())
+    props = [p.split("=", 1) for p in args.property] or [["OSFamily", "linux"], ["ISA", isa]]
     channel = grpc.insecure_channel(args.server, options=GRPC_OPTIONS)
     cas = Cas(channel, args.instance)
     bots = bots_pb2_grpc.BotsStub(channel)
@@ -512,7 +514,6 @@ def main():
     log(f"bot_id {WORKER_ID}, server {args.server}, instance {args.instance!r}, properties {props}")
 
     session = None
-    done = set()
     backoff = 0.05
     try:
         while True:
@@ -523,7 +524,6 @@ def main():
                         bot_session=bots_pb2.BotSession(bot_id=WORKER_ID, status=bots_pb2.BotStatus.Value("OK"),
                                                         worker=worker)), timeout=LONG_POLL)
                     log(f"bot session {session.name}")
-                    done.clear()
                 else:
                     session = bots.UpdateBotSession(
                         bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session), timeout=LONG_POLL)
@@ -540,14 +540,15 @@ def main():
                 session = None
                 time.sleep(0.5)
                 continue
-            # drop leases the server has acknowledged as completed
-            work = [l for l in session.leases if l.state in (PENDING, ACTIVE) and l.id not in done]
+            # Leases we completed are dropped by the server in its reply. A lease id that comes
+            # back ACTIVE is a retry (BuildGrid re-queues INTERNAL/UNAVAILABLE results under the
+            # same id), so it is run again.
+            work = [l for l in session.leases if l.state in (PENDING, ACTIVE)]
             if not work:
                 time.sleep(0.05)  # the server long-polls; this only guards against a tight loop
                 continue
             for lease in work:
                 handle_lease(cas, lease, scratch_root)
-                done.add(lease.id)
     finally:
         if not args.scratch:
             shutil.rmtree(scratch_root, ignore_errors=True)

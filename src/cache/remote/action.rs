@@ -62,20 +62,29 @@ pub struct Action {
 }
 
 /// The platform every assetc action asks for: the operating system and
-/// processor the tool was built for, which a worker must match.
+/// processor the tool was built for, which a worker must match, named as
+/// the REAPI platform lexicon names them (`OSFamily` `linux`, `ISA`
+/// `x86-64`).
 fn platform() -> re::Platform {
-    let mut properties = vec![
-        re::platform::Property {
-            name: "ISA".into(),
-            value: std::env::consts::ARCH.into(),
-        },
-        re::platform::Property {
-            name: "OSFamily".into(),
-            value: std::env::consts::OS.into(),
-        },
-    ];
-    properties.sort_by(|a, b| a.name.cmp(&b.name));
-    re::Platform { properties }
+    let isa = match std::env::consts::ARCH {
+        "x86_64" => "x86-64",
+        "x86" => "x86-32",
+        "aarch64" => "arm-a64",
+        "arm" => "arm-a32",
+        other => other,
+    };
+    re::Platform {
+        properties: vec![
+            re::platform::Property {
+                name: "ISA".into(),
+                value: isa.into(),
+            },
+            re::platform::Property {
+                name: "OSFamily".into(),
+                value: std::env::consts::OS.into(),
+            },
+        ],
+    }
 }
 
 /// The command the worker runs for `job` with `settings`. The platform is

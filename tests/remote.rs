@@ -1,0 +1,356 @@
+//! Remote caching and execution against a real REAPI v2 server: BuildGrid
+//! from PyPI, started on loopback by each test through tests/reapi/serve.py
+//! (installed by tests/reapi/install, which tools/test runs), with its
+//! test-only stand-in for buildbox-worker when a test executes remotely.
+//!
+//! Each build sets `ASSETC_CACHE_LOG`, so the tests see what every edge did:
+//! `encode` (locally), `remote-hit` or `remote-exec`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Project, Run, ninja_program, rgba_png};
+
+/// The encode edges of the demo that go through the caches.
+const DEMO_CACHED_EDGES: usize = 22;
+
+/// A BuildGrid server (and, with execution, PostgreSQL and workers) that
+/// lives as long as the value.
+struct Server {
+    child: Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Server {
+    fn start(exec: bool) -> Self {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let python = repo.join("target/buildgrid/bin/python");
+        assert!(
+            python.exists(),
+            "{} is missing: run tests/reapi/install (tools/test does)",
+            python.display()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(python);
+        command
+            .arg(repo.join("tests/reapi/serve.py"))
+            .arg("--dir")
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if exec {
+            command.arg("--exec");
+        }
+        let mut child = command.spawn().expect("start tests/reapi/serve.py");
+        let port_file = dir.path().join("port");
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            if let Ok(text) = fs::read_to_string(&port_file) {
+                let port = text.trim().parse().expect("a port number");
+                return Self { child, dir, port };
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+                panic!("serve.py exited with {status}:\n{stderr}");
+            }
+            assert!(Instant::now() < deadline, "BuildGrid did not start in time");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("grpc://127.0.0.1:{}", self.port)
+    }
+
+    /// The file BuildGrid's disk storage keeps the blob `hash` in.
+    fn blob_file(&self, hash: &str) -> PathBuf {
+        self.dir.path().join("cas/cas/objects").join(&hash[..2]).join(&hash[2..])
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Closing its standard input stops serve.py and everything it started.
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `assetc configure` with `args`, then `ninja` with the cache log on;
+/// returns the run and each edge's outcome by source.
+fn build_logged(p: &Project, configure: &[&str], ninja: &[&str]) -> (Run, Vec<(String, String)>) {
+    let mut args = vec!["configure"];
+    args.extend_from_slice(configure);
+    p.assetc(&args).expect_ok("configure");
+    let log = p.path("cache.log");
+    let _ = fs::remove_file(&log);
+    let output = Command::new(ninja_program())
+        .args(ninja)
+        .env(assetc::cache::edge::LOG_ENV, &log)
+        .current_dir(p.root())
+        .output()
+        .unwrap();
+    let run = Run {
+        ok: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    let run = run.expect_ok("ninja");
+    let outcomes = fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let (outcome, source) = l.split_once(' ').unwrap();
+            (outcome.to_owned(), source.to_owned())
+        })
+        .collect();
+    (run, outcomes)
+}
+
+fn count(outcomes: &[(String, String)], outcome: &str) -> usize {
+    outcomes.iter().filter(|(o, _)| o == outcome).count()
+}
+
+/// Everything the build wrote for the game: the output folder and the packs.
+fn outputs(p: &Project) -> BTreeMap<String, Vec<u8>> {
+    let mut all = p.tree("runtime");
+    for name in ["desktop.hpack", "desktop.level1.hpack", "desktop.preload.hpack"] {
+        if let Ok(bytes) = fs::read(p.path("runtime").join(name)) {
+            all.insert(name.to_owned(), bytes);
+        }
+    }
+    all
+}
+
+/// A plain build of the demo (no cache, `-j1`), with `edit` applied first.
+fn reference(edit: impl Fn(&Project)) -> BTreeMap<String, Vec<u8>> {
+    let p = Project::demo();
+    edit(&p);
+    p.assetc(&["configure"]).expect_ok("configure");
+    p.ninja(&["-j1"]).expect_ok("reference build");
+    outputs(&p)
+}
+
+#[test]
+fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {
+    let server = Server::start(false);
+    let url = server.url();
+    let remote = ["--remote", url.as_str(), "--instance", "main"];
+    let first = Project::demo();
+    let (_, cold) = build_logged(&first, &remote, &[]);
+    assert_eq!(count(&cold, "encode"), DEMO_CACHED_EDGES, "{cold:?}");
+
+    let second = Project::demo();
+    let (warm_run, warm) = build_logged(&second, &remote, &[]);
+    assert_eq!(count(&warm, "remote-hit"), DEMO_CACHED_EDGES, "{warm:?}");
+    assert_eq!(count(&warm, "encode"), 0);
+    assert!(!warm_run.stdout.contains("unavailable"), "{}", warm_run.stdout);
+    assert_eq!(outputs(&first), outputs(&second));
+    second.assert_no_op();
+
+    // One edited image misses one action; the rest still hit.
+    let edited = Project::demo();
+    edited.write("assets/textures/checker.png", &rgba_png(16, 16, 42));
+    let (_, after_edit) = build_logged(&edited, &remote, &[]);
+    assert_eq!(count(&after_edit, "encode"), 1, "{after_edit:?}");
+    assert_eq!(after_edit.iter().find(|(o, _)| o == "encode").unwrap().1, "textures/checker.png");
+    assert_eq!(
+        outputs(&edited),
+        reference(|p| p.write("assets/textures/checker.png", &rgba_png(16, 16, 42)))
+    );
+
+    // Another instance name is another cache only where the server says so;
+    // BuildGrid's test config shares one storage, so nothing is asserted
+    // about it beyond a correct build.
+    let other = Project::demo();
+    let (_, default_instance) = build_logged(&other, &["--remote", url.as_str()], &[]);
+    assert_eq!(default_instance.len(), DEMO_CACHED_EDGES);
+    assert_eq!(outputs(&first), outputs(&other));
+}
+
+#[test]
+fn a_remote_executed_build_equals_a_local_one() {
+    let server = Server::start(true);
+    let url = server.url();
+    let remote = ["--remote", url.as_str(), "--remote-exec"];
+    let first = Project::demo();
+    let (_, ran) = build_logged(&first, &remote, &["-j2"]);
+    // Edges that read files besides their source (meshes, shaders, a glTF's
+    // embedded images) encode locally the first time, which records what
+    // they read; every other edge runs on a worker.
+    let reads_more = ["characters/walker.glb", "models/crate.gltf", "props/box.obj"];
+    for (outcome, source) in &ran {
+        let may_read_more = reads_more.contains(&source.as_str()) || source.ends_with(".shader");
+        assert!(outcome == "remote-exec" || may_read_more, "{source}: {ran:?}");
+    }
+    assert!(count(&ran, "remote-exec") >= 12, "{ran:?}");
+    assert_eq!(outputs(&first), reference(|_| ()));
+    first.assert_no_op();
+
+    // Every result, executed or encoded, is now in the action cache.
+    let second = Project::demo();
+    let (_, warm) = build_logged(&second, &remote, &["-j2"]);
+    assert_eq!(count(&warm, "remote-hit"), DEMO_CACHED_EDGES, "{warm:?}");
+    assert_eq!(outputs(&first), outputs(&second));
+
+    // Now that their inputs are known, the glTF's edges run remotely too:
+    // an edit to its buffer executes exactly the two edges that read it.
+    let pad = |p: &Project| {
+        let mut bin = fs::read(p.path("assets/models/crate.bin")).unwrap();
+        bin.extend_from_slice(b"pad!");
+        p.write("assets/models/crate.bin", &bin);
+    };
+    let edited = Project::demo();
+    pad(&edited);
+    let (_, after_edit) = build_logged(&edited, &remote, &["-j2"]);
+    let executed: Vec<&String> = after_edit
+        .iter()
+        .filter(|(o, _)| o == "remote-exec")
+        .map(|(_, s)| s)
+        .collect();
+    assert_eq!(executed, ["models/crate.gltf", "models/crate.gltf"], "{after_edit:?}");
+    assert_eq!(count(&after_edit, "encode"), 0, "{after_edit:?}");
+    assert_eq!(outputs(&edited), reference(pad));
+}
+
+#[test]
+fn a_server_that_is_not_there_costs_one_warning() {
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("grpc://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let p = Project::demo();
+    let (run, outcomes) = build_logged(&p, &["--remote", url.as_str()], &["-j2"]);
+    assert_eq!(count(&outcomes, "encode"), DEMO_CACHED_EDGES);
+    let warnings = run.stdout.matches("is unavailable").count();
+    assert_eq!(warnings, 1, "{}", run.stdout);
+    assert_eq!(outputs(&p), reference(|_| ()));
+}
+
+#[test]
+fn a_corrupt_remote_blob_is_rejected() {
+    let server = Server::start(false);
+    let url = server.url();
+    let first = Project::demo();
+    build_logged(&first, &["--remote", url.as_str()], &[]);
+    // Flip a byte of every stored copy of one output; BuildGrid serves the
+    // damaged bytes as they are.
+    let atlas = fs::read(first.path("runtime/desktop/fonts/DejaVuSans-Latin1.font.ktx2")).unwrap();
+    let hash = sha256_hex(&atlas);
+    let file = server.blob_file(&hash);
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[100] ^= 0xff;
+    fs::write(&file, bytes).unwrap();
+
+    let second = Project::demo();
+    let (run, outcomes) = build_logged(&second, &["--remote", url.as_str()], &[]);
+    assert!(run.stdout.contains("does not match its digest; rejected"), "{}", run.stdout);
+    let font = outcomes.iter().find(|(_, s)| s == "fonts/DejaVuSans-Latin1.ttf").unwrap();
+    assert_eq!(font.0, "encode");
+    assert_eq!(outputs(&first), outputs(&second));
+}
+
+#[test]
+fn a_connection_dropped_mid_download_falls_back_to_a_local_encode() {
+    let server = Server::start(false);
+    let first = Project::demo();
+    build_logged(&first, &["--remote", server.url().as_str()], &[]);
+    // A proxy that cuts every connection once 2 KiB came back from the
+    // server: lookups pass, downloads of the larger outputs break.
+    let proxy = CuttingProxy::start(server.port, 2048);
+    let url = format!("grpc://127.0.0.1:{}", proxy.port);
+    let second = Project::demo();
+    let (run, outcomes) = build_logged(&second, &["--remote", url.as_str()], &[]);
+    assert!(count(&outcomes, "encode") >= 1, "{outcomes:?}");
+    assert!(run.stdout.matches("warning: remote").count() <= 1, "{}", run.stdout);
+    assert_eq!(outputs(&first), outputs(&second));
+    assert!(second.temporary_files().is_empty());
+    second.assert_no_op();
+}
+
+/// Forwards loopback connections to a server and closes each one after
+/// `limit` bytes came back.
+struct CuttingProxy {
+    port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+impl CuttingProxy {
+    fn start(target: u16, limit: usize) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        client.set_nonblocking(false).unwrap();
+                        let server = TcpStream::connect(("127.0.0.1", target)).unwrap();
+                        relay(client, server, limit);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Self { port, stop }
+    }
+}
+
+impl Drop for CuttingProxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn relay(client: TcpStream, server: TcpStream, limit: usize) {
+    let (mut client_in, mut server_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut client_in, &mut server_out);
+        let _ = server_out.shutdown(Shutdown::Both);
+    });
+    let (mut server_in, mut client_out) = (server, client);
+    std::thread::spawn(move || {
+        let mut sent = 0;
+        let mut buffer = [0u8; 512];
+        while sent < limit {
+            match server_in.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let n = n.min(limit - sent);
+                    if client_out.write_all(&buffer[..n]).is_err() {
+                        break;
+                    }
+                    sent += n;
+                }
+            }
+        }
+        let _ = client_out.shutdown(Shutdown::Both);
+        let _ = server_in.shutdown(Shutdown::Both);
+    });
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
