@@ -30,12 +30,19 @@ struct Stats {
     bytes: u64,
 }
 
-fn stats(cache: &Path) -> Stats {
-    let out = Command::new(ASSETC)
-        .args(["cache", "stats", "--dir"])
+/// Runs `assetc cache <args> --dir <cache>`.
+fn assetc_cache(args: &[&str], cache: &Path) -> std::process::Output {
+    Command::new(ASSETC)
+        .arg("cache")
+        .args(args)
+        .arg("--dir")
         .arg(cache)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn stats(cache: &Path) -> Stats {
+    let out = assetc_cache(&["stats"], cache);
     assert!(
         out.status.success(),
         "{}",
@@ -58,21 +65,6 @@ fn stats(cache: &Path) -> Stats {
         corrupt: value("corrupt entries"),
         bytes: value("size"),
     }
-}
-
-/// Everything the build wrote for the game: the output folder and the packs.
-fn outputs(p: &Project) -> BTreeMap<String, Vec<u8>> {
-    let mut all = p.tree("runtime");
-    for name in [
-        "desktop.hpack",
-        "desktop.level1.hpack",
-        "desktop.preload.hpack",
-    ] {
-        if let Ok(bytes) = fs::read(p.path("runtime").join(name)) {
-            all.insert(name.to_owned(), bytes);
-        }
-    }
-    all
 }
 
 /// Ninja's recorded dependencies, per target, sorted (no times).
@@ -134,7 +126,7 @@ fn a_second_build_folder_encodes_nothing_and_matches_the_first() {
     };
     assert!(!warnings(&cold_run).is_empty());
     assert_eq!(warnings(&cold_run), warnings(&warm_run));
-    assert_eq!(outputs(&first), outputs(&second));
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
     assert_eq!(recorded_deps(&first), recorded_deps(&second));
     second.assert_no_op();
     assert!(second.temporary_files().is_empty());
@@ -194,7 +186,7 @@ fn edits_miss_exactly_the_edges_that_read_them() {
         plain.write(rel, &fs::read(edited.path(rel)).unwrap());
     }
     plain.build(&[]);
-    assert_eq!(outputs(&plain), outputs(&edited));
+    assert_eq!(plain.demo_outputs(), edited.demo_outputs());
 }
 
 /// Width and height from a PNG's IHDR.
@@ -233,13 +225,13 @@ fn a_corrupt_entry_is_a_miss_and_one_warning() {
     let after = stats(&cache);
     assert_eq!(after.hits, 0);
     assert!(after.corrupt >= 1);
-    assert_eq!(outputs(&first), outputs(&second));
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
     // The entries were replaced by good ones: a third folder hits.
     let third = Project::demo();
     configure_with(&third, &cache);
     third.ninja(&[]).expect_ok("third build");
     assert_eq!(stats(&cache).hits, DEMO_CACHED_EDGES);
-    assert_eq!(outputs(&first), outputs(&third));
+    assert_eq!(first.demo_outputs(), third.demo_outputs());
 }
 
 #[test]
@@ -252,15 +244,11 @@ fn killed_writers_leave_no_torn_entry() {
         configure_with(&p, &cache);
         kill_when_the_cache_is_written(&p, &cache, round);
         p.ninja(&[]).expect_ok("build after the kill");
-        assert_eq!(outputs(&reference), outputs(&p), "round {round}");
+        assert_eq!(reference.demo_outputs(), p.demo_outputs(), "round {round}");
         p.assert_no_op();
     }
     // Every entry left reads back whole; the trim removes dead temporaries.
-    let trim = Command::new(ASSETC)
-        .args(["cache", "trim", "--max-size", "1G", "--dir"])
-        .arg(&cache)
-        .output()
-        .unwrap();
+    let trim = assetc_cache(&["trim", "--max-size", "1G"], &cache);
     assert!(trim.status.success());
     let leftovers: Vec<_> = walkdir::WalkDir::new(&cache)
         .into_iter()
@@ -275,7 +263,7 @@ fn killed_writers_leave_no_torn_entry() {
     let last = Project::demo();
     configure_with(&last, &cache);
     last.ninja(&[]).expect_ok("warm build");
-    assert_eq!(outputs(&reference), outputs(&last));
+    assert_eq!(reference.demo_outputs(), last.demo_outputs());
 }
 
 /// Starts `ninja` and kills its whole process group once the cache holds
@@ -326,7 +314,7 @@ fn an_unusable_cache_folder_costs_a_warning_not_the_build() {
     );
     let plain = Project::demo();
     plain.build(&[]);
-    assert_eq!(outputs(&plain), outputs(&p));
+    assert_eq!(plain.demo_outputs(), p.demo_outputs());
 }
 
 #[test]
@@ -345,11 +333,7 @@ fn trimming_keeps_the_folder_within_its_limit() {
     first.ninja(&[]).expect_ok("build");
     let limited = stats(&cache);
     assert!(limited.bytes <= 2 * 60 * 1024, "{limited:?}");
-    let run = Command::new(ASSETC)
-        .args(["cache", "trim", "--max-size", "10K", "--dir"])
-        .arg(&cache)
-        .output()
-        .unwrap();
+    let run = assetc_cache(&["trim", "--max-size", "10K"], &cache);
     assert!(run.status.success());
     assert!(String::from_utf8_lossy(&run.stdout).contains("trimmed"));
     assert!(stats(&cache).bytes <= 10 * 1024);
@@ -357,7 +341,7 @@ fn trimming_keeps_the_folder_within_its_limit() {
     let second = Project::demo();
     configure_with(&second, &cache);
     second.ninja(&[]).expect_ok("build after the trim");
-    assert_eq!(outputs(&first), outputs(&second));
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
 }
 
 #[test]
@@ -446,7 +430,7 @@ fn the_launcher_prefixes_every_encode_command() {
     );
     let plain = Project::demo();
     plain.build(&[]);
-    assert_eq!(outputs(&plain), outputs(&p));
+    assert_eq!(plain.demo_outputs(), p.demo_outputs());
     // The launcher stays through Ninja's own re-run of configure.
     let ninja_file = fs::read_to_string(p.path("build.ninja")).unwrap();
     assert!(

@@ -32,7 +32,8 @@ struct Server {
 }
 
 impl Server {
-    fn start(exec: bool) -> Self {
+    /// Starts serve.py with `flags` (`--exec`, `--tls`, `--tls-client-auth`).
+    fn start(flags: &[&str]) -> Self {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let python = repo.join("target/buildgrid/bin/python");
         assert!(
@@ -48,10 +49,8 @@ impl Server {
             .arg(dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        if exec {
-            command.arg("--exec");
-        }
+            .stderr(Stdio::piped())
+            .args(flags);
         let mut child = command.spawn().expect("start tests/reapi/serve.py");
         let port_file = dir.path().join("port");
         let deadline = Instant::now() + Duration::from_secs(180);
@@ -76,7 +75,11 @@ impl Server {
 
     /// The file BuildGrid's disk storage keeps the blob `hash` in.
     fn blob_file(&self, hash: &str) -> PathBuf {
-        self.dir.path().join("cas/cas/objects").join(&hash[..2]).join(&hash[2..])
+        self.dir
+            .path()
+            .join("cas/cas/objects")
+            .join(&hash[..2])
+            .join(&hash[2..])
     }
 }
 
@@ -131,29 +134,18 @@ fn count(outcomes: &[(String, String)], outcome: &str) -> usize {
     outcomes.iter().filter(|(o, _)| o == outcome).count()
 }
 
-/// Everything the build wrote for the game: the output folder and the packs.
-fn outputs(p: &Project) -> BTreeMap<String, Vec<u8>> {
-    let mut all = p.tree("runtime");
-    for name in ["desktop.hpack", "desktop.level1.hpack", "desktop.preload.hpack"] {
-        if let Ok(bytes) = fs::read(p.path("runtime").join(name)) {
-            all.insert(name.to_owned(), bytes);
-        }
-    }
-    all
-}
-
 /// A plain build of the demo (no cache, `-j1`), with `edit` applied first.
 fn reference(edit: impl Fn(&Project)) -> BTreeMap<String, Vec<u8>> {
     let p = Project::demo();
     edit(&p);
     p.assetc(&["configure"]).expect_ok("configure");
     p.ninja(&["-j1"]).expect_ok("reference build");
-    outputs(&p)
+    p.demo_outputs()
 }
 
 #[test]
 fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {
-    let server = Server::start(false);
+    let server = Server::start(&[]);
     let url = server.url();
     let remote = ["--remote", url.as_str(), "--instance", "main"];
     let first = Project::demo();
@@ -164,8 +156,12 @@ fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {
     let (warm_run, warm) = build_logged(&second, &remote, &[]);
     assert_eq!(count(&warm, "remote-hit"), DEMO_CACHED_EDGES, "{warm:?}");
     assert_eq!(count(&warm, "encode"), 0);
-    assert!(!warm_run.stdout.contains("unavailable"), "{}", warm_run.stdout);
-    assert_eq!(outputs(&first), outputs(&second));
+    assert!(
+        !warm_run.stdout.contains("unavailable"),
+        "{}",
+        warm_run.stdout
+    );
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
     second.assert_no_op();
 
     // One edited image misses one action; the rest still hit.
@@ -173,9 +169,12 @@ fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {
     edited.write("assets/textures/checker.png", &rgba_png(16, 16, 42));
     let (_, after_edit) = build_logged(&edited, &remote, &[]);
     assert_eq!(count(&after_edit, "encode"), 1, "{after_edit:?}");
-    assert_eq!(after_edit.iter().find(|(o, _)| o == "encode").unwrap().1, "textures/checker.png");
     assert_eq!(
-        outputs(&edited),
+        after_edit.iter().find(|(o, _)| o == "encode").unwrap().1,
+        "textures/checker.png"
+    );
+    assert_eq!(
+        edited.demo_outputs(),
         reference(|p| p.write("assets/textures/checker.png", &rgba_png(16, 16, 42)))
     );
 
@@ -185,12 +184,12 @@ fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {
     let other = Project::demo();
     let (_, default_instance) = build_logged(&other, &["--remote", url.as_str()], &[]);
     assert_eq!(default_instance.len(), DEMO_CACHED_EDGES);
-    assert_eq!(outputs(&first), outputs(&other));
+    assert_eq!(first.demo_outputs(), other.demo_outputs());
 }
 
 #[test]
 fn a_remote_executed_build_equals_a_local_one() {
-    let server = Server::start(true);
+    let server = Server::start(&["--exec"]);
     let url = server.url();
     let remote = ["--remote", url.as_str(), "--remote-exec"];
     let first = Project::demo();
@@ -198,20 +197,27 @@ fn a_remote_executed_build_equals_a_local_one() {
     // Edges that read files besides their source (meshes, shaders, a glTF's
     // embedded images) encode locally the first time, which records what
     // they read; every other edge runs on a worker.
-    let reads_more = ["characters/walker.glb", "models/crate.gltf", "props/box.obj"];
+    let reads_more = [
+        "characters/walker.glb",
+        "models/crate.gltf",
+        "props/box.obj",
+    ];
     for (outcome, source) in &ran {
         let may_read_more = reads_more.contains(&source.as_str()) || source.ends_with(".shader");
-        assert!(outcome == "remote-exec" || may_read_more, "{source}: {ran:?}");
+        assert!(
+            outcome == "remote-exec" || may_read_more,
+            "{source}: {ran:?}"
+        );
     }
     assert!(count(&ran, "remote-exec") >= 12, "{ran:?}");
-    assert_eq!(outputs(&first), reference(|_| ()));
+    assert_eq!(first.demo_outputs(), reference(|_| ()));
     first.assert_no_op();
 
     // Every result, executed or encoded, is now in the action cache.
     let second = Project::demo();
     let (_, warm) = build_logged(&second, &remote, &["-j2"]);
     assert_eq!(count(&warm, "remote-hit"), DEMO_CACHED_EDGES, "{warm:?}");
-    assert_eq!(outputs(&first), outputs(&second));
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
 
     // Now that their inputs are known, the glTF's edges run remotely too:
     // an edit to its buffer executes exactly the two edges that read it.
@@ -228,9 +234,13 @@ fn a_remote_executed_build_equals_a_local_one() {
         .filter(|(o, _)| o == "remote-exec")
         .map(|(_, s)| s)
         .collect();
-    assert_eq!(executed, ["models/crate.gltf", "models/crate.gltf"], "{after_edit:?}");
+    assert_eq!(
+        executed,
+        ["models/crate.gltf", "models/crate.gltf"],
+        "{after_edit:?}"
+    );
     assert_eq!(count(&after_edit, "encode"), 0, "{after_edit:?}");
-    assert_eq!(outputs(&edited), reference(pad));
+    assert_eq!(edited.demo_outputs(), reference(pad));
 }
 
 #[test]
@@ -243,12 +253,12 @@ fn a_server_that_is_not_there_costs_one_warning() {
     assert_eq!(count(&outcomes, "encode"), DEMO_CACHED_EDGES);
     let warnings = run.stdout.matches("is unavailable").count();
     assert_eq!(warnings, 1, "{}", run.stdout);
-    assert_eq!(outputs(&p), reference(|_| ()));
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
 }
 
 #[test]
 fn a_corrupt_remote_blob_is_rejected() {
-    let server = Server::start(false);
+    let server = Server::start(&[]);
     let url = server.url();
     let first = Project::demo();
     build_logged(&first, &["--remote", url.as_str()], &[]);
@@ -263,15 +273,22 @@ fn a_corrupt_remote_blob_is_rejected() {
 
     let second = Project::demo();
     let (run, outcomes) = build_logged(&second, &["--remote", url.as_str()], &[]);
-    assert!(run.stdout.contains("does not match its digest; rejected"), "{}", run.stdout);
-    let font = outcomes.iter().find(|(_, s)| s == "fonts/DejaVuSans-Latin1.ttf").unwrap();
+    assert!(
+        run.stdout.contains("does not match its digest; rejected"),
+        "{}",
+        run.stdout
+    );
+    let font = outcomes
+        .iter()
+        .find(|(_, s)| s == "fonts/DejaVuSans-Latin1.ttf")
+        .unwrap();
     assert_eq!(font.0, "encode");
-    assert_eq!(outputs(&first), outputs(&second));
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
 }
 
 #[test]
 fn a_connection_dropped_mid_download_falls_back_to_a_local_encode() {
-    let server = Server::start(false);
+    let server = Server::start(&[]);
     let first = Project::demo();
     build_logged(&first, &["--remote", server.url().as_str()], &[]);
     // A proxy that cuts every connection once 2 KiB came back from the
@@ -281,8 +298,12 @@ fn a_connection_dropped_mid_download_falls_back_to_a_local_encode() {
     let second = Project::demo();
     let (run, outcomes) = build_logged(&second, &["--remote", url.as_str()], &[]);
     assert!(count(&outcomes, "encode") >= 1, "{outcomes:?}");
-    assert!(run.stdout.matches("warning: remote").count() <= 1, "{}", run.stdout);
-    assert_eq!(outputs(&first), outputs(&second));
+    assert!(
+        run.stdout.matches("warning: remote").count() <= 1,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
     assert!(second.temporary_files().is_empty());
     second.assert_no_op();
 }
@@ -324,7 +345,8 @@ impl Drop for CuttingProxy {
 }
 
 fn relay(client: TcpStream, server: TcpStream, limit: usize) {
-    let (mut client_in, mut server_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+    let (mut client_in, mut server_out) =
+        (client.try_clone().unwrap(), server.try_clone().unwrap());
     std::thread::spawn(move || {
         let _ = std::io::copy(&mut client_in, &mut server_out);
         let _ = server_out.shutdown(Shutdown::Both);
@@ -350,7 +372,49 @@ fn relay(client: TcpStream, server: TcpStream, limit: usize) {
     });
 }
 
+#[test]
+fn tls_and_client_certificates_reach_the_server() {
+    let server = Server::start(&["--tls-client-auth"]);
+    let tls = server.dir.path().join("tls");
+    let file = |name: &str| tls.join(name).to_string_lossy().into_owned();
+    let url = format!("grpcs://127.0.0.1:{}", server.port);
+    let (ca, cert, key) = (file("ca.pem"), file("client.pem"), file("client-key.pem"));
+
+    // Trusting the CA is not enough: the server wants a client certificate.
+    let refused = Project::demo();
+    let (run, outcomes) = build_logged(&refused, &["--remote", &url, "--remote-ca", &ca], &[]);
+    assert_eq!(count(&outcomes, "encode"), DEMO_CACHED_EDGES);
+    assert_eq!(
+        run.stdout.matches("is unavailable").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+
+    let with_cert = [
+        "--remote",
+        &url,
+        "--remote-ca",
+        &ca,
+        "--remote-cert",
+        &cert,
+        "--remote-key",
+        &key,
+    ];
+    let first = Project::demo();
+    let (run, cold) = build_logged(&first, &with_cert, &[]);
+    assert!(!run.stdout.contains("unavailable"), "{}", run.stdout);
+    assert_eq!(count(&cold, "encode"), DEMO_CACHED_EDGES);
+    let second = Project::demo();
+    let (_, warm) = build_logged(&second, &with_cert, &[]);
+    assert_eq!(count(&warm, "remote-hit"), DEMO_CACHED_EDGES, "{warm:?}");
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

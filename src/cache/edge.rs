@@ -30,7 +30,6 @@ use super::key::{self, Key, Settings, ToolId};
 use super::record::{self, ActionRecord, BlobRef};
 use super::remote::action::{self, Action, Input, Produced};
 use super::remote::client::RemoteError;
-use super::remote::merkle::digest_of;
 use super::remote::{Fetched, Session};
 use super::stats::{self, Counters};
 use super::store::{LocalCache, Lookup};
@@ -189,24 +188,16 @@ impl<'a> Edge<'a> {
         let Some(fetched) = session.execute(&run, &exe, &self.tool_digest()?, &inputs)? else {
             return Ok(None);
         };
-        // Key the result by the inputs the run actually read, as a later
-        // lookup will.
-        if known.as_ref() != Some(&fetched.deps) {
-            let record_text = record::render_deps(&fetched.deps);
-            if let Some((keyed, _)) = self.remote_action(&fetched.deps)? {
-                let (result, blobs) = action::result_of(&fetched.produced);
-                session.store(&keyed, result, &blobs)?;
-            }
-            let record_blob = [(
-                digest_of(record_text.as_bytes()),
-                record_text.clone().into_bytes(),
-            )];
-            session.store(
-                &deps_action,
-                action::deps_result(record_text.as_bytes()),
-                &record_blob,
-            )?;
+        // Record what the run read, and its result under the action a later
+        // lookup computes from that, for every other machine.
+        if let Some((keyed, _)) = self.remote_action(&fetched.deps)?
+            && keyed.digest != run.digest
+        {
+            let (result, blobs) = action::result_of(&fetched.produced);
+            session.store(&keyed, result, &blobs)?;
         }
+        let text = record::render_deps(&fetched.deps);
+        session.store_deps(&deps_action, text.as_bytes())?;
         Ok(Some(("remote-exec", fetched)))
     }
 

@@ -10,7 +10,7 @@
 //!
 //! Both end in a `check` line holding the BLAKE3 hash of everything before
 //! it, so a truncated or altered record is told from a good one (see
-//! `docs/formats/cache.md`).
+//! `docs/cache.md`).
 
 use super::key::Key;
 

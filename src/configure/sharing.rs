@@ -140,3 +140,41 @@ impl Sharing {
         words
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_encode_options_name_the_cache_and_the_remote() {
+        assert!(Sharing::default().encode_options(".assetc/x").is_empty());
+        let sharing = Sharing {
+            cache: Some(PathBuf::from("/c")),
+            cache_max_size: Some(ByteSize(1 << 30)),
+            remote: RemoteConfig {
+                url: Some("grpcs://r:1".into()),
+                instance: Some("main".into()),
+                exec: true,
+                ca: Some(PathBuf::from("/ca.pem")),
+                ..RemoteConfig::default()
+            },
+            ..Sharing::default()
+        };
+        assert_eq!(
+            sharing.encode_options("b").join(" "),
+            "--cache /c --cache-max-size 1G --remote grpcs://r:1 --remote-ca /ca.pem \
+             --remote-instance main --remote-exec --cache-state b"
+        );
+        let remote_only = Sharing {
+            remote: RemoteConfig {
+                url: Some("grpc://r:1".into()),
+                ..RemoteConfig::default()
+            },
+            ..Sharing::default()
+        };
+        assert_eq!(
+            remote_only.encode_options("b").join(" "),
+            "--remote grpc://r:1 --cache-state b"
+        );
+    }
+}

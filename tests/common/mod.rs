@@ -173,6 +173,22 @@ impl Project {
             .collect()
     }
 
+    /// What a build of the demo wrote for the game, by path: the preset's
+    /// output folder and its three packs.
+    pub fn demo_outputs(&self) -> BTreeMap<String, Vec<u8>> {
+        let mut all = self.tree("runtime");
+        for name in [
+            "desktop.hpack",
+            "desktop.level1.hpack",
+            "desktop.preload.hpack",
+        ] {
+            if let Ok(bytes) = fs::read(self.path("runtime").join(name)) {
+                all.insert(name.to_owned(), bytes);
+            }
+        }
+        all
+    }
+
     /// Every file below the project, by relative path, that is a temporary
     /// file a writer should have renamed or removed: an output's
     /// `.assetc-tmp-` file, or a `*.tmp` scratch file.

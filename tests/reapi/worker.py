@@ -7,6 +7,9 @@ assetc and gives no sandboxing: commands run as the current user in a scratch fo
 
     target/buildgrid/bin/python tests/reapi/worker.py --server 127.0.0.1:PORT \
         [--instance NAME] [--scratch DIR] [--property KEY=VALUE ...]
+        [--tls-ca CA.pem [--tls-client-cert CERT.pem --tls-client-key KEY.pem]]
+
+With --tls-ca the worker connects over TLS, trusting only that CA (serve.py --tls).
 
 Loop: CreateBotSession (primary device properties OSFamily=linux and ISA=x86-64, the
 latter from uname, unless --property is given), long-poll UpdateBotSession; for each
@@ -494,7 +497,14 @@ def main():
     ap.add_argument("--scratch", default=None, help="folder for per-lease scratch folders")
     ap.add_argument("--property", action="append", default=[], metavar="KEY=VALUE",
                     help="device property, repeatable (default: OSFamily=linux ISA=x86-64)")
+    ap.add_argument("--tls-ca", default=None, metavar="PEM",
+                    help="connect with TLS, trusting only this CA certificate")
+    ap.add_argument("--tls-client-cert", default=None, metavar="PEM", help="with --tls-ca: client certificate")
+    ap.add_argument("--tls-client-key", default=None, metavar="PEM", help="with --tls-ca: client private key")
     args = ap.parse_args()
+    if (args.tls_client_cert or args.tls_client_key) and not (args.tls_ca and args.tls_client_cert
+                                                              and args.tls_client_key):
+        ap.error("--tls-client-cert and --tls-client-key go together, and need --tls-ca")
 
     def on_term(signum, _frame):
         raise SystemExit(0)
@@ -506,12 +516,23 @@ def main():
     os.makedirs(scratch_root, exist_ok=True)
     isa = {"x86_64": "x86-64", "amd64": "x86-64"}.get(platform.machine().lower(), platform.machine().lower())
     props = [p.split("=", 1) for p in args.property] or [["OSFamily", "linux"], ["ISA", isa]]
-    channel = grpc.insecure_channel(args.server, options=GRPC_OPTIONS)
+    if args.tls_ca:
+        def rd(path):
+            with open(path, "rb") as f:
+                return f.read()
+
+        creds = grpc.ssl_channel_credentials(
+            root_certificates=rd(args.tls_ca),
+            private_key=rd(args.tls_client_key) if args.tls_client_key else None,
+            certificate_chain=rd(args.tls_client_cert) if args.tls_client_cert else None)
+        channel = grpc.secure_channel(args.server, creds, options=GRPC_OPTIONS)
+    else:
+        channel = grpc.insecure_channel(args.server, options=GRPC_OPTIONS)
     cas = Cas(channel, args.instance)
     bots = bots_pb2_grpc.BotsStub(channel)
     worker = worker_pb2.Worker(devices=[worker_pb2.Device(
         handle="primary", properties=[worker_pb2.Device.Property(key=k, value=v) for k, v in props])])
-    log(f"bot_id {WORKER_ID}, server {args.server}, instance {args.instance!r}, properties {props}")
+    log(f"bot_id {WORKER_ID}, server {args.server}{' (TLS)' if args.tls_ca else ''}, instance {args.instance!r}, properties {props}")
 
     session = None
     backoff = 0.05

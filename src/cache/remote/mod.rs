@@ -223,8 +223,13 @@ impl<'a> Session<'a> {
     ) -> Result<(), RemoteError> {
         let (result, blobs) = action::result_of(produced);
         self.store(edge_action, result, &blobs)?;
-        let record_blob = [(merkle::digest_of(deps_record), deps_record.to_vec())];
-        self.store(deps_action, action::deps_result(deps_record), &record_blob)
+        self.store_deps(deps_action, deps_record)
+    }
+
+    /// Stores the deps record `text` as the result of `deps_action`.
+    pub fn store_deps(&self, deps_action: &Action, text: &[u8]) -> Result<(), RemoteError> {
+        let blob = [(merkle::digest_of(text), text.to_vec())];
+        self.store(deps_action, action::deps_result(text), &blob)
     }
 
     /// Records `result` (whose blobs are `blobs`) as the result of `action`.
