@@ -83,7 +83,11 @@ impl Headers {
     /// Reads [`HEADERS_ENV`]; a malformed line is an error naming the line
     /// number (never its text, which may hold a secret).
     fn from_env() -> Result<Self, String> {
-        let text = std::env::var(HEADERS_ENV).unwrap_or_default();
+        Self::parse(&std::env::var(HEADERS_ENV).unwrap_or_default())
+    }
+
+    /// Reads `name: value` lines; blank lines are skipped.
+    fn parse(text: &str) -> Result<Self, String> {
         let mut headers = Vec::new();
         for (index, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -537,4 +541,34 @@ fn endpoint(args: &RemoteArgs) -> Result<Endpoint, String> {
         endpoint = endpoint.tls_config(config).map_err(|e| e.to_string())?;
     }
     Ok(endpoint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_read_and_bad_lines_named_without_their_text() {
+        let headers = Headers::parse("Authorization: Bearer s3cret\n\nx-api-key:k ").unwrap();
+        let names: Vec<&str> = headers.0.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["authorization", "x-api-key"]);
+        assert_eq!(headers.0[0].1, "Bearer s3cret");
+        let error = Headers::parse("a: 1\nno colon s3cret").unwrap_err();
+        assert!(
+            error.contains("line 2") && !error.contains("s3cret"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn addresses_need_a_grpc_scheme() {
+        let args = |url: &str| RemoteArgs {
+            remote: Some(url.into()),
+            ..RemoteArgs::default()
+        };
+        assert!(endpoint(&args("grpc://127.0.0.1:1")).is_ok());
+        assert!(endpoint(&args("grpcs://example.org")).is_ok());
+        assert!(endpoint(&args("127.0.0.1:1")).is_err());
+        assert!(endpoint(&args("ftp://x")).is_err());
+    }
 }

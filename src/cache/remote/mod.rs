@@ -25,6 +25,7 @@ use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 use self::action::{Action, Input, Produced};
 use self::client::{Remote, RemoteError};
 use crate::cli;
+use crate::fragment::Fragment;
 
 /// The remote options of `assetc-encode`.
 #[derive(Debug, Default, Clone, clap::Args)]
@@ -193,6 +194,8 @@ impl<'a> Session<'a> {
             .ok_or_else(|| RemoteError::Invalid("the output tree is malformed".into()))?;
         let digests: Vec<re::Digest> = listed.iter().map(|(_, d)| d.clone()).collect();
         let bytes = self.remote.download(&digests)?;
+        let files: Vec<(String, Vec<u8>)> = listed.into_iter().map(|(p, _)| p).zip(bytes).collect();
+        check_against_fragment(&files, &fragment)?;
         let deps = match deps {
             Some(deps) => deps.to_vec(),
             None => depfile_inputs(&found.next().unwrap_or_default())?,
@@ -205,7 +208,7 @@ impl<'a> Session<'a> {
         Ok(Some(Fetched {
             deps,
             produced: Produced {
-                files: listed.into_iter().map(|(p, _)| p).zip(bytes).collect(),
+                files,
                 fragment,
                 warnings,
             },
@@ -247,6 +250,31 @@ impl<'a> Session<'a> {
         self.remote.upload(&all)?;
         self.remote.update_action_result(&action.digest, result)
     }
+}
+
+/// Checks that a result's files are exactly those its fragment lists, with
+/// the BLAKE3 hashes the fragment recorded, so the link reads what the
+/// encoder wrote.
+fn check_against_fragment(files: &[(String, Vec<u8>)], fragment: &[u8]) -> Result<(), RemoteError> {
+    let invalid = |what: &str| RemoteError::Invalid(format!("the result {what}"));
+    let fragment = Fragment::parse(&String::from_utf8_lossy(fragment))
+        .map_err(|(line, what)| invalid(&format!("has a bad fragment (line {line}: {what})")))?;
+    let mut listed = fragment.files.clone();
+    let mut produced: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    listed.sort();
+    produced.sort();
+    if listed != produced {
+        return Err(invalid("holds other files than its fragment lists"));
+    }
+    for (path, bytes) in files {
+        let recorded = fragment.hashes.iter().find(|h| &h.path == path);
+        if !recorded.is_some_and(|h| h.matches(bytes)) {
+            return Err(invalid(&format!(
+                "file {path} does not match its fragment's hash"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The inputs a remote depfile names besides the source.
@@ -304,4 +332,26 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         cause = c.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fragment::FileHash;
+
+    #[test]
+    fn a_result_must_hold_what_its_fragment_lists() {
+        let fragment = Fragment {
+            source: "ui/a.png".into(),
+            files: vec!["ui/a.ktx2".into()],
+            hashes: vec![FileHash::of("ui/a.ktx2", b"ktx")],
+            ..Fragment::default()
+        }
+        .render();
+        let file = |bytes: &[u8]| vec![("ui/a.ktx2".to_owned(), bytes.to_vec())];
+        assert!(check_against_fragment(&file(b"ktx"), fragment.as_bytes()).is_ok());
+        assert!(check_against_fragment(&file(b"kt?"), fragment.as_bytes()).is_err());
+        assert!(check_against_fragment(&[], fragment.as_bytes()).is_err());
+        assert!(check_against_fragment(&file(b"ktx"), b"not a fragment").is_err());
+    }
 }
