@@ -160,13 +160,17 @@ impl<'a> Edge<'a> {
                 .deps(&deps_action)?
                 .and_then(|text| record::parse_deps(&String::from_utf8_lossy(&text))),
         };
-        if let Some(deps) = &known {
-            let Some((keyed, _)) = self.remote_action(deps)? else {
-                return Ok(None);
-            };
-            if let Some(fetched) = session.lookup(&keyed, deps)? {
-                return Ok(Some(("remote-hit", fetched)));
-            }
+        let keyed = match &known {
+            Some(deps) => match self.remote_action(deps)? {
+                Some(keyed) => Some(keyed),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        if let (Some(deps), Some((action, _))) = (&known, &keyed)
+            && let Some(fetched) = session.lookup(action, deps)?
+        {
+            return Ok(Some(("remote-hit", fetched)));
         }
         if !session.executes() {
             return Ok(None);
@@ -176,22 +180,25 @@ impl<'a> Edge<'a> {
         // others may read files they find by name, and an encoder that
         // tolerates a missing one (an OBJ's `.mtl`) would give another
         // result there. They encode locally once, which records their deps.
-        let reads = match &known {
-            Some(deps) => deps.clone(),
-            None if self.reads_only_its_source() => folder_files(&self.job.input),
-            None => return Ok(None),
-        };
-        let Some((run, inputs)) = self.remote_action(&reads)? else {
-            return Ok(None);
+        let (reads, (run, inputs)) = match (known, keyed) {
+            (Some(deps), Some(keyed)) => (deps, keyed),
+            _ if self.reads_only_its_source() => {
+                let reads = folder_files(&self.job.input);
+                match self.remote_action(&reads)? {
+                    Some(keyed) => (reads, keyed),
+                    None => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
         };
         let exe = std::env::current_exe().map_err(|e| RemoteError::Invalid(e.to_string()))?;
         let Some(fetched) = session.execute(&run, &exe, &self.tool_digest()?, &inputs)? else {
             return Ok(None);
         };
-        // Record what the run read, and its result under the action a later
-        // lookup computes from that, for every other machine.
-        if let Some((keyed, _)) = self.remote_action(&fetched.deps)?
-            && keyed.digest != run.digest
+        // Record what the run read and, when that is not what it was sent,
+        // its result under the action a later lookup computes from it.
+        if fetched.deps != reads
+            && let Some((keyed, _)) = self.remote_action(&fetched.deps)?
         {
             let (result, blobs) = action::result_of(&fetched.produced);
             session.store(&keyed, result, &blobs)?;

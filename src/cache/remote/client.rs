@@ -123,6 +123,26 @@ impl Interceptor for Headers {
 
 type Transport = InterceptedService<Channel, Headers>;
 
+/// Where the bytes of a blob to upload are.
+#[derive(Debug, Clone, Copy)]
+pub enum Blob<'a> {
+    /// In memory.
+    Bytes(&'a [u8]),
+    /// In a file, read only if the server does not have the blob.
+    File(&'a std::path::Path),
+}
+
+impl Blob<'_> {
+    fn bytes(&self) -> Result<std::borrow::Cow<'_, [u8]>, RemoteError> {
+        match self {
+            Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
+            Blob::File(path) => std::fs::read(path)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| RemoteError::Invalid(format!("{}: {e}", path.display()))),
+        }
+    }
+}
+
 /// A connection to one REAPI instance.
 pub struct Remote {
     runtime: tokio::runtime::Runtime,
@@ -208,8 +228,9 @@ impl Remote {
             .map_err(call("UpdateActionResult"))
     }
 
-    /// Uploads the blobs the server does not have yet.
-    pub fn upload(&self, blobs: &[(re::Digest, &[u8])]) -> Result<(), RemoteError> {
+    /// Uploads the blobs the server does not have yet; a file is read only
+    /// when it is missing there.
+    pub fn upload(&self, blobs: &[(re::Digest, Blob)]) -> Result<(), RemoteError> {
         let mut cas = self.cas();
         let request = re::FindMissingBlobsRequest {
             instance_name: self.instance.clone(),
@@ -224,9 +245,10 @@ impl Remote {
             .missing_blob_digests;
         let mut batch = Vec::new();
         let mut batch_size = 0;
-        for (digest, bytes) in blobs.iter().filter(|(d, _)| missing.contains(d)) {
+        for (digest, blob) in blobs.iter().filter(|(d, _)| missing.contains(d)) {
+            let bytes = blob.bytes()?;
             if bytes.len() > BATCH_LIMIT {
-                self.write_stream(digest, bytes)?;
+                self.write_stream(digest, &bytes)?;
                 continue;
             }
             if batch_size + bytes.len() > BATCH_LIMIT {
@@ -234,7 +256,7 @@ impl Remote {
                 batch_size = 0;
             }
             batch_size += bytes.len();
-            batch.push((digest.clone(), bytes.to_vec()));
+            batch.push((digest.clone(), bytes.into_owned()));
         }
         if !batch.is_empty() {
             self.write_batch(batch)?;

@@ -23,7 +23,7 @@ use std::time::{Duration, SystemTime};
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 
 use self::action::{Action, Input, Produced};
-use self::client::{Remote, RemoteError};
+use self::client::{Blob, Remote, RemoteError};
 use crate::cli;
 use crate::fragment::Fragment;
 
@@ -147,19 +147,15 @@ impl<'a> Session<'a> {
         tool_digest: &re::Digest,
         inputs: &[Input],
     ) -> Result<Option<Fetched>, RemoteError> {
-        let read = |path: &Path| {
-            fs::read(path).map_err(|e| RemoteError::Invalid(format!("{}: {e}", path.display())))
-        };
-        let mut files = vec![(tool_digest.clone(), read(tool)?)];
-        for input in inputs {
-            files.push((input.digest.clone(), read(Path::new(&input.path))?));
-        }
-        let mut blobs: Vec<(re::Digest, &[u8])> = edge_action
+        let mut blobs: Vec<(re::Digest, Blob)> = edge_action
             .blobs
             .iter()
-            .map(|(d, b)| (d.clone(), b.as_slice()))
+            .map(|(d, b)| (d.clone(), Blob::Bytes(b)))
             .collect();
-        blobs.extend(files.iter().map(|(d, b)| (d.clone(), b.as_slice())));
+        blobs.push((tool_digest.clone(), Blob::File(tool)));
+        for input in inputs {
+            blobs.push((input.digest.clone(), Blob::File(Path::new(&input.path))));
+        }
         self.remote.upload(&blobs)?;
         let response = self.remote.execute(&edge_action.digest)?;
         if response.status.as_ref().is_some_and(|s| s.code != 0) {
@@ -242,10 +238,10 @@ impl<'a> Session<'a> {
         result: re::ActionResult,
         blobs: &[(re::Digest, Vec<u8>)],
     ) -> Result<(), RemoteError> {
-        let all: Vec<(re::Digest, &[u8])> = blobs
+        let all: Vec<(re::Digest, Blob)> = blobs
             .iter()
             .chain(&action.blobs)
-            .map(|(d, b)| (d.clone(), b.as_slice()))
+            .map(|(d, b)| (d.clone(), Blob::Bytes(b)))
             .collect();
         self.remote.upload(&all)?;
         self.remote.update_action_result(&action.digest, result)
