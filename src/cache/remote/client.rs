@@ -63,6 +63,15 @@ pub enum RemoteError {
         /// The server's answer.
         status: Box<tonic::Status>,
     },
+    /// The server could not run an action (no worker, a queue time-out, a
+    /// worker error): the remote is failing, not the edge.
+    #[error("the remote run did not complete: {message} (code {code})")]
+    Execution {
+        /// The `google.rpc.Code`.
+        code: i32,
+        /// The server's message.
+        message: String,
+    },
     /// A blob did not match its digest, or an answer was malformed.
     #[error("{0}")]
     Invalid(String),

@@ -139,7 +139,8 @@ impl<'a> Session<'a> {
 
     /// Runs `edge_action` remotely after uploading what it needs: its
     /// messages, the tool and the `inputs` (read from their project paths).
-    /// `None` when the encode failed there (a local encode will report it).
+    /// `None` when the encoder failed there (the local encode that follows
+    /// reports it); an error when the server could not run it.
     pub fn execute(
         &self,
         edge_action: &Action,
@@ -158,8 +159,11 @@ impl<'a> Session<'a> {
         }
         self.remote.upload(&blobs)?;
         let response = self.remote.execute(&edge_action.digest)?;
-        if response.status.as_ref().is_some_and(|s| s.code != 0) {
-            return Ok(None);
+        if let Some(status) = response.status.filter(|s| s.code != 0) {
+            return Err(RemoteError::Execution {
+                code: status.code,
+                message: status.message,
+            });
         }
         match response.result {
             Some(result) => self.fetch(&result, None),
