@@ -257,6 +257,28 @@ fn a_server_that_is_not_there_costs_one_warning() {
 }
 
 #[test]
+fn a_remote_that_cannot_run_actions_costs_one_warning() {
+    // Execution is served, but no worker ever takes a job: each one is
+    // ended by the queue time-out.
+    let server = Server::start(&["--exec", "--workers", "0", "--queue-timeout", "2"]);
+    let url = server.url();
+    let p = Project::demo();
+    let (run, outcomes) = build_logged(&p, &["--remote", url.as_str(), "--remote-exec"], &["-j2"]);
+    assert_eq!(
+        count(&outcomes, "encode"),
+        DEMO_CACHED_EDGES,
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        run.stdout.matches("did not complete").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+}
+
+#[test]
 fn a_corrupt_remote_blob_is_rejected() {
     let server = Server::start(&[]);
     let url = server.url();
