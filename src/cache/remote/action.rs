@@ -4,7 +4,7 @@
 //! the tool and the edge's inputs at their project-relative paths. Its
 //! command is the edge's settings (the same words that enter the local key)
 //! with the build folder's paths replaced by fixed ones below
-//! [`WORK_DIR`]:
+//! `.assetc-remote/`:
 //!
 //! ```text
 //! .assetc-remote/assetc-encode <kind> <settings> --root .assetc-remote/out
@@ -30,8 +30,6 @@ use super::merkle::{BadTreePath, TreeFile, build_tree, digest_of, message_blob};
 use crate::cache::key::{Key, Settings};
 use crate::encode::job::{self, EncodeError, JobArgs};
 
-/// The folder below the input root that holds the tool and the outputs.
-pub const WORK_DIR: &str = ".assetc-remote";
 /// The tool's path in the input root.
 pub const TOOL: &str = ".assetc-remote/assetc-encode";
 /// The output root of the remote encode.
