@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use super::{ConfigureOptions, ConfigureReport, ToolPaths, run};
 use crate::cache::command::CacheCommand;
+use crate::cache::remote::RemoteArgs;
 use crate::cli::{finish, report_error, warn};
 use crate::config::{ByteSize, Config, RemoteConfig, write_starter};
 use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
@@ -79,26 +80,9 @@ pub struct ConfigureArgs {
     /// `<LANG>_COMPILER_LAUNCHER` does (e.g. "recc" or "rewrapper --cfg=…").
     #[arg(long, value_name = "CMD ARGS")]
     pub launcher: Option<String>,
-    /// A Remote Execution API (REAPI v2) server, grpc://HOST:PORT or
-    /// grpcs://HOST:PORT: its action cache serves and stores encode results
-    /// (also `remote.url:`); see docs/remote.md.
-    #[arg(long, value_name = "URL")]
-    pub remote: Option<String>,
-    /// The server's instance name (also `remote.instance:`).
-    #[arg(long, value_name = "NAME", alias = "remote-instance")]
-    pub instance: Option<String>,
-    /// Run encodes on the server's workers (also `remote.exec:`).
-    #[arg(long)]
-    pub remote_exec: bool,
-    /// Certificate authorities to trust for grpcs:// (PEM).
-    #[arg(long, value_name = "FILE")]
-    pub remote_ca: Option<PathBuf>,
-    /// Client certificate for grpcs:// (PEM), with --remote-key.
-    #[arg(long, value_name = "FILE", requires = "remote_key")]
-    pub remote_cert: Option<PathBuf>,
-    /// Client key for grpcs:// (PEM), with --remote-cert.
-    #[arg(long, value_name = "FILE", requires = "remote_cert")]
-    pub remote_key: Option<PathBuf>,
+    /// The REAPI server (also `remote:` in assetc.yml); see docs/remote.md.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
     /// Print the presets defined in assetc.yml and exit.
     #[arg(long)]
     pub list_presets: bool,
@@ -141,12 +125,12 @@ fn configure(args: &ConfigureArgs) -> ExitCode {
         cache_max_size: args.cache_max_size,
         launcher: args.launcher.clone(),
         remote: RemoteConfig {
-            url: args.remote.clone(),
-            instance: args.instance.clone(),
-            exec: args.remote_exec,
-            ca: args.remote_ca.clone(),
-            cert: args.remote_cert.clone(),
-            key: args.remote_key.clone(),
+            url: args.remote.remote.clone(),
+            instance: args.remote.remote_instance.clone(),
+            exec: args.remote.remote_exec,
+            ca: args.remote.remote_ca.clone(),
+            cert: args.remote.remote_cert.clone(),
+            key: args.remote.remote_key.clone(),
         },
         tools,
     };

@@ -27,15 +27,16 @@ use self::client::{Blob, Remote, RemoteError};
 use crate::cli;
 use crate::fragment::Fragment;
 
-/// The remote options of `assetc-encode`.
+/// The remote options of `assetc-encode` and `assetc configure`.
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct RemoteArgs {
-    /// A REAPI v2 server, `grpc://HOST:PORT` (or `grpcs://` for TLS): its
-    /// action cache serves encode results and stores local ones.
+    /// A Remote Execution API (REAPI v2) server, `grpc://HOST:PORT` (or
+    /// `grpcs://` for TLS): its action cache serves encode results and
+    /// stores local ones.
     #[arg(long, value_name = "URL")]
     pub remote: Option<String>,
     /// The server's instance name.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", visible_alias = "instance")]
     pub remote_instance: Option<String>,
     /// Run encodes on the server's workers instead of this machine.
     #[arg(long)]
@@ -44,10 +45,10 @@ pub struct RemoteArgs {
     #[arg(long, value_name = "FILE")]
     pub remote_ca: Option<PathBuf>,
     /// A PEM client certificate for `grpcs://` (with `--remote-key`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "remote_key")]
     pub remote_cert: Option<PathBuf>,
     /// The PEM private key of `--remote-cert`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "remote_cert")]
     pub remote_key: Option<PathBuf>,
 }
 
