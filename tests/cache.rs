@@ -438,3 +438,41 @@ fn the_launcher_prefixes_every_encode_command() {
         "{ninja_file}"
     );
 }
+
+#[test]
+fn builds_sharing_a_cold_cache_at_once_both_come_out_right() {
+    let (_keep, cache) = cache_dir();
+    let projects: Vec<Project> = (0..3).map(|_| Project::demo()).collect();
+    for p in &projects {
+        configure_with(p, &cache);
+    }
+    let running: Vec<std::process::Child> = projects
+        .iter()
+        .map(|p| {
+            Command::new(ninja_program())
+                .current_dir(p.root())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in running {
+        assert!(child.wait().unwrap().success());
+    }
+    let reference = Project::demo();
+    reference.build(&[]);
+    for p in &projects {
+        assert_eq!(reference.demo_outputs(), p.demo_outputs());
+        p.assert_no_op();
+    }
+    let after = stats(&cache);
+    assert_eq!(after.hits + after.misses, 3 * DEMO_CACHED_EDGES);
+    assert_eq!(after.corrupt, 0);
+    // What they stored together reads back whole.
+    let warm = Project::demo();
+    configure_with(&warm, &cache);
+    warm.ninja(&[]).expect_ok("warm build");
+    assert_eq!(stats(&cache).hits, after.hits + DEMO_CACHED_EDGES);
+    assert_eq!(reference.demo_outputs(), warm.demo_outputs());
+}
