@@ -4,14 +4,23 @@
 //! `  caused by: …` line per underlying cause, on standard error.
 
 use std::error::Error;
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
 /// Prints `err` and its cause chain to standard error.
 pub fn report_error(program: &str, err: &dyn Error) {
     for line in error_lines(program, err) {
-        eprintln!("{line}");
+        to_stderr(&line);
     }
+}
+
+/// Prints one line to standard error, ignoring a closed stream: an encoder
+/// whose Ninja was killed writes into a pipe nobody reads, and must still
+/// finish (or fail) as it would have, not panic half-way through its
+/// clean-up of files the next build has already rewritten.
+pub fn to_stderr(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// `err` and its cause chain as [`report_error`] prints them, one line each
@@ -32,7 +41,7 @@ static CAPTURED: Mutex<Option<Vec<String>>> = Mutex::new(None);
 /// Prints a warning to standard error (and keeps it while capturing).
 pub fn warn(program: &str, message: &dyn std::fmt::Display) {
     let line = format!("{program}: warning: {message}");
-    eprintln!("{line}");
+    to_stderr(&line);
     if let Some(lines) = CAPTURED.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         lines.push(line);
     }

@@ -267,7 +267,7 @@ impl<'a> Edge<'a> {
 
     fn write(&self, deps: &[String], produced: &Produced) -> Result<(), EncodeError> {
         for warning in &produced.warnings {
-            eprintln!("{warning}");
+            cli::to_stderr(warning);
         }
         let made: HashSet<&str> = produced.files.iter().map(|(p, _)| p.as_str()).collect();
         if let Ok(previous) = Fragment::read(&self.job.fragment) {
