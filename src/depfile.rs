@@ -67,6 +67,13 @@ pub fn parse(text: &str) -> Option<(String, Vec<String>)> {
     words.pop().map(|target| (target, deps))
 }
 
+/// The files an encoder's depfile names besides its input (always listed
+/// first): what the edge read from elsewhere. `None` for a malformed text.
+pub fn extra_inputs(text: &str) -> Option<Vec<String>> {
+    let (_, deps) = parse(text)?;
+    Some(deps.into_iter().skip(1).collect())
+}
+
 fn finish_word(words: &mut Vec<String>, word: &mut String) {
     if !word.is_empty() {
         words.push(std::mem::take(word));
@@ -87,6 +94,11 @@ mod tests {
         assert_eq!(parse("out.ktx2:\n"), Some(("out.ktx2".into(), vec![])));
         assert_eq!(parse("no rule here"), None);
         assert_eq!(parse("a: b\\q"), None);
+        assert_eq!(
+            extra_inputs(&text),
+            Some(deps[1..].iter().map(|d| d.to_string()).collect())
+        );
+        assert_eq!(extra_inputs("x:\n"), Some(vec![]));
     }
 
     #[test]

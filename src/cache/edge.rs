@@ -412,13 +412,9 @@ impl<'a> Edge<'a> {
     /// The files the depfile the encoder just wrote names besides the source.
     fn read_deps(&self) -> std::io::Result<Vec<String>> {
         let text = fs::read_to_string(&self.job.depfile)?;
-        let (_, mut deps) = depfile::parse(&text).ok_or_else(|| {
+        depfile::extra_inputs(&text).ok_or_else(|| {
             std::io::Error::other(format!("{}: not a depfile", self.job.depfile.display()))
-        })?;
-        if !deps.is_empty() {
-            deps.remove(0);
-        }
-        Ok(deps)
+        })
     }
 }
 

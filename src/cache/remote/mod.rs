@@ -280,13 +280,8 @@ fn check_against_fragment(files: &[(String, Vec<u8>)], fragment: &[u8]) -> Resul
 
 /// The inputs a remote depfile names besides the source.
 fn depfile_inputs(bytes: &[u8]) -> Result<Vec<String>, RemoteError> {
-    let text = String::from_utf8_lossy(bytes);
-    let (_, mut deps) = crate::depfile::parse(&text)
-        .ok_or_else(|| RemoteError::Invalid("the remote depfile is malformed".into()))?;
-    if !deps.is_empty() {
-        deps.remove(0);
-    }
-    Ok(deps)
+    crate::depfile::extra_inputs(&String::from_utf8_lossy(bytes))
+        .ok_or_else(|| RemoteError::Invalid("the remote depfile is malformed".into()))
 }
 
 fn recently_failed(state: &Path) -> bool {
