@@ -191,8 +191,8 @@ impl<'a> Edge<'a> {
             }
             _ => return Ok(None),
         };
-        let exe = std::env::current_exe().map_err(|e| RemoteError::Invalid(e.to_string()))?;
-        let Some(fetched) = session.execute(&run, &exe, &self.tool_digest()?, &inputs)? else {
+        let Some(fetched) = session.execute(&run, &self.tool.path, &self.tool_digest(), &inputs)?
+        else {
             return Ok(None);
         };
         // Record what the run read and, when that is not what it was sent,
@@ -238,21 +238,16 @@ impl<'a> Edge<'a> {
         };
         let command = action::command(&self.settings, self.job, &source)
             .map_err(|e| RemoteError::Invalid(e.to_string()))?;
-        let tool = self.tool_digest()?;
-        let built = action::action(&command, (&tool.hash, tool.size_bytes as u64), &inputs);
+        let built = action::action(&command, &self.tool_digest(), &inputs);
         Ok(built.ok().map(|action| (action, inputs)))
     }
 
     /// The tool's REAPI digest.
-    fn tool_digest(&self) -> Result<re::Digest, RemoteError> {
-        let size = std::env::current_exe()
-            .and_then(fs::metadata)
-            .map_err(|e| RemoteError::Invalid(format!("the running tool: {e}")))?
-            .len();
-        Ok(re::Digest {
+    fn tool_digest(&self) -> re::Digest {
+        re::Digest {
             hash: self.tool.sha256.clone(),
-            size_bytes: size as i64,
-        })
+            size_bytes: self.tool.size as i64,
+        }
     }
 
     /// Writes `produced` as the encoder would have; on failure removes the

@@ -21,12 +21,12 @@
 use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::CommandFactory;
-use sha2::Digest as _;
 
 use super::EncodeCli as Cli;
+use super::remote::merkle::digest_of;
 use crate::encode::job::{self, JobArgs};
 
 /// Bumped whenever what goes into a key changes, so old entries stop matching.
@@ -128,6 +128,10 @@ pub struct ToolId {
     pub blake3: Key,
     /// SHA-256 of the executable, in hex, for REAPI digests.
     pub sha256: String,
+    /// Where the executable is (it is uploaded for remote execution).
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 impl ToolId {
@@ -137,19 +141,27 @@ impl ToolId {
     /// memo that does not match the file exactly is recomputed.
     pub fn current(memo_dir: Option<&Path>) -> io::Result<Self> {
         let exe = std::env::current_exe()?;
-        let stamp = file_stamp(&exe)?;
+        let meta = fs::metadata(&exe)?;
+        let size = meta.len();
+        let stamp = file_stamp(&exe, &meta)?;
         let memo = memo_dir.map(|dir| dir.join("tool.id"));
-        if let Some(id) = memo.as_deref().and_then(|m| read_memo(m, &stamp)) {
-            return Ok(id);
+        if let Some((version, blake3, sha256)) = memo.as_deref().and_then(|m| read_memo(m, &stamp))
+        {
+            return Ok(Self {
+                version,
+                blake3,
+                sha256,
+                path: exe,
+                size,
+            });
         }
         let bytes = fs::read(&exe)?;
         let id = Self {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             blake3: Key::of(&bytes),
-            sha256: sha2::Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
+            sha256: digest_of(&bytes).hash,
+            size: bytes.len() as u64,
+            path: exe,
         };
         if let Some(memo) = memo {
             let text = format!(
@@ -166,8 +178,7 @@ impl ToolId {
 }
 
 /// What identifies one version of a file on this machine without reading it.
-fn file_stamp(path: &Path) -> io::Result<String> {
-    let meta = fs::metadata(path)?;
+fn file_stamp(path: &Path, meta: &fs::Metadata) -> io::Result<String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -190,7 +201,8 @@ fn file_stamp(path: &Path) -> io::Result<String> {
     }
 }
 
-fn read_memo(memo: &Path, stamp: &str) -> Option<ToolId> {
+/// The version, BLAKE3 and SHA-256 a memo holds for the file `stamp` names.
+fn read_memo(memo: &Path, stamp: &str) -> Option<(String, Key, String)> {
     let text = fs::read_to_string(memo).ok()?;
     let mut lines = text.lines();
     if lines.next()? != stamp {
@@ -199,11 +211,7 @@ fn read_memo(memo: &Path, stamp: &str) -> Option<ToolId> {
     let version = lines.next()?.to_owned();
     let blake3 = Key::from_hex(lines.next()?)?;
     let sha256 = lines.next().filter(|h| h.len() == 64)?.to_owned();
-    (version == env!("CARGO_PKG_VERSION")).then_some(ToolId {
-        version,
-        blake3,
-        sha256,
-    })
+    (version == env!("CARGO_PKG_VERSION")).then_some((version, blake3, sha256))
 }
 
 /// One argument of an encoder's command line that can change its output.
@@ -401,6 +409,8 @@ mod tests {
             version: "1".into(),
             blake3: Key::of(b"exe"),
             sha256: "0".repeat(64),
+            path: PathBuf::from("assetc-encode"),
+            size: 3,
         };
         let command = vec!["texture".to_owned(), "mode=color".to_owned()];
         let source = Key::of(b"pixels");

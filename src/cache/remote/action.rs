@@ -122,18 +122,14 @@ pub fn command(
     })
 }
 
-/// The action running `command` over the tool (`tool_sha256`, its size) and
-/// `inputs`.
+/// The action running `command` over the tool (its digest) and `inputs`.
 pub fn action(
     command: &re::Command,
-    tool: (&str, u64),
+    tool: &re::Digest,
     inputs: &[Input],
 ) -> Result<Action, BadTreePath> {
     let tool_file = TreeFile {
-        digest: re::Digest {
-            hash: tool.0.to_owned(),
-            size_bytes: tool.1 as i64,
-        },
+        digest: tool.clone(),
         executable: true,
     };
     let files = std::iter::once((TOOL, tool_file)).chain(inputs.iter().map(|input| {
