@@ -26,13 +26,20 @@ pub fn to_stderr(line: &str) {
 /// `err` and its cause chain as [`report_error`] prints them, one line each
 /// (a message that spans lines gives several).
 pub fn error_lines(program: &str, err: &dyn Error) -> Vec<String> {
-    let mut text = format!("{program}: error: {err}");
+    let text = format!("{program}: error: {}", with_causes(err, "\n  caused by: "));
+    text.lines().map(str::to_owned).collect()
+}
+
+/// `err` followed by each underlying cause, joined by `separator`.
+pub fn with_causes(err: &dyn Error, separator: &str) -> String {
+    let mut text = err.to_string();
     let mut cause = err.source();
     while let Some(c) = cause {
-        text.push_str(&format!("\n  caused by: {c}"));
+        text.push_str(separator);
+        text.push_str(&c.to_string());
         cause = c.source();
     }
-    text.lines().map(str::to_owned).collect()
+    text
 }
 
 /// The warnings printed since [`capture_warnings`], when capturing.

@@ -88,11 +88,7 @@ fn open(
     max_size: Option<ByteSize>,
 ) -> Result<(LocalCache, ByteSize), CacheCommandError> {
     let config = || Config::discover(Path::new(".")).ok();
-    let dir = match args.dir.clone().or_else(|| {
-        std::env::var_os(CACHE_ENV)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    }) {
+    let dir = match args.dir.clone().or_else(super::dir_from_env) {
         Some(dir) => absolute(&dir)?,
         None => config()
             .and_then(|c| c.cache.dir)

@@ -44,6 +44,13 @@ pub const DEFAULT_MAX_SIZE: ByteSize = ByteSize(5 << 30);
 /// and the `assetc cache` commands when the command line names none.
 pub const CACHE_ENV: &str = "ASSETC_CACHE";
 
+/// The cache folder [`CACHE_ENV`] names, if it names one.
+pub fn dir_from_env() -> Option<PathBuf> {
+    std::env::var_os(CACHE_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
 /// The cache options of `assetc-encode`, given before the kind.
 #[derive(Debug, Default, Clone, clap::Args)]
 pub struct CacheArgs {

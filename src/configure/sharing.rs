@@ -11,7 +11,6 @@
 use std::path::PathBuf;
 
 use super::ConfigureOptions;
-use crate::cache::CACHE_ENV;
 use crate::config::{ByteSize, Config, ConfigError, RemoteConfig, absolute};
 
 /// The resolved sharing settings of one build.
@@ -33,8 +32,7 @@ impl Sharing {
     /// Resolves the settings of `options` and `config`.
     pub fn resolve(options: &ConfigureOptions, config: &Config) -> Result<Self, ConfigError> {
         let mut sharing = Self::default();
-        let env_cache = std::env::var_os(CACHE_ENV).filter(|v| !v.is_empty());
-        let from_outside = options.cache.clone().or(env_cache.map(PathBuf::from));
+        let from_outside = options.cache.clone().or_else(crate::cache::dir_from_env);
         if let Some(dir) = from_outside {
             let dir = absolute(&dir)?;
             sharing

@@ -313,21 +313,11 @@ fn mark_unavailable(args: &RemoteArgs, state: Option<&Path>, error: &RemoteError
             &format!(
                 "remote {} is unavailable ({}); encoding locally for the next {} s",
                 args.remote.as_deref().unwrap_or_default(),
-                error_chain(error),
+                cli::with_causes(error, ": "),
                 OUTAGE_PAUSE.as_secs()
             ),
         );
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(c) = cause {
-        text.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    text
 }
 
 #[cfg(test)]
