@@ -476,3 +476,39 @@ fn builds_sharing_a_cold_cache_at_once_both_come_out_right() {
     assert_eq!(stats(&cache).hits, after.hits + DEMO_CACHED_EDGES);
     assert_eq!(reference.demo_outputs(), warm.demo_outputs());
 }
+
+#[test]
+fn a_cache_entry_naming_a_path_outside_the_output_is_refused() {
+    let (_keep, cache) = cache_dir();
+    let first = Project::demo();
+    configure_with(&first, &cache);
+    first.ninja(&[]).expect_ok("cold build");
+    // Rewrite every action record, properly sealed, so its first file
+    // lands two folders above the output root.
+    let records: Vec<PathBuf> = walkdir::WalkDir::new(cache.join("v1/actions"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for path in &records {
+        let text = fs::read_to_string(path).unwrap();
+        let mut record = assetc::cache::record::ActionRecord::parse(&text).unwrap();
+        if let Some(file) = record.files.first_mut() {
+            file.0 = "../../escaped.bin".into();
+        }
+        fs::write(path, record.render()).unwrap();
+    }
+    let second = Project::demo();
+    configure_with(&second, &cache);
+    let run = second.ninja(&[]).expect_ok("build over forged entries");
+    assert!(
+        run.stdout.contains("which it has a '.' or '..' component"),
+        "{}",
+        run.stdout
+    );
+    assert!(!second.path("escaped.bin").exists());
+    assert!(!second.root().parent().unwrap().join("escaped.bin").exists());
+    assert_eq!(stats(&cache).hits, 0);
+    assert_eq!(first.demo_outputs(), second.demo_outputs());
+}

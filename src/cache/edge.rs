@@ -37,6 +37,7 @@ use crate::cli;
 use crate::depfile;
 use crate::encode::command::Command;
 use crate::encode::job::{self, EncodeError, JobArgs};
+use crate::format::bytes::check_runtime_path;
 use crate::fragment::Fragment;
 use crate::fsutil;
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
@@ -124,6 +125,23 @@ impl<'a> Edge<'a> {
         let result_key = key::result_key(&self.source_key, &hash_deps(&deps).ok()?);
         let record = found(cache, cache.action(&result_key))?;
         if record.deps != deps {
+            return None;
+        }
+        // A shared folder is not trusted to name paths: every file a hit
+        // writes stays below the output root.
+        if let Some((path, why)) = record
+            .files
+            .iter()
+            .find_map(|(p, _)| check_runtime_path(p).err().map(|why| (p, why)))
+        {
+            cli::warn(
+                PROGRAM,
+                &format!(
+                    "{}: a cache entry names the file '{path}', which {why}; encoding instead",
+                    cache.dir().display()
+                ),
+            );
+            count(cache, |c| c.corrupt += 1);
             return None;
         }
         let mut files = Vec::with_capacity(record.files.len());
@@ -266,7 +284,10 @@ impl<'a> Edge<'a> {
         }
         let made: HashSet<&str> = produced.files.iter().map(|(p, _)| p.as_str()).collect();
         if let Ok(previous) = Fragment::read(&self.job.fragment) {
-            let gone = previous.files.iter().filter(|p| !made.contains(p.as_str()));
+            let gone = previous
+                .files
+                .iter()
+                .filter(|p| !made.contains(p.as_str()) && check_runtime_path(p).is_ok());
             fsutil::remove_all(gone.map(|p| self.job.root.join(p)));
         }
         for (path, bytes) in &produced.files {
