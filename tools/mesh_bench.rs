@@ -34,8 +34,12 @@
 //!   (the file into fresh aligned memory), `hmesh_parse` (`parse_hmesh` on
 //!   it, already in memory), `hmesh_read_parse` (both), `hmesh_reuse_parse`
 //!   (the same, reading into memory kept from the run before),
-//!   `hmesh_mmap_parse` (map the file and `parse_hmesh` it in place) and
-//!   `gltf_import`.
+//!   `hmesh_mmap_parse` (map the file and `parse_hmesh` it in place),
+//!   `hmesh_mmap_layout` (map it and check its structure only,
+//!   `parse_hmesh_at` with `Depth::Layout`), `hmesh_layout` (that check on
+//!   the file already in memory), `memcpy` (copying the file, already in
+//!   memory, into a buffer kept from the run before: the floor of any load
+//!   that copies) and `gltf_import`.
 
 #[path = "../src/encode/mesh/fixtures.rs"]
 mod fixtures;
@@ -49,7 +53,7 @@ use std::time::Instant;
 
 use assetc::encode::mesh::build::{BuildOptions, build_mesh};
 use assetc::encode::mesh::gltf::{ImportOptions, import_gltf, load_buffers, parse_document};
-use assetc::format::hmesh::{parse_hmesh, write_hmesh};
+use assetc::format::hmesh::{Depth, parse_hmesh, parse_hmesh_at, write_hmesh};
 use clap::{Parser, Subcommand};
 use fixtures::{GltfBuilder, Node, Primitive};
 
@@ -382,7 +386,8 @@ fn load(repeat: u32, hmesh: &Path, gltf: &Path) -> Result<(), Error> {
     let in_memory = read_aligned(hmesh)?;
     print_contents(&in_memory)?;
     let staging = RefCell::new(in_memory.clone());
-    let cases: [LoadCase<'_>; 6] = [
+    let copy = RefCell::new(in_memory.clone());
+    let cases: [LoadCase<'_>; 9] = [
         ("hmesh_read", &|| Ok(read_aligned(hmesh)?.len())),
         ("hmesh_parse", &|| {
             parsed_vertices(bytemuck::cast_slice(&in_memory))
@@ -397,6 +402,17 @@ fn load(repeat: u32, hmesh: &Path, gltf: &Path) -> Result<(), Error> {
         }),
         ("hmesh_mmap_parse", &|| {
             parsed_vertices(MappedFile::open(hmesh)?.bytes())
+        }),
+        ("hmesh_mmap_layout", &|| {
+            layout_vertices(MappedFile::open(hmesh)?.bytes())
+        }),
+        ("hmesh_layout", &|| {
+            layout_vertices(bytemuck::cast_slice(&in_memory))
+        }),
+        ("memcpy", &|| {
+            let mut words = copy.borrow_mut();
+            words.copy_from_slice(&in_memory);
+            Ok(words.len())
         }),
         ("gltf_import", &|| import_at_run_time(gltf)),
     ];
@@ -441,6 +457,14 @@ fn read_into(path: &Path, words: &mut Vec<u64>) -> Result<(), Error> {
 /// harmless: the reader only looks where the header and chunk table point.
 fn parsed_vertices(bytes: &[u8]) -> Result<usize, Error> {
     let mesh = parse_hmesh(bytes)?;
+    Ok(mesh.vertices.len())
+}
+
+/// Checks the structure of a `.hmesh` held in `bytes` (8-byte aligned) with
+/// `parse_hmesh_at(.., Depth::Layout)`, as an engine loading its own build's
+/// files would, and returns its vertex count.
+fn layout_vertices(bytes: &[u8]) -> Result<usize, Error> {
+    let mesh = parse_hmesh_at(bytes, Depth::Layout)?;
     Ok(mesh.vertices.len())
 }
 

@@ -72,6 +72,12 @@
 //!
 //! # Reading in place
 //!
+//! [`parse_hmesh_at`] with [`Depth::Layout`] checks only the structure (the
+//! header, the chunk table, `DESC` and the size of every array), in time that
+//! does not grow with the geometry: the load path for trusted files, such as
+//! a memory-mapped file the build wrote or a pack entry. [`parse_hmesh`]
+//! checks every rule above.
+//!
 //! [`parse_hmesh`] lends the arrays straight out of the buffer, which must
 //! start on an 8-byte boundary (`std::fs::read` returns such a buffer in
 //! practice); [`validate`] and [`read_hmesh`] accept any alignment. The
@@ -851,13 +857,40 @@ fn assemble(table: &[ChunkEntry], payloads: &[(u32, Cow<'_, [u8]>)]) -> Vec<u8> 
 // Reading: entry points.
 // ---------------------------------------------------------------------------
 
+/// How much of a `.hmesh` a parse checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// The structure only: the header, the chunk table, `DESC`, `BNDS`, the
+    /// size and alignment of every array against its `DESC` count, and the
+    /// small tables (`SUBM`, `SKEL`, the `LODT` rows). The work grows with the
+    /// number of chunks, submeshes and joints, not with the geometry, so a
+    /// 40 MB mesh is checked in microseconds. Every slice of the returned
+    /// [`HMesh`] lies inside the file, but element values are not read: an
+    /// index past the vertices, a non-finite position, a meshlet range past
+    /// `MLVR` or an unnormalised skin weight go through. For files the engine
+    /// trusts, such as those its own build wrote or a pack whose hash it
+    /// checked; the GPU's robust buffer access, not this parse, then guards
+    /// against a damaged file.
+    Layout,
+    /// Everything [`Depth::Layout`] checks, plus every element of every array
+    /// (the module docs list the rules): for files from anywhere.
+    Full,
+}
+
 /// Checks a whole `.hmesh` (see the module docs for the rules) and lends its
-/// arrays in place.
+/// arrays in place; the same as [`parse_hmesh_at`] with [`Depth::Full`].
 ///
 /// `bytes` must start on an 8-byte boundary; otherwise this fails with a
 /// clear error and [`validate`] or [`read_hmesh`] can be used instead.
 /// Fails on a big-endian host.
 pub fn parse_hmesh(bytes: &[u8]) -> FormatResult<HMesh<'_>> {
+    parse_hmesh_at(bytes, Depth::Full)
+}
+
+/// Checks a `.hmesh` to `depth` and lends its arrays in place. With
+/// [`Depth::Layout`] this is the engine's fast path over a memory-mapped file
+/// or a pack entry. Alignment and byte order as for [`parse_hmesh`].
+pub fn parse_hmesh_at(bytes: &[u8], depth: Depth) -> FormatResult<HMesh<'_>> {
     require_little_endian("FileHeader")?;
     let header = read_file_header(bytes)?;
     let chunks = read_chunk_table(bytes, &header)?;
@@ -865,14 +898,14 @@ pub fn parse_hmesh(bytes: &[u8]) -> FormatResult<HMesh<'_>> {
     let desc = read_desc(&found)?;
     let bounds = read_bounds(&found)?;
     let space = BoundsCheck::new(&bounds);
-    let vertices = read_vertices(&found, &desc, &space)?;
-    let indices = read_indices(&found, &desc)?;
-    let meshlets = read_meshlets(&found, &desc)?;
+    let vertices = read_vertices(&found, &desc, &space, depth)?;
+    let indices = read_indices(&found, &desc, depth)?;
+    let meshlets = read_meshlets(&found, &desc, depth)?;
     let materials = optional_array(&found, chunk::MTRL, desc.material_count, "materialCount")?;
     let submeshes = read_submeshes(&found, &desc, &space)?;
     let skeleton = read_skeleton(&found)?;
-    let skin = read_skin(&found, &desc, skeleton.len())?;
-    let lods = read_lods(&found, &desc)?;
+    let skin = read_skin(&found, &desc, skeleton.len(), depth)?;
+    let lods = read_lods(&found, &desc, depth)?;
     Ok(HMesh {
         header,
         chunks,
@@ -1412,9 +1445,13 @@ fn read_vertices<'a>(
     set: &ChunkSet<'a>,
     desc: &MeshDesc,
     space: &BoundsCheck,
+    depth: Depth,
 ) -> FormatResult<&'a [GpuVertex]> {
     let chunk = set.required(chunk::VTXS)?;
     let vertices: &[GpuVertex] = counted_array(chunk, desc.vertex_count, "DESC.vertexCount")?;
+    if depth == Depth::Layout {
+        return Ok(vertices);
+    }
     for (i, vertex) in vertices.iter().enumerate() {
         let position_at = chunk.element_at::<GpuVertex>(i, offset_of!(GpuVertex, position));
         let uv_at = chunk.element_at::<GpuVertex>(i, offset_of!(GpuVertex, uv));
@@ -1440,7 +1477,11 @@ fn read_vertices<'a>(
 }
 
 /// `IDXS`: `indexCount` indices of the `DESC` width, each below `vertexCount`.
-fn read_indices<'a>(set: &ChunkSet<'a>, desc: &MeshDesc) -> FormatResult<Indices<'a>> {
+fn read_indices<'a>(
+    set: &ChunkSet<'a>,
+    desc: &MeshDesc,
+    depth: Depth,
+) -> FormatResult<Indices<'a>> {
     let chunk = set.required(chunk::IDXS)?;
     let count_field = "DESC.indexCount";
     let indices = if desc.index_width == 2 {
@@ -1448,6 +1489,9 @@ fn read_indices<'a>(set: &ChunkSet<'a>, desc: &MeshDesc) -> FormatResult<Indices
     } else {
         Indices::U32(counted_array(chunk, desc.index_count, count_field)?)
     };
+    if depth == Depth::Layout {
+        return Ok(indices);
+    }
     let stray = indices
         .iter()
         .enumerate()
@@ -1474,13 +1518,20 @@ struct MeshletArrays<'a> {
 }
 
 /// `MLET`, `MLVR`, `MLTR` and `MLBN`, checked against each other.
-fn read_meshlets<'a>(set: &ChunkSet<'a>, desc: &MeshDesc) -> FormatResult<MeshletArrays<'a>> {
+fn read_meshlets<'a>(
+    set: &ChunkSet<'a>,
+    desc: &MeshDesc,
+    depth: Depth,
+) -> FormatResult<MeshletArrays<'a>> {
     let arrays = MeshletArrays {
         meshlets: optional_array(set, chunk::MLET, desc.meshlet_count, "meshletCount")?,
         bounds: optional_array(set, chunk::MLBN, desc.meshlet_count, "meshletCount")?,
         vertices: set.get(chunk::MLVR).map_or(Ok(&[][..]), whole_array)?,
         triangles: set.get(chunk::MLTR).map_or(Ok(&[][..]), whole_array)?,
     };
+    if depth == Depth::Layout {
+        return Ok(arrays);
+    }
     if let Some(mlvr) = set.get(chunk::MLVR) {
         let stray = arrays
             .vertices
@@ -2000,11 +2051,15 @@ fn read_skin<'a>(
     set: &ChunkSet<'a>,
     desc: &MeshDesc,
     joint_count: usize,
+    depth: Depth,
 ) -> FormatResult<&'a [GpuSkinVertex]> {
     let Some(chunk) = set.get(chunk::SKIN) else {
         return Ok(&[]);
     };
     let skin: &[GpuSkinVertex] = counted_array(chunk, desc.vertex_count, "DESC.vertexCount")?;
+    if depth == Depth::Layout {
+        return Ok(skin);
+    }
     for (v, influence) in skin.iter().enumerate() {
         let at = |offset: usize| chunk.element_at::<GpuSkinVertex>(v, offset);
         let stray = influence
@@ -2062,7 +2117,7 @@ struct LodArrays<'a> {
 
 /// `LODI` and `LODT`: a table that agrees with `DESC`, rows inside `LODI`,
 /// indices below `vertexCount`.
-fn read_lods<'a>(set: &ChunkSet<'a>, desc: &MeshDesc) -> FormatResult<LodArrays<'a>> {
+fn read_lods<'a>(set: &ChunkSet<'a>, desc: &MeshDesc, depth: Depth) -> FormatResult<LodArrays<'a>> {
     let lodi = set.get(chunk::LODI);
     let Some(lodt) = set.get(chunk::LODT) else {
         if let Some(lodi) = lodi {
@@ -2079,7 +2134,7 @@ fn read_lods<'a>(set: &ChunkSet<'a>, desc: &MeshDesc) -> FormatResult<LodArrays<
         });
     };
     let indices: &[u32] = lodi.map_or(Ok(&[][..]), whole_array)?;
-    if let Some(lodi) = lodi {
+    if let Some(lodi) = lodi.filter(|_| depth == Depth::Full) {
         let stray = indices
             .iter()
             .enumerate()
@@ -2931,6 +2986,35 @@ mod tests {
             "GpuVertex.uv",
             vertex + 24,
         );
+    }
+
+    #[test]
+    fn layout_depth_lends_elements_unchecked_but_checks_every_size() {
+        // Element values: refused by the full parse, lent by the layout one.
+        let mut bytes = write(&full_mesh());
+        let idxs = payload_at(&bytes, chunk::IDXS) as usize;
+        bytes[idxs + 14..idxs + 16].copy_from_slice(&9_u16.to_le_bytes());
+        let vtxs = payload_at(&bytes, chunk::VTXS) as usize;
+        bytes[vtxs..vtxs + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert_error(validate(&bytes), "GpuVertex.position", vtxs as u64);
+        with_aligned(&bytes, |aligned| {
+            let view = parse_hmesh_at(aligned, Depth::Layout)?;
+            assert_eq!(view.indices.get(7), Some(9));
+            assert!(view.vertices[0].position[0].is_nan());
+            assert_eq!(view.submeshes, &full_mesh().submeshes[..]);
+            Ok(())
+        })
+        .unwrap();
+        // Structure: a count that disagrees with its chunk is refused by both.
+        let mut bytes = write(&full_mesh());
+        let desc = payload_at(&bytes, chunk::DESC) as usize;
+        let count_at = desc + offset_of!(MeshDesc, index_count);
+        bytes[count_at..count_at + 4].copy_from_slice(&99_u32.to_le_bytes());
+        let layout = with_aligned(&bytes, |aligned| {
+            parse_hmesh_at(aligned, Depth::Layout).map(drop)
+        });
+        assert_eq!(layout.unwrap_err().field, "ChunkEntry.size");
+        assert_eq!(validate(&bytes).unwrap_err().field, "ChunkEntry.size");
     }
 
     #[test]

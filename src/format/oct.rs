@@ -70,8 +70,18 @@ fn project(n: [f32; 3]) -> Option<[f32; 2]> {
 
 /// Quantises a square coordinate to SNORM16.
 fn quantise(v: f32) -> i16 {
-    // The clamp bounds the product to [-32767, 32767], so the cast is exact.
-    (v.clamp(-1.0, 1.0) * SNORM_SCALE).round() as i16
+    // The clamp bounds the product to [-32767, 32767], so the casts are exact.
+    round_half_away(v.clamp(-1.0, 1.0) * SNORM_SCALE) as i16
+}
+
+/// `v.round()` for `|v| < 2^23`, without the C library call `f32::round`
+/// becomes on a baseline x86-64 target (a tenth of a mesh edge's time went
+/// there). The truncating cast is one instruction, and `v - whole` is exact
+/// in that range, so halves are rounded away from zero just as `round` does.
+fn round_half_away(v: f32) -> i32 {
+    let whole = v as i32;
+    let rest = v - whole as f32;
+    whole + i32::from(rest >= 0.5) - i32::from(rest <= -0.5)
 }
 
 /// Packs a direction (it need not be normalised) into two SNORM16 values.
@@ -124,6 +134,27 @@ pub fn tangent_handedness(e: [i16; 2]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_matches_the_standard_library_everywhere_it_is_used() {
+        // Every f32 from -32767 to 32767 would take minutes; every value of
+        // the form k/8 covers the halves exactly, and a walk over the bits
+        // of [-1, 1] scaled covers the fractions between them.
+        for k in -32767 * 8..=32767 * 8 {
+            let v = k as f32 / 8.0;
+            assert_eq!(round_half_away(v), v.round() as i32, "{v}");
+        }
+        let mut bits = 0_u32;
+        while bits < 0x3f80_0000 {
+            for v in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                let scaled = v * SNORM_SCALE;
+                assert_eq!(round_half_away(scaled), scaled.round() as i32, "{scaled}");
+            }
+            bits += 97;
+        }
+        assert_eq!(round_half_away(0.49999997), 0);
+        assert_eq!(round_half_away(-0.5), -1);
+    }
 
     /// Step of the SNORM16 grid in the square.
     const STEP: f64 = 1.0 / 32767.0;

@@ -6,13 +6,16 @@
 //!    them, every index in range, every attribute array as long as the
 //!    positions, every float finite ([`BuildError`] names the primitive's
 //!    label and, where it applies, the vertex).
-//! 2. It is expanded to one vertex per triangle corner and missing attributes
-//!    are made: flat normals, MikkTSpace tangents (with UVs) or a fixed
-//!    perpendicular tangent (without), normalised joint weights
-//!    (`corners`, `skin`).
-//! 3. Corners with identical file bytes are merged, triangles that use one
-//!    vertex twice are dropped (they draw nothing), and the index and vertex
-//!    orders are optimised for the vertex cache and for fetch (`weld`).
+//! 2. Missing attributes are made: flat normals, MikkTSpace tangents (with
+//!    UVs) or a fixed perpendicular tangent (without), normalised joint
+//!    weights (`corners`, `skin`).
+//! 3. Triangle corners with identical file bytes are merged, triangles that
+//!    use one vertex twice are dropped (they draw nothing), and the index and
+//!    vertex orders are optimised for the vertex cache and for fetch (`weld`).
+//!    When every vertex has a usable normal this happens on the indexed
+//!    source (`indexed`); otherwise the primitive is first expanded to one
+//!    vertex per corner, since flat normals differ per corner (`corners`).
+//!    Both paths give the same bytes.
 //! 4. Meshlets, reduced levels of detail and bounds are computed and appended
 //!    to the shared arrays with global indices (`assemble`).
 //!
@@ -27,6 +30,7 @@
 mod assemble;
 mod corners;
 mod error;
+mod indexed;
 mod materials;
 mod options;
 mod skin;
@@ -99,7 +103,16 @@ fn prepare_submesh(
     } else {
         None
     };
-    let corners = corners::expand_corners(primitive, skin.as_deref());
-    let local = weld::weld_corners(&primitive.label, &corners.vertices)?;
-    Ok((local, corners.real_tangents))
+    let (merged, real_tangents) = indexed::merge_indexed(primitive, skin.as_deref())
+        .unwrap_or_else(|| {
+            let corners = corners::expand_corners(primitive, skin.as_deref());
+            (
+                weld::merge_corners(&corners.vertices),
+                corners.real_tangents,
+            )
+        });
+    Ok((
+        weld::order_for_gpu(&primitive.label, merged)?,
+        real_tangents,
+    ))
 }

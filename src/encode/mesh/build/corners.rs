@@ -152,11 +152,16 @@ fn corner_tangents(
     let tangents = raw
         .iter()
         .zip(normals)
-        .map(|(&[x, y, z, w], &normal)| {
-            let [tx, ty, tz] = normalized([x, y, z]).unwrap_or_else(|| perpendicular(normal));
-            let handedness = if w < 0.0 { -1.0 } else { 1.0 };
-            [tx, ty, tz, handedness]
-        })
+        .map(|(&raw, &normal)| unit_tangent(raw, normal))
         .collect();
     (tangents, real)
+}
+
+/// A raw tangent (source, MikkTSpace or the `[0, 0, 0, 1]` stand-in) as the
+/// unit direction and ±1 handedness the file packs; a zero direction becomes
+/// one perpendicular to `normal`.
+pub(super) fn unit_tangent([x, y, z, w]: [f32; 4], normal: [f32; 3]) -> [f32; 4] {
+    let [tx, ty, tz] = normalized([x, y, z]).unwrap_or_else(|| perpendicular(normal));
+    let handedness = if w < 0.0 { -1.0 } else { 1.0 };
+    [tx, ty, tz, handedness]
 }

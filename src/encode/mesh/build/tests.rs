@@ -632,6 +632,70 @@ fn identical_vertices_are_merged() {
     assert_eq!(build(&scene_of(vec![seam])).vertices.len(), 5);
 }
 
+/// The primitive's corners merged by both implementations, which must agree.
+#[track_caller]
+fn assert_both_merges_agree(primitive: &Primitive) {
+    let (indexed, indexed_real) =
+        indexed::merge_indexed(primitive, None).expect("every vertex has a normal");
+    let corners = corners::expand_corners(primitive, None);
+    let expanded = weld::merge_corners(&corners.vertices);
+    assert_eq!(indexed.corner_vertex, expanded.corner_vertex);
+    assert_eq!(indexed.vertices, expanded.vertices);
+    assert_eq!(indexed_real, corners.real_tangents);
+}
+
+#[test]
+fn the_indexed_merge_gives_the_expanded_merge_byte_for_byte() {
+    // A sphere has a UV seam (one column twice, same positions and normals,
+    // different u) and poles; copies of some vertices with a normal that
+    // packs the same but is not bit-equal test which unpacked normal is kept.
+    let mut sphere = uv_sphere(24, 12);
+    let copies: Vec<u32> = (0..40).map(|i| i * 7).collect();
+    let first_copy = sphere.positions.len() as u32;
+    for &v in &copies {
+        let v = v as usize;
+        sphere.positions.push(sphere.positions[v]);
+        let normal = sphere.normals.as_ref().unwrap()[v];
+        let [x, y, z] = normal;
+        sphere.normals.as_mut().unwrap().push([x + 1e-6, y, z]);
+        let uv = sphere.uvs.as_ref().unwrap()[v];
+        sphere.uvs.as_mut().unwrap().push(uv);
+    }
+    for (k, &v) in copies.iter().enumerate() {
+        for index in sphere.indices.iter_mut().skip(k * 5).step_by(97) {
+            if *index == v {
+                *index = first_copy + k as u32;
+            }
+        }
+    }
+    assert_both_merges_agree(&sphere);
+    let mut with_tangents = sphere.clone();
+    with_tangents.tangents = Some(
+        (0..sphere.positions.len())
+            .map(|v| {
+                [
+                    1.0,
+                    0.0,
+                    v as f32 % 3.0 - 1.0,
+                    if v % 2 == 0 { 1.0 } else { -1.0 },
+                ]
+            })
+            .collect(),
+    );
+    assert_both_merges_agree(&with_tangents);
+    let without_uvs = Primitive {
+        uvs: None,
+        ..sphere
+    };
+    assert_both_merges_agree(&without_uvs);
+    // A zero normal takes the face normal, per corner: the indexed merge
+    // declines and the expanded one runs.
+    let mut zero = grid(2);
+    zero.normals.as_mut().unwrap()[4] = [0.0; 3];
+    assert!(indexed::merge_indexed(&zero, None).is_none());
+    assert!(indexed::merge_indexed(&bare_cube(), None).is_none());
+}
+
 #[test]
 fn negative_zero_merges_with_positive_zero() {
     let positions = vec![

@@ -4,6 +4,10 @@
 //! tangent, UV and skin) become one vertex. Triangles that then use one vertex
 //! twice draw nothing and are dropped. The indices are reordered for the
 //! post-transform vertex cache, and the vertices for fetch locality.
+//!
+//! The merge has two implementations with the same result: [`merge_corners`]
+//! over a primitive expanded to one vertex per corner, and
+//! [`super::indexed::merge_indexed`], which never expands it.
 
 use meshopt::{
     VertexStream, generate_vertex_remap_multi, optimize_vertex_cache, optimize_vertex_fetch,
@@ -12,6 +16,17 @@ use meshopt::{
 
 use super::BuildError;
 use super::corners::{VertexKey, WorkVertex};
+
+/// Corners merged but not yet ordered.
+#[derive(Debug, Clone)]
+pub(super) struct Merged {
+    /// One vertex per distinct corner, numbered in the order the corners
+    /// first appear; each keeps the unpacked normal of the last corner merged
+    /// into it.
+    pub vertices: Vec<WorkVertex>,
+    /// The vertex of every corner, in corner order (three per triangle).
+    pub corner_vertex: Vec<u32>,
+}
 
 /// One submesh with its own vertex array; indices start at 0.
 #[derive(Debug, Clone)]
@@ -22,32 +37,37 @@ pub(super) struct LocalGeometry {
     pub indices: Vec<u32>,
 }
 
-/// Merges identical corners, drops degenerate triangles and optimises the
-/// order of both arrays.
-pub(super) fn weld_corners(
-    label: &str,
-    corners: &[WorkVertex],
-) -> Result<LocalGeometry, BuildError> {
+/// Merges the corners of an expanded primitive whose file bytes are equal.
+pub(super) fn merge_corners(corners: &[WorkVertex]) -> Merged {
     // Compare the leading `VertexKey` bytes of each corner only, in place
     // (the unpacked normal after them does not take part).
     let key_stream = VertexStream::new_with_stride::<VertexKey, WorkVertex>(
         corners.as_ptr(),
         size_of::<WorkVertex>(),
     );
-    let (unique_count, remap) = generate_vertex_remap_multi(corners.len(), &[key_stream], None);
+    let (unique_count, corner_vertex) =
+        generate_vertex_remap_multi(corners.len(), &[key_stream], None);
     // Where several corners merge, the last one's unpacked normal is kept; it
     // packs to the same bytes as the others.
-    let vertices = remap_vertex_buffer(corners, unique_count, &remap);
-    let indices = without_degenerate_triangles(&remap);
+    let vertices = remap_vertex_buffer(corners, unique_count, &corner_vertex);
+    Merged {
+        vertices,
+        corner_vertex,
+    }
+}
+
+/// Drops degenerate triangles and optimises the order of both arrays.
+pub(super) fn order_for_gpu(label: &str, merged: Merged) -> Result<LocalGeometry, BuildError> {
+    let indices = without_degenerate_triangles(&merged.corner_vertex);
     if indices.is_empty() {
         return Err(BuildError::OnlyDegenerateTriangles {
             label: label.to_owned(),
-            triangles: remap.len() / 3,
+            triangles: merged.corner_vertex.len() / 3,
         });
     }
-    let mut indices = optimize_vertex_cache(&indices, vertices.len());
+    let mut indices = optimize_vertex_cache(&indices, merged.vertices.len());
     // Also drops the vertices only degenerate triangles used.
-    let vertices = optimize_vertex_fetch(&mut indices, &vertices);
+    let vertices = optimize_vertex_fetch(&mut indices, &merged.vertices);
     Ok(LocalGeometry { vertices, indices })
 }
 
