@@ -200,10 +200,11 @@ impl Command {
                 if let Ok(stats) = &result {
                     print_stats(|| {
                         format!(
-                            "{}: {} entries, {} reused from the previous pack, {} read",
+                            "{}: {} entries, {} reused from the previous pack ({} unhashed), {} read",
                             shown(output),
                             stats.entries,
                             stats.reused,
+                            stats.trusted,
                             stats.read
                         )
                     });

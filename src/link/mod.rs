@@ -21,6 +21,7 @@ pub mod command;
 pub mod ids;
 pub mod manifest;
 pub mod pack;
+pub mod pack_state;
 pub mod part;
 pub mod recorded;
 pub mod report;
@@ -56,12 +57,25 @@ pub enum LinkError {
 /// it names hold: each is a fragment or a part of several
 /// ([`part::read_fragment_file`]).
 pub fn read_fragments(list: &Path) -> Result<Vec<Fragment>, LinkError> {
+    let files = read_listed(list, part::read_fragment_file)?;
+    Ok(files
+        .into_iter()
+        .flat_map(|(_, fragments)| fragments)
+        .collect())
+}
+
+/// Reads the list (one path per line) and each file it names with `read`;
+/// returns every line with what was read from it.
+pub fn read_listed<T>(
+    list: &Path,
+    read: impl Fn(&Path) -> Result<T, FragmentError>,
+) -> Result<Vec<(String, T)>, LinkError> {
     let bytes = fsutil::read(list)?;
-    let mut fragments = Vec::new();
+    let mut files = Vec::new();
     for line in String::from_utf8_lossy(&bytes).lines() {
         if !line.is_empty() {
-            fragments.extend(part::read_fragment_file(Path::new(line))?);
+            files.push((line.to_owned(), read(Path::new(line))?));
         }
     }
-    Ok(fragments)
+    Ok(files)
 }

@@ -18,16 +18,20 @@
 //! would read, and the new pack is byte for byte the clean build's. It is
 //! still built whole in memory and replaces the old file atomically (only when
 //! its bytes differ from the previous pack's), so an interrupted link leaves
-//! the old pack or the new one. With the environment
-//! variable `ASSETC_LINK_STATS` set, the step prints how many entries it
-//! reused and read.
+//! the old pack or the new one. Entries of parts that did not change since
+//! the step last wrote this very pack file are taken without hashing them
+//! ([`super::pack_state`]). With the environment variable `ASSETC_LINK_STATS`
+//! set, the step prints how many entries it reused (and of those, how many
+//! without hashing) and read.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::manifest::manifest_bytes;
-use super::{LinkError, read_fragments};
+use super::pack_state::{PackState, identity_of, state_path};
+use super::{LinkError, part, read_listed};
 use crate::configure::graph::MANIFEST_FILE;
 use crate::format::hpack::{self, PackItem, write_pack};
 use crate::format::kind::PackKind;
@@ -64,8 +68,11 @@ pub enum PackManifest {
 pub struct PackStats {
     /// Entries written, the manifest included.
     pub entries: usize,
-    /// Files taken from the previous pack, verified by their recorded hash.
+    /// Files taken from the previous pack.
     pub reused: usize,
+    /// Of those, files whose part was unchanged since this step wrote the
+    /// pack, taken without hashing them.
+    pub trusted: usize,
     /// Files read from the output folder.
     pub read: usize,
 }
@@ -78,7 +85,7 @@ pub fn link_pack(
     output: &Path,
     manifest: PackManifest,
 ) -> Result<PackStats, LinkError> {
-    let fragments = read_fragments(list)?;
+    let (parts, fragments) = read_parts(list)?;
     let mut paths: Vec<&str> = fragments
         .iter()
         .flat_map(|f| f.files.iter().map(String::as_str))
@@ -86,14 +93,26 @@ pub fn link_pack(
         .collect();
     paths.sort_unstable();
     paths.dedup();
+    let state_file = state_path(list);
+    let identity = identity_of(output);
     let previous_bytes = std::fs::read(output).ok();
-    let previous = Previous::new(previous_bytes.as_deref(), &fragments);
+    // The same identity after the read as before it: the bytes read are the
+    // ones the identity describes.
+    let unchanged = identity.filter(|&id| identity_of(output) == Some(id));
+    let trusted = unchanged
+        .zip(PackState::load(&state_file))
+        .filter(|(now, state)| state.pack == *now)
+        .map_or_else(HashSet::new, |(_, state)| {
+            unchanged_files(&parts, &fragments, &state)
+        });
+    let previous = Previous::new(previous_bytes.as_deref(), &fragments, trusted);
     let mut stats = PackStats::default();
     let mut contents: Vec<Cow<'_, [u8]>> = Vec::with_capacity(paths.len() + 1);
     for path in &paths {
-        match previous.verified(path) {
-            Some(bytes) => {
+        match previous.reusable(path) {
+            Some((bytes, trusted)) => {
                 stats.reused += 1;
+                stats.trusted += usize::from(trusted);
                 contents.push(Cow::Borrowed(bytes));
             }
             None => {
@@ -120,14 +139,62 @@ pub fn link_pack(
     })?;
     // The previous bytes are already in memory: compare with them rather than
     // have a write-if-changed read the whole pack a second time.
+    PackState::forget(&state_file);
     write_unless_equal(output, &bytes, previous_bytes.as_deref()).map_err(|source| {
         FileError::Write {
             path: output.to_owned(),
             source,
         }
     })?;
+    if let Some(pack) = identity_of(output) {
+        let parts = parts.into_iter().map(|p| (p.listed, p.digest)).collect();
+        PackState { pack, parts }.save(&state_file);
+    }
     stats.entries = items.len();
     Ok(stats)
+}
+
+/// One part file of the pack's list.
+struct ListedPart {
+    /// Its path as the list names it.
+    listed: String,
+    /// The BLAKE3 of its bytes.
+    digest: blake3::Hash,
+    /// Where its fragments are in the list's fragments.
+    fragments: Range<usize>,
+}
+
+/// Reads every part (or fragment) file that `list` names: the parts, and all
+/// their fragments in list order.
+fn read_parts(list: &Path) -> Result<(Vec<ListedPart>, Vec<Fragment>), LinkError> {
+    let mut parts = Vec::new();
+    let mut fragments = Vec::new();
+    for (listed, (held, digest)) in read_listed(list, part::read_fragment_file_hashed)? {
+        let start = fragments.len();
+        fragments.extend(held);
+        parts.push(ListedPart {
+            listed,
+            digest,
+            fragments: start..fragments.len(),
+        });
+    }
+    Ok((parts, fragments))
+}
+
+/// The files of every part whose bytes are what `state` recorded when it
+/// wrote the pack.
+fn unchanged_files<'f>(
+    parts: &[ListedPart],
+    fragments: &'f [Fragment],
+    state: &PackState,
+) -> HashSet<&'f str> {
+    parts
+        .iter()
+        .filter(|p| state.parts.get(&p.listed) == Some(&p.digest))
+        .flat_map(|p| fragments.get(p.fragments.clone()).unwrap_or_default())
+        .flat_map(|f| &f.hashes)
+        .map(|h| h.path.as_str())
+        .collect()
 }
 
 /// The previous pack's entries, with the hashes the fragments record.
@@ -136,10 +203,12 @@ struct Previous<'a> {
     pack: Option<hpack::Pack<'a>>,
     /// The recorded hash of each runtime path.
     recorded: HashMap<&'a str, &'a FileHash>,
+    /// Paths whose entry is known to hold the recorded bytes.
+    trusted: HashSet<&'a str>,
 }
 
 impl<'a> Previous<'a> {
-    fn new(bytes: Option<&'a [u8]>, fragments: &'a [Fragment]) -> Self {
+    fn new(bytes: Option<&'a [u8]>, fragments: &'a [Fragment], trusted: HashSet<&'a str>) -> Self {
         let pack = bytes.and_then(|b| hpack::parse(b).ok());
         let recorded = match pack {
             Some(_) => fragments
@@ -149,16 +218,23 @@ impl<'a> Previous<'a> {
                 .collect(),
             None => HashMap::new(),
         };
-        Self { pack, recorded }
+        Self {
+            pack,
+            recorded,
+            trusted,
+        }
     }
 
     /// The previous pack's bytes of `path`, when they are what its encoder
-    /// recorded writing.
-    fn verified(&self, path: &str) -> Option<&'a [u8]> {
+    /// recorded writing, and whether that was known without hashing them.
+    fn reusable(&self, path: &str) -> Option<(&'a [u8], bool)> {
         let pack = self.pack.as_ref()?;
         let hash = self.recorded.get(path)?;
         let data = pack.data(&pack.find(path)?);
-        hash.matches(data).then_some(data)
+        if self.trusted.contains(path) {
+            return Some((data, true));
+        }
+        hash.matches(data).then_some((data, false))
     }
 }
 

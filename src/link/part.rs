@@ -94,13 +94,25 @@ pub fn render_part(fragments: &[Fragment], entries_only: bool) -> String {
 
 /// Reads a fragment file or a part file: every fragment it holds.
 pub fn read_fragment_file(path: &Path) -> Result<Vec<Fragment>, FragmentError> {
+    fragment::read_with(path, parse_fragment_file)
+}
+
+/// [`read_fragment_file`], plus the BLAKE3 of the file's bytes.
+pub fn read_fragment_file_hashed(
+    path: &Path,
+) -> Result<(Vec<Fragment>, blake3::Hash), FragmentError> {
     fragment::read_with(path, |text| {
-        if text.lines().next() == Some(PART_HEADER) {
-            parse_part(text)
-        } else {
-            Fragment::parse(text).map(|f| vec![f])
-        }
+        Ok((parse_fragment_file(text)?, blake3::hash(text.as_bytes())))
     })
+}
+
+/// Parses a part file, or a single fragment file, as its header says.
+fn parse_fragment_file(text: &str) -> Result<Vec<Fragment>, (usize, String)> {
+    if text.lines().next() == Some(PART_HEADER) {
+        parse_part(text)
+    } else {
+        Fragment::parse(text).map(|f| vec![f])
+    }
 }
 
 /// Parses part text (header included); errors carry the 1-based line number
