@@ -407,6 +407,53 @@ fn the_bundled_demo_builds_and_checks() {
 }
 
 #[test]
+fn only_edges_that_read_more_than_their_source_have_depfiles() {
+    let p = Project::demo();
+    p.build(&[]);
+    let deps = p.ninja(&["-t", "deps"]).expect_ok("ninja -t deps").stdout;
+    let recorded: Vec<&str> = deps
+        .lines()
+        .filter_map(|line| line.split_once(": #deps").map(|(target, _)| target))
+        .collect();
+    // A mesh, a cube map folder, a texture array folder and a glTF's embedded
+    // image read more than their source: their deps are recorded.
+    for wanted in [
+        "characters/walker.hmesh",
+        "models/crate.hmesh",
+        "sky.env.ktx2",
+        "textures/terrain.arr.ktx2",
+        "models/crate/tex_1.ktx2",
+    ] {
+        assert!(
+            recorded.iter().any(|t| t.ends_with(wanted)),
+            "{wanted} has no deps record: {recorded:?}"
+        );
+    }
+    // Plain images and embedded files read their source alone.
+    for plain in [
+        "ui/button.ktx2",
+        "textures/checker.ktx2",
+        "textures/bumps.n.ktx2",
+    ] {
+        assert!(
+            !recorded.iter().any(|t| t.ends_with(plain)),
+            "{plain} should have no deps record: {recorded:?}"
+        );
+    }
+    let ninja = std::fs::read_to_string(p.path("build.ninja")).unwrap();
+    let button = ninja
+        .lines()
+        .skip_while(|line| !(line.starts_with("build ") && line.contains("ui/button.ktx2")))
+        .nth(1)
+        .unwrap();
+    assert!(
+        button.contains("--fragment") && !button.contains("--depfile"),
+        "{button}"
+    );
+    p.assert_no_op();
+}
+
+#[test]
 fn input_and_output_come_from_the_config_and_dash_o_wins() {
     let p = Project::new(
         "input: art/source\noutput: build/out\ndefault:\n  texture: { compress: false }\n",

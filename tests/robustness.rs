@@ -146,13 +146,14 @@ fn write_obj(p: &Project, stem: &str, n: usize, bumps: u8) {
 }
 
 /// Every file the build produced, by path: everything in the project but the
-/// sources, the config and Ninja's own logs (`.ninja_log`, `.ninja_deps`,
-/// which record times).
+/// sources, the config, Ninja's own logs (`.ninja_log`, `.ninja_deps`) and
+/// the pack steps' `*.list.state` records, which record inodes and times.
 fn produced(p: &Project) -> BTreeMap<String, Vec<u8>> {
     p.tree(".")
         .into_iter()
         .filter(|(path, _)| !path.starts_with("assets/") && path != "assetc.yml")
         .filter(|(path, _)| !file_name(path).starts_with(".ninja_"))
+        .filter(|(path, _)| !path.ends_with(".list.state"))
         .collect()
 }
 
@@ -577,8 +578,9 @@ fn configured(p: &Project) -> BTreeMap<String, Vec<u8>> {
         fs::read(p.path("build.ninja")).unwrap_or_default(),
     );
     for (path, bytes) in p.tree(BUILD_DIR) {
+        // `packs/*.list.state` beside configure's lists are the pack steps'.
         let mine = ["fragments.list", "outputs.list", "configure.d"].contains(&path.as_str())
-            || path.starts_with("packs/");
+            || (path.starts_with("packs/") && !path.ends_with(".state"));
         if mine {
             files.insert(path, bytes);
         }

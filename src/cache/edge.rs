@@ -427,10 +427,13 @@ impl<'a> Edge<'a> {
 
     /// The files the depfile the encoder just wrote names besides the source.
     fn read_deps(&self) -> std::io::Result<Vec<String>> {
-        let text = fs::read_to_string(&self.job.depfile)?;
-        depfile::extra_inputs(&text).ok_or_else(|| {
-            std::io::Error::other(format!("{}: not a depfile", self.job.depfile.display()))
-        })
+        // Without a depfile the encoder read nothing else (it fails otherwise).
+        let Some(path) = &self.job.depfile else {
+            return Ok(Vec::new());
+        };
+        let text = fs::read_to_string(path)?;
+        depfile::extra_inputs(&text)
+            .ok_or_else(|| std::io::Error::other(format!("{}: not a depfile", path.display())))
     }
 }
 

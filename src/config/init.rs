@@ -67,8 +67,10 @@ default:
     # true: bake glTF node transforms into one mesh in world space.
     # false: keep each part's geometry in its own local space.
     merge: true
-    # Meshlet limits (3 to 256 vertices, 1 to 512 triangles) and how much
-    # they favour tight normal cones (0 to 1).
+    # Meshlets for mesh shaders and cluster culling (false: none), their
+    # limits (3 to 256 vertices, 1 to 512 triangles) and how much they
+    # favour tight normal cones (0 to 1).
+    meshlets: true
     meshlet_vertices: 64
     meshlet_triangles: 124
     cone_weight: 0.25

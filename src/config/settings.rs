@@ -250,6 +250,9 @@ settings_group! {
         /// `true` bakes glTF node transforms into one world-space mesh; `false`
         /// keeps geometry in its source-local space.
         merge: bool = true,
+        /// Whether meshlets (`MLET`, `MLVR`, `MLTR`, `MLBN`) are built; an
+        /// engine without mesh shaders or cluster culling can skip them.
+        meshlets: bool = true,
         /// Most vertices in one meshlet, 3 to 256.
         meshlet_vertices: MeshletVertices = MeshletVertices(64),
         /// Most triangles in one meshlet, 1 to 512.

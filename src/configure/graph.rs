@@ -52,6 +52,40 @@ pub struct Job {
     pub flags: Vec<String>,
 }
 
+/// How an encode edge's depfile reaches Ninja.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deps {
+    /// No depfile: the encoder reads its input alone.
+    None,
+    /// The kind's rule says `deps = gcc`; the edge names its depfile.
+    Rule,
+    /// The kind's rule takes `deps` from the edge, which sets
+    /// `depmode = gcc` and names its depfile.
+    Edge,
+}
+
+impl Job {
+    /// Whether this edge needs a depfile, and where `deps = gcc` comes from.
+    /// Single-file kinds (a plain image, a LUT, a font, a material, an
+    /// embedded file) read only their input; a texture that a glTF embeds
+    /// also reads the glTF's buffers; every other kind may read more files.
+    pub fn deps(&self) -> Deps {
+        match self.kind {
+            SourceKind::Texture(_) if self.flags.iter().any(|f| f == "--gltf-image") => Deps::Edge,
+            SourceKind::Texture(_)
+            | SourceKind::Lut
+            | SourceKind::Font
+            | SourceKind::Material
+            | SourceKind::Embed => Deps::None,
+            SourceKind::Cubemap
+            | SourceKind::TextureArray(_)
+            | SourceKind::Mesh
+            | SourceKind::Shader
+            | SourceKind::Processor(_) => Deps::Rule,
+        }
+    }
+}
+
 /// Everything configure writes, with root-relative paths.
 #[derive(Debug)]
 pub struct Plan {
@@ -321,10 +355,13 @@ impl Plan {
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
         let source = join(&self.input, &job.input);
         let dep = join(&self.build, &format!("dep/{}.d", job.name));
+        let deps = job.deps();
         let mut args = job.flags.clone();
         args.extend(["--source".into(), job.source.clone()]);
         args.extend(["--fragment".into(), frag.to_string()]);
-        args.extend(["--depfile".into(), dep.clone()]);
+        if deps != Deps::None {
+            args.extend(["--depfile".into(), dep.clone()]);
+        }
         for out in outs {
             args.extend(["-o".into(), out.clone()]);
         }
@@ -332,12 +369,19 @@ impl Plan {
         let mut outputs: Vec<&str> = outs.iter().map(String::as_str).collect();
         outputs.push(frag);
         let (rule, implicit) = self.rule_of(job);
+        let mut vars = vec![("args", ninja::shell_join(&args))];
+        if deps != Deps::None {
+            vars.push(("dep", dep));
+        }
+        if deps == Deps::Edge {
+            vars.push(("depmode", "gcc".into()));
+        }
         w.build(&Build {
             outputs,
             rule,
             inputs: vec![&source],
             implicit,
-            vars: vec![("args", ninja::shell_join(&args)), ("dep", dep)],
+            vars,
         });
     }
 
@@ -509,6 +553,7 @@ fn mesh_texture_job(
 fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
     [
         ("--merge", mesh.merge.to_string()),
+        ("--meshlets", mesh.meshlets.to_string()),
         ("--meshlet-vertices", mesh.meshlet_vertices.to_string()),
         ("--meshlet-triangles", mesh.meshlet_triangles.to_string()),
         ("--cone-weight", mesh.cone_weight.to_string()),

@@ -172,6 +172,9 @@ pub struct MeshArgs {
     /// Bake glTF node transforms into one world-space mesh.
     #[arg(long, default_value_t = MeshSettings::default().merge, action = clap::ArgAction::Set)]
     pub merge: bool,
+    /// Build meshlets.
+    #[arg(long, default_value_t = MeshSettings::default().meshlets, action = clap::ArgAction::Set)]
+    pub meshlets: bool,
     /// Most vertices per meshlet, 3 to 256.
     #[arg(long, default_value_t = MeshSettings::default().meshlet_vertices)]
     pub meshlet_vertices: MeshletVertices,

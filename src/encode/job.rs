@@ -35,9 +35,12 @@ pub struct JobArgs {
     /// Where to write the manifest fragment.
     #[arg(long)]
     pub fragment: PathBuf,
-    /// Where to write the depfile.
+    /// Where to write the depfile. Configure leaves it out for sources that
+    /// read no other file (a PNG, a font, an embedded file), which keeps
+    /// their edges out of Ninja's deps log; an encoder that does read other
+    /// files then fails rather than hide them from Ninja.
     #[arg(long)]
-    pub depfile: PathBuf,
+    pub depfile: Option<PathBuf>,
     /// Files to delete if this job fails (the link outputs).
     #[arg(long = "invalidate")]
     pub invalidate: Vec<PathBuf>,
@@ -209,13 +212,37 @@ fn write_results(args: &JobArgs, encoded: &Encoded) -> Result<(), EncodeError> {
 
 /// Writes the job's depfile: its first output depends on the input and `extra`.
 pub(crate) fn write_depfile(args: &JobArgs, extra: &[PathBuf]) -> Result<(), EncodeError> {
+    let Some(path) = depfile_for(args, extra)? else {
+        return Ok(());
+    };
     let target = args.outputs.first().unwrap_or(&args.fragment);
     let inputs: Vec<String> = std::iter::once(&args.input)
         .chain(extra)
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     let text = depfile::render(&target.to_string_lossy(), &inputs);
-    write(&args.depfile, text.as_bytes())
+    write(path, text.as_bytes())
+}
+
+/// Where the job's depfile goes: `None` when it has no `--depfile` and read
+/// nothing but its input, an error when it has none but read `extra` files
+/// too (Ninja would never rebuild it when they change).
+pub(crate) fn depfile_for<'a>(
+    args: &'a JobArgs,
+    extra: &[PathBuf],
+) -> Result<Option<&'a Path>, EncodeError> {
+    match (&args.depfile, extra.first()) {
+        (Some(path), _) => Ok(Some(path)),
+        (None, None) => Ok(None),
+        (None, Some(other)) => Err(EncodeError::Invalid {
+            path: args.input.clone(),
+            what: format!(
+                "it reads {} besides itself, but the edge has no --depfile to tell Ninja",
+                other.display()
+            ),
+            source: None,
+        }),
+    }
 }
 
 /// Writes one file of the job atomically, if its bytes changed.
@@ -244,7 +271,12 @@ pub fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
 /// after every encode and rewrites them without the failed asset, and when
 /// the failure is the same as last time they are already right.
 pub(crate) fn clean_up(args: &JobArgs) {
-    fsutil::remove_all(args.outputs.iter().chain([&args.fragment, &args.depfile]));
+    fsutil::remove_all(
+        args.outputs
+            .iter()
+            .chain([&args.fragment])
+            .chain(&args.depfile),
+    );
     if args.keep_going {
         return;
     }
@@ -265,7 +297,7 @@ mod tests {
             root: dir.join("out"),
             source: "in.png".into(),
             fragment: dir.join("in.frag"),
-            depfile: dir.join("in.d"),
+            depfile: Some(dir.join("in.d")),
             invalidate: vec![dir.join("out/assets.hman")],
             invalidate_list: None,
             keep_going: false,
@@ -300,7 +332,7 @@ mod tests {
             )]
         );
         assert!(
-            std::fs::read_to_string(&args.depfile)
+            std::fs::read_to_string(args.depfile.as_ref().unwrap())
                 .unwrap()
                 .contains("in.png")
         );
@@ -314,6 +346,21 @@ mod tests {
             }),
         );
         assert!(matches!(strict, Err(EncodeError::NotSupported { .. })));
+    }
+
+    #[test]
+    fn without_a_depfile_only_an_encoder_that_reads_its_input_alone_succeeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = job_in(dir.path());
+        args.depfile = None;
+        write_depfile(&args, &[]).unwrap();
+        let error = write_depfile(&args, &[dir.path().join("scene.bin")]).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("scene.bin") && message.contains("--depfile"),
+            "{message}"
+        );
+        assert!(!dir.path().join("in.d").exists());
     }
 
     #[test]

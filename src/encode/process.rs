@@ -376,7 +376,7 @@ mod tests {
                 root: d.join("out"),
                 source: "in.txt".into(),
                 fragment: d.join("frag/in.frag"),
-                depfile: d.join("dep/in.d"),
+                depfile: Some(d.join("dep/in.d")),
                 invalidate: vec![d.join("out/assets.hman")],
                 invalidate_list: None,
                 keep_going: false,

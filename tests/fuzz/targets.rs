@@ -123,11 +123,24 @@ fn assert_same_verdict<A, B>(first: &FormatResult<A>, second: &FormatResult<B>, 
 
 /// `.hmesh`: the zero-copy view on an aligned copy, `validate` and
 /// `read_hmesh` on a misaligned one (their copying path), the view on the
-/// misaligned copy, every view accessor, and a write/read round trip.
+/// misaligned copy, the layout-only view (which must take whatever the full
+/// one takes, and lend the same arrays), every view accessor of both, and a
+/// write/read round trip.
 pub fn fuzz_hmesh(data: &[u8]) -> bool {
     let aligned = Placed::new(data, 0);
     let misaligned = Placed::new(data, 1);
+    let layout = hmesh::parse_hmesh_at(aligned.bytes(), hmesh::Depth::Layout);
+    if let Ok(layout) = &layout {
+        walk_hmesh(layout);
+    }
     let view = hmesh::parse_hmesh(aligned.bytes());
+    if let Ok(view) = &view {
+        assert_eq!(
+            layout.as_ref().ok(),
+            Some(view),
+            "Depth::Layout refused or changed a mesh Depth::Full took"
+        );
+    }
     assert_same_verdict(
         &view,
         &hmesh::validate(misaligned.bytes()),

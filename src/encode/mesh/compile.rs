@@ -40,6 +40,7 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
         );
     }
     let options = BuildOptions {
+        meshlets: args.meshlets,
         meshlet_max_vertices: args.meshlet_vertices.0,
         meshlet_max_triangles: args.meshlet_triangles.0,
         cone_weight: args.cone_weight.0,

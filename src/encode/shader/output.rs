@@ -138,6 +138,9 @@ fn write_results(
         changed |= fsutil::write_output(&args.root.join(runtime), &module.bytes)?;
     }
     write_fragment(&args.fragment, &fragment.render(), changed)?;
+    let Some(depfile_path) = job::depfile_for(args, &compiled.inputs)? else {
+        return Ok(());
+    };
     let mut inputs = vec![args.input.to_string_lossy().into_owned()];
     inputs.extend(
         compiled
@@ -146,7 +149,7 @@ fn write_results(
             .map(|p| p.to_string_lossy().into_owned()),
     );
     let text = depfile::render(&args.fragment.to_string_lossy(), &inputs);
-    fsutil::write_output(&args.depfile, text.as_bytes())?;
+    fsutil::write_output(depfile_path, text.as_bytes())?;
     Ok(())
 }
 

@@ -86,7 +86,9 @@ impl<'a> Assembler<'a> {
         let first_meshlet = count_u32(label, self.mesh.meshlets.len(), "the meshlet count")?;
 
         let positions = position_adapter(label, &local.vertices)?;
-        self.append_meshlets(label, local, &positions, base_vertex)?;
+        if self.options.meshlets {
+            self.append_meshlets(label, local, &positions, base_vertex)?;
+        }
         self.append_levels(label, local, &positions, base_vertex)?;
 
         let meshlet_count = count_u32(

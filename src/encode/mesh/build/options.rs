@@ -16,6 +16,9 @@ pub const MESHLET_MAX_TRIANGLES_LIMIT: u32 = 512;
 /// How meshlets and levels of detail are made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildOptions {
+    /// Whether meshlets are built; without them `MLET` and its companions
+    /// are empty and every submesh has `meshletCount` 0.
+    pub meshlets: bool,
     /// Most vertices in one meshlet, 3 to 256.
     pub meshlet_max_vertices: u32,
     /// Most triangles in one meshlet, 1 to 512.
@@ -36,6 +39,7 @@ impl Default for BuildOptions {
     /// and two reduced levels at 50% and 25% of the triangles with error 0.05.
     fn default() -> Self {
         Self {
+            meshlets: true,
             meshlet_max_vertices: 64,
             meshlet_max_triangles: 124,
             cone_weight: 0.25,

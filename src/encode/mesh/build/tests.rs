@@ -288,7 +288,9 @@ fn assert_hmesh_rules(mesh: &MeshData) {
             "meshlet ranges are contiguous"
         );
         assert_eq!(submesh.index_count % 3, 0);
-        assert!(submesh.index_count > 0 && submesh.meshlet_count > 0);
+        assert!(submesh.index_count > 0);
+        // Every submesh has meshlets, unless the build made none at all.
+        assert!(submesh.meshlet_count > 0 || mesh.meshlets.is_empty());
         assert_eq!(submesh.base_vertex, 0);
         assert!(
             submesh.material_slot == NO_MATERIAL
@@ -771,6 +773,32 @@ fn meshlets_honour_the_limits_and_cover_every_triangle_once() {
             assert_eq!(actual, expected, "limits {max_vertices}/{max_triangles}");
         }
     }
+}
+
+#[test]
+fn without_meshlets_the_geometry_and_levels_are_unchanged() {
+    let scene = scene_of(vec![uv_sphere(16, 8), grid(6)]);
+    let with = build(&scene);
+    let options = BuildOptions {
+        meshlets: false,
+        ..BuildOptions::default()
+    };
+    let without = build_with(&scene, &options);
+    assert!(!with.meshlets.is_empty());
+    assert!(without.meshlets.is_empty() && without.meshlet_bounds.is_empty());
+    assert!(without.meshlet_vertices.is_empty() && without.meshlet_triangles.is_empty());
+    assert!(
+        without
+            .submeshes
+            .iter()
+            .all(|s| s.meshlet_count == 0 && s.first_meshlet == 0)
+    );
+    assert_eq!(without.vertices, with.vertices);
+    assert_eq!(without.indices, with.indices);
+    assert_eq!(without.lod_indices, with.lod_indices);
+    assert_eq!(without.lod_table, with.lod_table);
+    let bytes = crate::format::hmesh::write_hmesh(&without).unwrap();
+    assert_eq!(crate::format::hmesh::read_hmesh(&bytes).unwrap(), without);
 }
 
 #[test]
