@@ -103,16 +103,16 @@ fn prepare_submesh(
     } else {
         None
     };
-    let (merged, real_tangents) = indexed::merge_indexed(primitive, skin.as_deref())
-        .unwrap_or_else(|| {
-            let corners = corners::expand_corners(primitive, skin.as_deref());
-            (
-                weld::merge_corners(&corners.vertices),
-                corners.real_tangents,
-            )
-        });
-    Ok((
-        weld::order_for_gpu(&primitive.label, merged)?,
-        real_tangents,
-    ))
+    // The indexed merge declines exactly when some normal must be made flat.
+    let (merged, real_tangents, flat_normals) =
+        match indexed::merge_indexed(primitive, skin.as_deref()) {
+            Some((merged, real_tangents)) => (merged, real_tangents, false),
+            None => {
+                let corners = corners::expand_corners(primitive, skin.as_deref());
+                let merged = weld::merge_corners(&corners.vertices);
+                (merged, corners.real_tangents, true)
+            }
+        };
+    let local = weld::order_for_gpu(&primitive.label, merged, flat_normals)?;
+    Ok((local, real_tangents))
 }

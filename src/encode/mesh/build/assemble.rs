@@ -17,14 +17,22 @@
 //! coarser mesh, which can cost a little quality at the far levels, where it
 //! matters least.
 //!
+//! A submesh with flat normals (none in the source, or a zero one) has a
+//! vertex per face at every corner, so every edge between faces is a seam
+//! that the simplifier would keep, and its levels would stay at full size.
+//! Such a submesh is simplified with meshoptimizer's permissive mode, which
+//! may collapse across those seams, the normal difference counting as
+//! attribute error as usual; vertices on a UV seam (one position, several
+//! UVs) are protected, so textures do not tear.
+//!
 //! A level is kept only when it has at least one triangle and fewer indices
 //! than the last kept level (or the full submesh); otherwise it is stored as
 //! the empty range `{0, 0}`, "stalled", and the engine reuses the previous
 //! level. Kept levels are reordered for the vertex cache.
 
 use meshopt::{
-    SimplifyOptions, VertexDataAdapter, build_meshlets, compute_meshlet_bounds,
-    optimize_vertex_cache, simplify_with_attributes_and_locks,
+    SimplifyOptions, SimplifyVertex, VertexDataAdapter, build_meshlets, compute_meshlet_bounds,
+    generate_position_remap, optimize_vertex_cache, simplify_with_attributes_and_locks,
 };
 
 use super::corners::WorkVertex;
@@ -194,8 +202,16 @@ impl<'a> Assembler<'a> {
     ) -> Result<(), BuildError> {
         let normals: Vec<f32> = local.vertices.iter().flat_map(|v| v.normal).collect();
         // meshoptimizer reads one lock per vertex; an empty slice would make
-        // it read past the end, so pass a full one that locks nothing.
-        let locks = vec![false; local.vertices.len()];
+        // it read past the end, so pass a full one.
+        let (locks, mode) = if local.flat_normals {
+            (
+                uv_seam_protection(local, positions),
+                SimplifyOptions::Permissive,
+            )
+        } else {
+            let none = vec![SimplifyVertex::None; local.vertices.len()];
+            (none, SimplifyOptions::None)
+        };
         let full_count = local.indices.len();
         let mut previous: Option<Vec<u32>> = None;
         let mut spent_error = 0.0f32;
@@ -214,7 +230,7 @@ impl<'a> Assembler<'a> {
                         &locks,
                         target,
                         (self.options.lod_error - spent_error).max(0.0),
-                        SimplifyOptions::None,
+                        mode,
                         Some(&mut error),
                     )
                 })
@@ -266,6 +282,32 @@ impl<'a> Assembler<'a> {
         }
         Ok(())
     }
+}
+
+/// `Protect` on every vertex that shares its position with a vertex of
+/// another UV, for the permissive simplification of flat-shaded submeshes.
+fn uv_seam_protection(
+    local: &LocalGeometry,
+    positions: &VertexDataAdapter<'_>,
+) -> Vec<SimplifyVertex> {
+    let first_at = generate_position_remap(positions);
+    let uv = |v: usize| local.vertices[v].key.gpu.uv;
+    let mut seam = vec![false; local.vertices.len()];
+    for (v, &first) in first_at.iter().enumerate() {
+        if uv(v) != uv(first as usize) {
+            seam[first as usize] = true;
+        }
+    }
+    first_at
+        .iter()
+        .map(|&first| {
+            if seam[first as usize] {
+                SimplifyVertex::Protect
+            } else {
+                SimplifyVertex::None
+            }
+        })
+        .collect()
 }
 
 /// The index count meshoptimizer is asked for at one LOD ratio.

@@ -841,6 +841,39 @@ fn lods_shrink_towards_the_ratio_targets() {
 }
 
 #[test]
+fn flat_shaded_submeshes_still_reach_their_levels_without_tearing_uv_seams() {
+    // Without normals every face is flat, so no two faces share a vertex.
+    let sphere = Primitive {
+        normals: None,
+        ..uv_sphere(48, 24)
+    };
+    let mesh = build(&scene_of(vec![sphere.clone()]));
+    let full = mesh.submeshes[0].index_count as usize;
+    assert!(
+        mesh.vertices.len() > 2 * sphere.positions.len(),
+        "faces do not share vertices"
+    );
+    let [half, quarter] = [mesh.lod_table[0], mesh.lod_table[1]].map(|l| l.index_count as usize);
+    assert!(half > 0 && half * 10 <= full * 6, "half {half} of {full}");
+    assert!(
+        quarter > 0 && quarter * 10 <= full * 4,
+        "quarter {quarter} of {full}"
+    );
+    // The sphere's UV seam (u = 0 and u = 1 at the same positions) is
+    // protected: every level still uses a vertex on each side of it.
+    let uses_u = |level: &MeshLod, u: f32| {
+        let start = level.first_index as usize;
+        let end = start + level.index_count as usize;
+        mesh.lod_indices[start..end]
+            .iter()
+            .any(|&v| mesh.vertices[v as usize].uv[0] == u)
+    };
+    for level in &mesh.lod_table {
+        assert!(uses_u(level, 0.0) && uses_u(level, 1.0), "{level:?}");
+    }
+}
+
+#[test]
 fn lods_of_a_single_triangle_are_stalled() {
     let triangle = bare(
         "tri",

@@ -35,6 +35,9 @@ pub(super) struct LocalGeometry {
     pub vertices: Vec<WorkVertex>,
     /// A triangle list into `vertices` without degenerate triangles.
     pub indices: Vec<u32>,
+    /// Whether some normals were made flat, per corner: the mesh is then cut
+    /// along every edge where faces meet at an angle.
+    pub flat_normals: bool,
 }
 
 /// Merges the corners of an expanded primitive whose file bytes are equal.
@@ -56,8 +59,13 @@ pub(super) fn merge_corners(corners: &[WorkVertex]) -> Merged {
     }
 }
 
-/// Drops degenerate triangles and optimises the order of both arrays.
-pub(super) fn order_for_gpu(label: &str, merged: Merged) -> Result<LocalGeometry, BuildError> {
+/// Drops degenerate triangles and optimises the order of both arrays;
+/// `flat_normals` says whether some normals were made per corner.
+pub(super) fn order_for_gpu(
+    label: &str,
+    merged: Merged,
+    flat_normals: bool,
+) -> Result<LocalGeometry, BuildError> {
     let indices = without_degenerate_triangles(&merged.corner_vertex);
     if indices.is_empty() {
         return Err(BuildError::OnlyDegenerateTriangles {
@@ -68,7 +76,11 @@ pub(super) fn order_for_gpu(label: &str, merged: Merged) -> Result<LocalGeometry
     let mut indices = optimize_vertex_cache(&indices, merged.vertices.len());
     // Also drops the vertices only degenerate triangles used.
     let vertices = optimize_vertex_fetch(&mut indices, &merged.vertices);
-    Ok(LocalGeometry { vertices, indices })
+    Ok(LocalGeometry {
+        vertices,
+        indices,
+        flat_normals,
+    })
 }
 
 /// The triangles of `indices` whose three vertices differ.
