@@ -137,9 +137,10 @@ pub fn link_pack(
         what: "cannot build the pack".into(),
         source: Some(Box::new(e)),
     })?;
+    // Whatever happens to the pack from here, the old record no longer holds.
+    PackState::forget(&state_file);
     // The previous bytes are already in memory: compare with them rather than
     // have a write-if-changed read the whole pack a second time.
-    PackState::forget(&state_file);
     write_unless_equal(output, &bytes, previous_bytes.as_deref()).map_err(|source| {
         FileError::Write {
             path: output.to_owned(),
