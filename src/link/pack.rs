@@ -25,7 +25,7 @@
 //! without hashing) and read.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -99,13 +99,16 @@ pub fn link_pack(
     // The same identity after the read as before it: the bytes read are the
     // ones the identity describes.
     let unchanged = identity.filter(|&id| identity_of(output) == Some(id));
-    let trusted = unchanged
+    let state = unchanged
         .zip(PackState::load(&state_file))
         .filter(|(now, state)| state.pack == *now)
-        .map_or_else(HashSet::new, |(_, state)| {
-            unchanged_files(&parts, &fragments, &state)
-        });
-    let previous = Previous::new(previous_bytes.as_deref(), &fragments, trusted);
+        .map(|(_, state)| state);
+    let previous = Previous::new(
+        previous_bytes.as_deref(),
+        &parts,
+        &fragments,
+        state.as_ref(),
+    );
     let mut stats = PackStats::default();
     let mut contents: Vec<Cow<'_, [u8]>> = Vec::with_capacity(paths.len() + 1);
     for path in &paths {
@@ -182,57 +185,46 @@ fn read_parts(list: &Path) -> Result<(Vec<ListedPart>, Vec<Fragment>), LinkError
     Ok((parts, fragments))
 }
 
-/// The files of every part whose bytes are what `state` recorded when it
-/// wrote the pack.
-fn unchanged_files<'f>(
-    parts: &[ListedPart],
-    fragments: &'f [Fragment],
-    state: &PackState,
-) -> HashSet<&'f str> {
-    parts
-        .iter()
-        .filter(|p| state.parts.get(&p.listed) == Some(&p.digest))
-        .flat_map(|p| fragments.get(p.fragments.clone()).unwrap_or_default())
-        .flat_map(|f| &f.hashes)
-        .map(|h| h.path.as_str())
-        .collect()
-}
-
 /// The previous pack's entries, with the hashes the fragments record.
 struct Previous<'a> {
     /// The previous pack, when there is one and it parses.
     pack: Option<hpack::Pack<'a>>,
-    /// The recorded hash of each runtime path.
-    recorded: HashMap<&'a str, &'a FileHash>,
-    /// Paths whose entry is known to hold the recorded bytes.
-    trusted: HashSet<&'a str>,
+    /// The recorded hash of each runtime path, and whether its part is
+    /// unchanged since the step wrote this pack file (so its entry holds the
+    /// recorded bytes without hashing them).
+    recorded: HashMap<&'a str, (&'a FileHash, bool)>,
 }
 
 impl<'a> Previous<'a> {
-    fn new(bytes: Option<&'a [u8]>, fragments: &'a [Fragment], trusted: HashSet<&'a str>) -> Self {
+    /// `state` is the step's record of this very pack file, if it has one.
+    fn new(
+        bytes: Option<&'a [u8]>,
+        parts: &[ListedPart],
+        fragments: &'a [Fragment],
+        state: Option<&PackState>,
+    ) -> Self {
         let pack = bytes.and_then(|b| hpack::parse(b).ok());
-        let recorded = match pack {
-            Some(_) => fragments
-                .iter()
-                .flat_map(|f| &f.hashes)
-                .map(|h| (h.path.as_str(), h))
-                .collect(),
-            None => HashMap::new(),
-        };
-        Self {
-            pack,
-            recorded,
-            trusted,
+        let mut recorded = HashMap::new();
+        if pack.is_some() {
+            for part in parts {
+                let unchanged =
+                    state.is_some_and(|s| s.parts.get(&part.listed) == Some(&part.digest));
+                let held = fragments.get(part.fragments.clone()).unwrap_or_default();
+                for hash in held.iter().flat_map(|f| &f.hashes) {
+                    recorded.insert(hash.path.as_str(), (hash, unchanged));
+                }
+            }
         }
+        Self { pack, recorded }
     }
 
     /// The previous pack's bytes of `path`, when they are what its encoder
     /// recorded writing, and whether that was known without hashing them.
     fn reusable(&self, path: &str) -> Option<(&'a [u8], bool)> {
         let pack = self.pack.as_ref()?;
-        let hash = self.recorded.get(path)?;
+        let &(hash, unchanged) = self.recorded.get(path)?;
         let data = pack.data(&pack.find(path)?);
-        if self.trusted.contains(path) {
+        if unchanged {
             return Some((data, true));
         }
         hash.matches(data).then_some((data, false))
