@@ -84,14 +84,14 @@ fn corner_tangents(primitive: &Primitive, normals: &[[f32; 3]]) -> (Vec<[i16; 2]
         oct_encode_tangent([x, y, z], w)
     };
     let indices = &primitive.indices;
+    // A tangent that belongs to the vertex is packed once, then shared by
+    // the vertex's corners.
+    let per_vertex = |raw: &dyn Fn(usize) -> [f32; 4]| -> Vec<[i16; 2]> {
+        let packed: Vec<[i16; 2]> = (0..normals.len()).map(|v| pack(raw(v), v as u32)).collect();
+        indices.iter().map(|&v| packed[v as usize]).collect()
+    };
     match (&primitive.tangents, &primitive.uvs) {
-        (Some(tangents), _) => (
-            indices
-                .iter()
-                .map(|&v| pack(tangents[v as usize], v))
-                .collect(),
-            true,
-        ),
+        (Some(tangents), _) => (per_vertex(&|v| tangents[v]), true),
         (None, Some(uvs)) => {
             let raw = generate_tangents(
                 Some(indices),
@@ -103,13 +103,7 @@ fn corner_tangents(primitive: &Primitive, normals: &[[f32; 3]]) -> (Vec<[i16; 2]
             let packed = raw.iter().zip(indices).map(|(&t, &v)| pack(t, v));
             (packed.collect(), true)
         }
-        (None, None) => (
-            indices
-                .iter()
-                .map(|&v| pack([0.0, 0.0, 0.0, 1.0], v))
-                .collect(),
-            false,
-        ),
+        (None, None) => (per_vertex(&|_| [0.0, 0.0, 0.0, 1.0]), false),
     }
 }
 
