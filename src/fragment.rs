@@ -168,7 +168,8 @@ impl Fragment {
         Ok(fragment)
     }
 
-    fn parse_line(&mut self, line: &str) -> Result<(), String> {
+    /// Adds the record on one line (not the header) to the fragment.
+    pub fn parse_line(&mut self, line: &str) -> Result<(), String> {
         let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
         match tag {
             "source" => self.source = rest.to_string(),

@@ -93,12 +93,22 @@ pub fn write_unless_equal(path: &Path, bytes: &[u8], existing: Option<&[u8]>) ->
 /// (`0666` less the umask on Unix), not the private `0600` temporary files
 /// usually get, so outputs are as readable as files a compiler writes.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |mut file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] for a caller that writes the file itself: `fill` gets the
+/// empty temporary file, and the rename happens only when it succeeds. On
+/// failure the temporary file is removed and `path` keeps its old bytes.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&fs::File) -> io::Result<()>,
+) -> io::Result<()> {
     create_folder(parent_folder(path))?;
     let temp = temp_path(path);
-    let mut file = open_locked_temp(&temp)?;
+    let file = open_locked_temp(&temp)?;
     let written = file
         .set_len(0)
-        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| fill(&file))
         .and_then(|()| fs::rename(&temp, path));
     if written.is_err() {
         // Still under the lock: nobody else can be using this file.

@@ -198,44 +198,114 @@ impl std::error::Error for PackError {}
 /// [`check_runtime_path`]) or a path longer than `u16::MAX` bytes. Each item's
 /// `kind` is written as given.
 pub fn write_pack(items: &[PackItem<'_>]) -> Result<Vec<u8>, PackError> {
-    let sorted = sort_and_check(items)?;
-    let count = u32::try_from(sorted.len()).map_err(|_| PackError::TooManyEntries {
-        count: sorted.len(),
-    })?;
-    let toc_bytes: usize = sorted
+    let slots: Vec<PackSlot<'_>> = items.iter().map(PackItem::slot).collect();
+    let plan = plan_pack(&slots)?;
+    let mut out = Vec::with_capacity(usize::try_from(plan.len).unwrap_or(0));
+    out.extend_from_slice(&plan.prefix);
+    for (placed, item) in plan
+        .placed
         .iter()
-        .map(|item| TOC_ENTRY_FIXED_BYTES + item.path.len())
-        .sum();
-    let offsets = payload_offsets(HEADER_BYTES + toc_bytes, &sorted);
-    let end = offsets
-        .last()
-        .zip(sorted.last())
-        .map_or(HEADER_BYTES + toc_bytes, |(offset, item)| {
-            offset + item.data.len()
-        });
-
-    let mut out = Vec::with_capacity(end);
-    out.extend_from_slice(&PackHeader::new(count, toc_bytes as u64).to_bytes());
-    for (item, &offset) in sorted.iter().zip(&offsets) {
-        encode_toc_record(item, offset, &mut out);
-    }
-    for (item, &offset) in sorted.iter().zip(&offsets) {
-        out.resize(offset, 0);
+        .filter_map(|p| Some(p).zip(items.get(p.slot)))
+    {
+        out.resize(placed.offset as usize, 0);
         out.extend_from_slice(item.data);
     }
     Ok(out)
 }
 
-/// Sorts by path and rejects repeated, invalid or overlong paths.
-fn sort_and_check<'i, 'a>(items: &'i [PackItem<'a>]) -> Result<Vec<&'i PackItem<'a>>, PackError> {
-    let mut sorted: Vec<&PackItem<'a>> = items.iter().collect();
-    sorted.sort_by(|a, b| a.path.cmp(b.path));
-    for item in &sorted {
-        check_item_path(item.path)?;
+/// What the layout of a pack needs to know of one file: its path, type and
+/// size, not its bytes. A writer that streams payloads from elsewhere (an
+/// older pack, say) plans with these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackSlot<'a> {
+    /// Path relative to the output root, `/`-separated.
+    pub path: &'a str,
+    /// Its type.
+    pub kind: PackKind,
+    /// The file's size in bytes.
+    pub size: u64,
+}
+
+impl PackItem<'_> {
+    /// The item without its bytes.
+    pub fn slot(&self) -> PackSlot<'_> {
+        PackSlot {
+            path: self.path,
+            kind: self.kind,
+            size: self.data.len() as u64,
+        }
     }
-    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].path == pair[1].path) {
+}
+
+/// Where one slot's payload goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlacedSlot {
+    /// Its index in the slots given to [`plan_pack`].
+    pub slot: usize,
+    /// Byte offset of its payload in the pack.
+    pub offset: u64,
+}
+
+/// The layout of a pack: its header and TOC bytes, then each payload's place
+/// in path order. Every byte between `prefix` and the payloads, and between
+/// payloads, is zero; the file ends where the last payload does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackPlan {
+    /// The header and the TOC, the file's first bytes.
+    pub prefix: Vec<u8>,
+    /// The payloads in path order, which is also file order.
+    pub placed: Vec<PlacedSlot>,
+    /// The size of the whole file.
+    pub len: u64,
+}
+
+/// Lays out a pack of `slots` exactly as [`write_pack`] writes it, checking
+/// the same rules.
+pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
+    let sorted = sort_and_check(slots)?;
+    let count = u32::try_from(sorted.len()).map_err(|_| PackError::TooManyEntries {
+        count: sorted.len(),
+    })?;
+    let toc_bytes: usize = sorted
+        .iter()
+        .map(|(_, slot)| TOC_ENTRY_FIXED_BYTES + slot.path.len())
+        .sum();
+    let mut prefix = Vec::with_capacity(HEADER_BYTES + toc_bytes);
+    prefix.extend_from_slice(&PackHeader::new(count, toc_bytes as u64).to_bytes());
+    let mut cursor = (HEADER_BYTES + toc_bytes) as u64;
+    let mut placed = Vec::with_capacity(sorted.len());
+    for (index, slot) in sorted {
+        let offset = align_payload(cursor).unwrap_or(u64::MAX);
+        encode_toc_record(slot, offset, &mut prefix);
+        placed.push(PlacedSlot {
+            slot: index,
+            offset,
+        });
+        cursor = offset.saturating_add(slot.size);
+    }
+    Ok(PackPlan {
+        prefix,
+        placed,
+        len: cursor,
+    })
+}
+
+/// The slots with their indices, sorted by path; rejects repeated, invalid
+/// or overlong paths.
+fn sort_and_check<'s, 'a>(
+    slots: &'s [PackSlot<'a>],
+) -> Result<Vec<(usize, &'s PackSlot<'a>)>, PackError> {
+    let mut sorted: Vec<(usize, &PackSlot<'a>)> = slots.iter().enumerate().collect();
+    sorted.sort_by(|a, b| a.1.path.cmp(b.1.path));
+    for (_, slot) in &sorted {
+        check_item_path(slot.path)?;
+    }
+    if let Some(pair) = sorted
+        .windows(2)
+        .find(|pair| pair[0].1.path == pair[1].1.path)
+    {
         return Err(PackError::DuplicatePath {
-            path: pair[0].path.to_owned(),
+            path: pair[0].1.path.to_owned(),
         });
     }
     Ok(sorted)
@@ -254,28 +324,14 @@ fn check_item_path(path: &str) -> Result<(), PackError> {
     })
 }
 
-/// Where each payload goes when the TOC ends at `toc_end`.
-fn payload_offsets(toc_end: usize, sorted: &[&PackItem<'_>]) -> Vec<usize> {
-    let align = |value: usize| value.next_multiple_of(PAYLOAD_ALIGN as usize);
-    let mut cursor = align(toc_end);
-    sorted
-        .iter()
-        .map(|item| {
-            let offset = cursor;
-            cursor = align(offset + item.data.len());
-            offset
-        })
-        .collect()
-}
-
 /// Appends one TOC record; the path length was checked by [`check_item_path`].
-fn encode_toc_record(item: &PackItem<'_>, offset: usize, out: &mut Vec<u8>) {
-    let path_len = u16::try_from(item.path.len()).unwrap_or(u16::MAX);
-    out.extend_from_slice(&(offset as u64).to_le_bytes());
-    out.extend_from_slice(&(item.data.len() as u64).to_le_bytes());
-    out.push(item.kind as u8);
+fn encode_toc_record(slot: &PackSlot<'_>, offset: u64, out: &mut Vec<u8>) {
+    let path_len = u16::try_from(slot.path.len()).unwrap_or(u16::MAX);
+    out.extend_from_slice(&offset.to_le_bytes());
+    out.extend_from_slice(&slot.size.to_le_bytes());
+    out.push(slot.kind as u8);
     out.extend_from_slice(&path_len.to_le_bytes());
-    out.extend_from_slice(item.path.as_bytes());
+    out.extend_from_slice(slot.path.as_bytes());
 }
 
 /// One TOC entry of a parsed pack, borrowing its path from the file bytes.
@@ -406,6 +462,41 @@ impl<'a> Pack<'a> {
 /// (checked arithmetic) and overlaps no other; that all bytes between
 /// payloads are zero; and that at most alignment padding follows the last one.
 pub fn parse(bytes: &[u8]) -> FormatResult<Pack<'_>> {
+    let toc = read_toc(bytes, bytes.len() as u64)?;
+    check_layout(bytes, toc.end, &toc.entries, &toc.record_offsets)?;
+    Ok(Pack {
+        bytes,
+        header: toc.header,
+        entries: toc.entries,
+    })
+}
+
+/// Parses the header and TOC of a pack whose first bytes are `prefix` and
+/// whose whole file is `file_len` bytes long, for a caller that reads
+/// payloads from the file itself.
+///
+/// Checks every rule [`parse`] checks of the header, the records and each
+/// payload's range against `file_len`, but not the bytes outside the prefix:
+/// not that payloads never overlap, nor that padding is zero. Use it only on
+/// a file whose payload area is trusted (one this process's caller wrote and
+/// can tell is unchanged); [`parse`] is the check for any other file.
+pub fn parse_toc(prefix: &[u8], file_len: u64) -> FormatResult<Vec<PackEntry<'_>>> {
+    read_toc(prefix, file_len).map(|toc| toc.entries)
+}
+
+/// A pack's header and TOC, read and checked.
+struct Toc<'a> {
+    header: PackHeader,
+    entries: Vec<PackEntry<'a>>,
+    /// Where each entry's record starts, for error offsets.
+    record_offsets: Vec<u64>,
+    /// One past the TOC's last byte.
+    end: u64,
+}
+
+/// Reads the header and the records from `bytes`, the start of a file of
+/// `file_len` bytes, and checks each payload range against that length.
+fn read_toc(bytes: &[u8], file_len: u64) -> FormatResult<Toc<'_>> {
     let mut reader = ByteReader::new(bytes);
     let header = read_header(&mut reader)?;
     let mut entries = Vec::with_capacity(header.count as usize);
@@ -422,13 +513,13 @@ pub fn parse(bytes: &[u8]) -> FormatResult<Pack<'_>> {
     check_toc_size(&header, reader.offset())?;
     let payload_start = align_payload(reader.offset()).unwrap_or(u64::MAX);
     for (entry, &at) in entries.iter().zip(&record_offsets) {
-        check_range(entry, at, payload_start, bytes.len() as u64)?;
+        check_range(entry, at, payload_start, file_len)?;
     }
-    check_layout(bytes, reader.offset(), &entries, &record_offsets)?;
-    Ok(Pack {
-        bytes,
+    Ok(Toc {
         header,
         entries,
+        record_offsets,
+        end: reader.offset(),
     })
 }
 

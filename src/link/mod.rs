@@ -23,6 +23,7 @@ pub mod manifest;
 pub mod pack;
 pub mod pack_state;
 pub mod part;
+pub mod previous_pack;
 pub mod recorded;
 pub mod report;
 

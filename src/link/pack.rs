@@ -10,33 +10,42 @@
 //!   without the global manifest.
 //!
 //! **Incremental:** rebuilding a pack after an edit does not re-read every
-//! file. The previous pack (the file being replaced) is read once, and each
-//! of its entries whose bytes hash to the BLAKE3 value the file's fragment
-//! records is taken from it; only the other files (new, changed, or without a
-//! record) are read from the output folder. The recorded hash is that of the
-//! bytes the encoder wrote, so a reused entry is exactly what a clean build
-//! would read, and the new pack is byte for byte the clean build's. It is
-//! still built whole in memory and replaces the old file atomically (only when
-//! its bytes differ from the previous pack's), so an interrupted link leaves
-//! the old pack or the new one. Entries of parts that did not change since
-//! the step last wrote this very pack file are taken without hashing them
-//! ([`super::pack_state`]). With the environment variable `ASSETC_LINK_STATS`
-//! set, the step prints how many entries it reused (and of those, how many
-//! without hashing) and read.
+//! file. Each entry of the previous pack (the file being replaced) whose
+//! bytes hash to the BLAKE3 value the file's fragment records is taken from
+//! it; only the other files (new, changed, or without a record) are read from
+//! the output folder. The recorded hash is that of the bytes the encoder
+//! wrote, so a reused entry is exactly what a clean build would read, and the
+//! new pack is byte for byte the clean build's. Entries of parts that did not
+//! change since the step last wrote this very pack file are taken without
+//! hashing them ([`super::pack_state`]), and then only the header and TOC of
+//! the previous pack are read ([`super::previous_pack`]).
+//!
+//! **Streamed:** the new pack is laid out first ([`plan_pack`]), then written
+//! front to back into its temporary file: read files through a buffer, and
+//! each run of reused entries that keep their spacing copied from the
+//! previous pack by the kernel, so a one-entry edit of a large pack moves its
+//! bytes file to file without this process holding either pack. When the
+//! previous pack already holds exactly the planned bytes (same header and
+//! TOC, every entry in place) nothing is written, so Ninja's `restat` stops
+//! there. Otherwise the file is replaced atomically, so an interrupted link
+//! leaves the old pack or the new one. With the environment variable
+//! `ASSETC_LINK_STATS` set, the step prints how many entries it reused (and
+//! of those, how many without hashing) and read.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::manifest::manifest_bytes;
 use super::pack_state::{PackState, identity_of, state_path};
+use super::previous_pack::PreviousPack;
 use super::{LinkError, part, read_listed};
 use crate::configure::graph::MANIFEST_FILE;
-use crate::format::hpack::{self, PackItem, write_pack};
+use crate::format::hpack::{PackEntry, PackPlan, PackSlot, plan_pack};
 use crate::format::kind::PackKind;
 use crate::fragment::{FileHash, Fragment};
-use crate::fsutil::{FileError, read, write_unless_equal};
+use crate::fsutil::{FileError, read, remove_orphaned_temp, write_atomic_with};
 
 /// The pack of an output folder: `<output>.hpack`, beside the folder.
 pub fn pack_path(output: &Path) -> PathBuf {
@@ -86,76 +95,88 @@ pub fn link_pack(
     manifest: PackManifest,
 ) -> Result<PackStats, LinkError> {
     let (parts, fragments) = read_parts(list)?;
-    let mut paths: Vec<&str> = fragments
-        .iter()
-        .flat_map(|f| f.files.iter().map(String::as_str))
-        .filter(|p| *p != MANIFEST_FILE)
-        .collect();
-    paths.sort_unstable();
-    paths.dedup();
     let state_file = state_path(list);
-    let identity = identity_of(output);
-    let previous_bytes = std::fs::read(output).ok();
-    // The same identity after the read as before it: the bytes read are the
-    // ones the identity describes.
-    let unchanged = identity.filter(|&id| identity_of(output) == Some(id));
-    let state = unchanged
-        .zip(PackState::load(&state_file))
-        .filter(|(now, state)| state.pack == *now)
-        .map(|(_, state)| state);
-    let previous = Previous::new(
-        previous_bytes.as_deref(),
-        &parts,
-        &fragments,
-        state.as_ref(),
-    );
+    let state = PackState::load(&state_file);
+    let previous = PreviousPack::open(output, state.as_ref().map(|s| s.pack));
+    let trusted = state
+        .as_ref()
+        .filter(|_| previous.as_ref().is_some_and(PreviousPack::is_trusted));
+    let wanted = wanted_files(&parts, &fragments, trusted);
+    let old = previous.as_ref().and_then(Old::new);
     let mut stats = PackStats::default();
-    let mut contents: Vec<Cow<'_, [u8]>> = Vec::with_capacity(paths.len() + 1);
-    for path in &paths {
-        match previous.reusable(path) {
-            Some((bytes, trusted)) => {
+    let mut paths = Vec::with_capacity(wanted.len() + 1);
+    let mut sources = Vec::with_capacity(wanted.len() + 1);
+    let mut cursor = 0;
+    for file in &wanted {
+        let reused = old.as_ref().and_then(|old| old.reusable(file, &mut cursor));
+        paths.push(file.path);
+        sources.push(match reused {
+            Some((entry, trusted)) => {
                 stats.reused += 1;
                 stats.trusted += usize::from(trusted);
-                contents.push(Cow::Borrowed(bytes));
+                Source::Previous(entry)
             }
             None => {
                 stats.read += 1;
-                contents.push(Cow::Owned(read(&root.join(path))?));
+                Source::Bytes(read(&root.join(file.path))?)
             }
-        }
+        });
     }
     paths.push(MANIFEST_FILE);
-    contents.push(Cow::Owned(manifest_of(&fragments, root, output, manifest)?));
-    let items: Vec<PackItem<'_>> = paths
+    sources.push(Source::Bytes(manifest_of(
+        &fragments, root, output, manifest,
+    )?));
+    let slots: Vec<PackSlot<'_>> = paths
         .iter()
-        .zip(&contents)
-        .map(|(path, data)| PackItem {
+        .zip(&sources)
+        .map(|(path, source)| PackSlot {
             path,
             kind: PackKind::from_path(path),
-            data: data.as_ref(),
+            size: source.size(),
         })
         .collect();
-    let bytes = write_pack(&items).map_err(|e| LinkError::Invalid {
+    let plan = plan_pack(&slots).map_err(|e| LinkError::Invalid {
         path: output.to_owned(),
         what: "cannot build the pack".into(),
         source: Some(Box::new(e)),
     })?;
     // Whatever happens to the pack from here, the old record no longer holds.
     PackState::forget(&state_file);
-    // The previous bytes are already in memory: compare with them rather than
-    // have a write-if-changed read the whole pack a second time.
-    write_unless_equal(output, &bytes, previous_bytes.as_deref()).map_err(|source| {
-        FileError::Write {
-            path: output.to_owned(),
-            source,
-        }
+    let write = |file: &File| write_streamed(file, &plan, &sources, old.as_ref());
+    let written = if old.as_ref().is_some_and(|old| old.holds(&plan, &sources)) {
+        remove_orphaned_temp(output);
+        Ok(())
+    } else {
+        write_atomic_with(output, write)
+    };
+    written.map_err(|source| FileError::Write {
+        path: output.to_owned(),
+        source,
     })?;
     if let Some(pack) = identity_of(output) {
         let parts = parts.into_iter().map(|p| (p.listed, p.digest)).collect();
         PackState { pack, parts }.save(&state_file);
     }
-    stats.entries = items.len();
+    stats.entries = slots.len();
     Ok(stats)
+}
+
+/// Where one entry's bytes come from.
+enum Source<'a> {
+    /// The previous pack's entry, whose bytes are what a clean build reads.
+    Previous(PackEntry<'a>),
+    /// Bytes read from the output folder (or built, for a manifest).
+    Bytes(Vec<u8>),
+}
+
+impl Source<'_> {
+    /// The entry's size in bytes.
+    fn size(&self) -> u64 {
+        match self {
+            Source::Previous(entry) => entry.size,
+            Source::Bytes(bytes) => bytes.len() as u64,
+        }
+    }
 }
 
 /// One part file of the pack's list.
@@ -185,49 +206,209 @@ fn read_parts(list: &Path) -> Result<(Vec<ListedPart>, Vec<Fragment>), LinkError
     Ok((parts, fragments))
 }
 
-/// The previous pack's entries, with the hashes the fragments record.
-struct Previous<'a> {
-    /// The previous pack, when there is one and it parses.
-    pack: Option<hpack::Pack<'a>>,
-    /// The recorded hash of each runtime path, and whether its part is
-    /// unchanged since the step wrote this pack file (so its entry holds the
-    /// recorded bytes without hashing them).
-    recorded: HashMap<&'a str, (&'a FileHash, bool)>,
+/// A file the pack holds, with what its encoder recorded of it.
+struct Wanted<'a> {
+    /// Its runtime path.
+    path: &'a str,
+    /// The hash its encoder recorded, if any.
+    hash: Option<&'a FileHash>,
+    /// Whether its part is unchanged since the step wrote the previous pack
+    /// file, so that pack's entry holds the recorded bytes without hashing.
+    unchanged: bool,
 }
 
-impl<'a> Previous<'a> {
-    /// `state` is the step's record of this very pack file, if it has one.
-    fn new(
-        bytes: Option<&'a [u8]>,
-        parts: &[ListedPart],
-        fragments: &'a [Fragment],
-        state: Option<&PackState>,
-    ) -> Self {
-        let pack = bytes.and_then(|b| hpack::parse(b).ok());
-        let mut recorded = HashMap::new();
-        if pack.is_some() {
-            for part in parts {
-                let unchanged =
-                    state.is_some_and(|s| s.parts.get(&part.listed) == Some(&part.digest));
-                let held = fragments.get(part.fragments.clone()).unwrap_or_default();
-                for hash in held.iter().flat_map(|f| &f.hashes) {
-                    recorded.insert(hash.path.as_str(), (hash, unchanged));
-                }
-            }
+/// Every file the fragments list but the manifest, in path order (the first
+/// listing of a path wins). `state` is the step's record of the previous pack
+/// file, when that file still has the identity it records.
+fn wanted_files<'a>(
+    parts: &[ListedPart],
+    fragments: &'a [Fragment],
+    state: Option<&PackState>,
+) -> Vec<Wanted<'a>> {
+    // Parts hold folders, whose paths sort together: taken in the order of
+    // their first files, the list is nearly sorted already, and sorting it
+    // costs little more than one pass.
+    let mut ordered: Vec<(&ListedPart, &[Fragment])> = parts
+        .iter()
+        .map(|part| {
+            (
+                part,
+                fragments.get(part.fragments.clone()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    ordered.sort_by_key(|(_, held)| held.first().and_then(|f| f.files.first()));
+    let mut wanted = Vec::new();
+    for (part, held) in ordered {
+        let unchanged = state.is_some_and(|s| s.parts.get(&part.listed) == Some(&part.digest));
+        for fragment in held {
+            let files = fragment.files.iter().filter(|p| *p != MANIFEST_FILE);
+            wanted.extend(files.map(|path| Wanted {
+                path,
+                hash: fragment.hashes.iter().find(|h| h.path == *path),
+                unchanged,
+            }));
         }
-        Self { pack, recorded }
+    }
+    wanted.sort_by(|a, b| a.path.cmp(b.path));
+    wanted.dedup_by(|later, first| later.path == first.path);
+    wanted
+}
+
+/// The previous pack, with its entries.
+struct Old<'a> {
+    /// The previous pack file.
+    pack: &'a PreviousPack,
+    /// Its entries, in path order.
+    entries: Vec<PackEntry<'a>>,
+}
+
+impl<'a> Old<'a> {
+    /// `None` when the previous pack is not a valid pack.
+    fn new(pack: &'a PreviousPack) -> Option<Self> {
+        let entries = pack.entries()?;
+        Some(Self { pack, entries })
     }
 
-    /// The previous pack's bytes of `path`, when they are what its encoder
-    /// recorded writing, and whether that was known without hashing them.
-    fn reusable(&self, path: &str) -> Option<(&'a [u8], bool)> {
-        let pack = self.pack.as_ref()?;
-        let &(hash, unchanged) = self.recorded.get(path)?;
-        let data = pack.data(&pack.find(path)?);
-        if unchanged {
-            return Some((data, true));
+    /// The previous pack's entry of `file`, when its bytes are what its
+    /// encoder recorded writing, and whether that was known without hashing
+    /// them. Files come in path order; `cursor` is where the search of the
+    /// (sorted) entries resumes.
+    fn reusable(&self, file: &Wanted<'_>, cursor: &mut usize) -> Option<(PackEntry<'a>, bool)> {
+        let hash = file.hash?;
+        let skipped = self
+            .entries
+            .get(*cursor..)?
+            .iter()
+            .take_while(|entry| entry.path < file.path)
+            .count();
+        *cursor += skipped;
+        let entry = *self.entries.get(*cursor).filter(|e| e.path == file.path)?;
+        if file.unchanged {
+            return Some((entry, true));
         }
-        hash.matches(data).then_some((data, false))
+        let data = self.pack.data(&entry).ok()?;
+        hash.matches(&data).then_some((entry, false))
+    }
+
+    /// Whether the previous pack already holds exactly the pack `plan` and
+    /// `sources` describe: the same header and TOC (so every entry at the
+    /// same place), reused entries where they were, and read bytes equal to
+    /// the bytes in their place. Its padding is zero: the step wrote it, or
+    /// it passed the full check.
+    fn holds(&self, plan: &PackPlan, sources: &[Source<'_>]) -> bool {
+        self.pack.starts_with(&plan.prefix, plan.len)
+            && plan
+                .placed
+                .iter()
+                .all(|placed| match sources.get(placed.slot) {
+                    Some(Source::Previous(entry)) => entry.offset == placed.offset,
+                    Some(Source::Bytes(bytes)) => self
+                        .pack
+                        .bytes_at(placed.offset, bytes.len() as u64)
+                        .is_ok_and(|old| *old == **bytes),
+                    None => false,
+                })
+    }
+}
+
+/// Writes the pack `plan` lays out into the empty `file`: read bytes through
+/// a buffer, runs of entries that sit at the same distance from each other in
+/// the previous pack copied from it by the kernel.
+fn write_streamed(
+    file: &File,
+    plan: &PackPlan,
+    sources: &[Source<'_>],
+    old: Option<&Old<'_>>,
+) -> io::Result<()> {
+    let mut out = Streamer {
+        out: BufWriter::with_capacity(1 << 16, file),
+        at: 0,
+        run: None,
+    };
+    out.write(0, &plan.prefix, old)?;
+    for placed in &plan.placed {
+        match (sources.get(placed.slot), old) {
+            (Some(Source::Previous(entry)), Some(old)) => {
+                out.copy(entry.offset, placed.offset, entry.size, old)?;
+            }
+            (Some(Source::Bytes(bytes)), _) => out.write(placed.offset, bytes, old)?,
+            _ => return Err(io::Error::other("a pack entry lost its source")),
+        }
+    }
+    out.finish(old)
+}
+
+/// A run of bytes to copy from the previous pack: `size` bytes from `from`
+/// there to `to` in the new pack.
+struct Run {
+    from: u64,
+    to: u64,
+    size: u64,
+}
+
+/// Writes a pack front to back, zero-filling the gaps between payloads.
+struct Streamer<'f> {
+    out: BufWriter<&'f File>,
+    /// The offset the next byte goes to.
+    at: u64,
+    /// Bytes still to copy from the previous pack, grown while entries follow
+    /// each other there as they do here.
+    run: Option<Run>,
+}
+
+impl Streamer<'_> {
+    /// Writes `bytes` at offset `to`.
+    fn write(&mut self, to: u64, bytes: &[u8], old: Option<&Old<'_>>) -> io::Result<()> {
+        self.copy_run(old)?;
+        self.pad_to(to)?;
+        self.out.write_all(bytes)?;
+        self.at = to + bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Copies `size` bytes at `from` in the previous pack to `to`.
+    fn copy(&mut self, from: u64, to: u64, size: u64, old: &Old<'_>) -> io::Result<()> {
+        if let Some(run) = &mut self.run
+            && from.checked_sub(run.from) == to.checked_sub(run.to)
+        {
+            // The gap before this entry is padding in both packs: the run grows.
+            run.size = to + size - run.to;
+            return Ok(());
+        }
+        self.copy_run(Some(old))?;
+        self.pad_to(to)?;
+        self.run = Some(Run { from, to, size });
+        Ok(())
+    }
+
+    /// Zero-fills up to offset `to`.
+    fn pad_to(&mut self, to: u64) -> io::Result<()> {
+        let gap = to
+            .checked_sub(self.at)
+            .ok_or_else(|| io::Error::other("pack entries overlap"))?;
+        io::copy(&mut io::repeat(0).take(gap), &mut self.out)?;
+        self.at = to;
+        Ok(())
+    }
+
+    /// Copies the pending run, after what the buffer holds.
+    fn copy_run(&mut self, old: Option<&Old<'_>>) -> io::Result<()> {
+        let (Some(run), Some(old)) = (self.run.take(), old) else {
+            return Ok(());
+        };
+        self.out.flush()?;
+        old.pack.copy_to(run.from, run.size, self.out.get_ref())?;
+        self.at = run.to + run.size;
+        Ok(())
+    }
+
+    /// Copies the last run and checks the previous pack did not change
+    /// meanwhile.
+    fn finish(mut self, old: Option<&Old<'_>>) -> io::Result<()> {
+        self.copy_run(old)?;
+        self.out.flush()?;
+        old.map_or(Ok(()), |old| old.pack.check_unchanged())
     }
 }
 
@@ -247,6 +428,76 @@ fn manifest_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::hpack::{PackItem, write_pack};
+    use crate::link::pack_state::identity_of;
+
+    fn items<'a>(files: &[(&'a str, &'a [u8])]) -> Vec<PackItem<'a>> {
+        files
+            .iter()
+            .map(|&(path, data)| PackItem {
+                path,
+                kind: PackKind::from_path(path),
+                data,
+            })
+            .collect()
+    }
+
+    /// Streams the pack of `files` over the previous pack at `old_path`,
+    /// reusing every entry whose bytes are unchanged there.
+    fn stream(old_path: &Path, recorded: bool, files: &[(&str, &[u8])]) -> (Vec<u8>, bool) {
+        let identity = identity_of(old_path).filter(|_| recorded);
+        let previous = PreviousPack::open(old_path, identity).unwrap();
+        assert_eq!(previous.is_trusted(), recorded);
+        let old = Old::new(&previous).unwrap();
+        let sources: Vec<Source<'_>> = files
+            .iter()
+            .map(|&(path, data)| {
+                let entry = old.entries.iter().find(|e| e.path == path);
+                match entry.filter(|e| *previous.data(e).unwrap() == *data) {
+                    Some(entry) => Source::Previous(*entry),
+                    None => Source::Bytes(data.to_vec()),
+                }
+            })
+            .collect();
+        let listed = items(files);
+        let slots: Vec<PackSlot<'_>> = listed.iter().map(PackItem::slot).collect();
+        let plan = plan_pack(&slots).unwrap();
+        let out = old_path.with_extension("new");
+        write_atomic_with(&out, |file| {
+            write_streamed(file, &plan, &sources, Some(&old))
+        })
+        .unwrap();
+        (std::fs::read(out).unwrap(), old.holds(&plan, &sources))
+    }
+
+    #[test]
+    fn a_streamed_pack_is_the_pack_written_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let old_path = dir.path().join("old.hpack");
+        let before: &[(&str, &[u8])] = &[
+            ("a.bin", b"seventeen bytes!!"),
+            ("b.bin", b""),
+            ("c.bin", b"cc"),
+            ("d.bin", &[7; 40]),
+            ("e.bin", b"eeee"),
+        ];
+        std::fs::write(&old_path, write_pack(&items(before)).unwrap()).unwrap();
+        let after: &[(&str, &[u8])] = &[
+            ("a.bin", b"seventeen bytes!!"),
+            ("b.bin", b""),
+            ("d.bin", &[8; 40]),
+            ("e.bin", b"eeee"),
+            ("f.bin", b"new"),
+        ];
+        for recorded in [false, true] {
+            let (bytes, held) = stream(&old_path, recorded, after);
+            assert_eq!(bytes, write_pack(&items(after)).unwrap());
+            assert!(!held, "a changed pack is not held by the old one");
+            let (bytes, held) = stream(&old_path, recorded, before);
+            assert_eq!(bytes, std::fs::read(&old_path).unwrap());
+            assert!(held, "the same files are held by the old pack");
+        }
+    }
 
     #[test]
     fn named_packs_sit_beside_the_single_pack() {

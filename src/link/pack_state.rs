@@ -53,10 +53,19 @@ pub fn state_path(list: &Path) -> PathBuf {
 /// The identity of the file at `path`, or `None` when it cannot be read or
 /// the platform has no inode numbers.
 pub fn identity_of(path: &Path) -> Option<Identity> {
+    identity_from(&fs::metadata(path).ok()?)
+}
+
+/// The identity of an open file, whatever name it has now.
+pub fn identity_of_open(file: &fs::File) -> Option<Identity> {
+    identity_from(&file.metadata().ok()?)
+}
+
+/// The identity the metadata describes; `None` without inode numbers.
+fn identity_from(meta: &fs::Metadata) -> Option<Identity> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(path).ok()?;
         Some(Identity([
             meta.dev() as i64,
             meta.ino() as i64,
@@ -69,7 +78,7 @@ pub fn identity_of(path: &Path) -> Option<Identity> {
     }
     #[cfg(not(unix))]
     {
-        let _ = path;
+        let _ = meta;
         None
     }
 }

@@ -118,34 +118,22 @@ fn parse_fragment_file(text: &str) -> Result<Vec<Fragment>, (usize, String)> {
 /// Parses part text (header included); errors carry the 1-based line number
 /// in the part.
 pub fn parse_part(text: &str) -> Result<Vec<Fragment>, (usize, String)> {
-    let mut lines = text.lines();
-    if lines.next() != Some(PART_HEADER) {
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    if lines.next().map(|(_, line)| line) != Some(PART_HEADER) {
         return Err((1, format!("expected header `{PART_HEADER}`")));
     }
-    let mut fragments = Vec::new();
-    let mut chunk = String::new();
-    let mut chunk_start = 0;
-    for (index, line) in lines.enumerate() {
-        let number = index + 2;
-        if line == fragment::HEADER && !chunk.is_empty() {
-            fragments.push(parse_chunk(&chunk, chunk_start)?);
-            chunk.clear();
+    let mut fragments: Vec<Fragment> = Vec::new();
+    for (number, line) in lines {
+        if line == fragment::HEADER {
+            fragments.push(Fragment::default());
+            continue;
         }
-        if chunk.is_empty() {
-            chunk_start = number;
-        }
-        chunk.push_str(line);
-        chunk.push('\n');
-    }
-    if !chunk.is_empty() {
-        fragments.push(parse_chunk(&chunk, chunk_start)?);
+        let Some(current) = fragments.last_mut() else {
+            return Err((number, format!("expected header `{}`", fragment::HEADER)));
+        };
+        current.parse_line(line).map_err(|what| (number, what))?;
     }
     Ok(fragments)
-}
-
-/// One fragment of a part; `start` is the part line of its first line.
-fn parse_chunk(chunk: &str, start: usize) -> Result<Fragment, (usize, String)> {
-    Fragment::parse(chunk).map_err(|(line, what)| (start + line - 1, what))
 }
 
 #[cfg(test)]

@@ -346,6 +346,7 @@ fn walk_hanim(view: &hanim::HAnim<'_>) {
 /// payload, the layout byte counts, and a write/read round trip that must
 /// keep every path, kind and payload.
 pub fn fuzz_hpack(data: &[u8]) -> bool {
+    let toc = toc_of(data);
     let pack = match hpack::parse(data) {
         Ok(pack) => pack,
         Err(error) => {
@@ -353,6 +354,11 @@ pub fn fuzz_hpack(data: &[u8]) -> bool {
             return false;
         }
     };
+    assert_eq!(
+        toc.as_deref(),
+        Some(pack.entries()),
+        "parse_toc must accept every pack parse accepts, with the same entries"
+    );
     black_box((pack.header(), pack.is_empty(), pack.header_bytes()));
     let layout = pack.header_bytes() + pack.toc_bytes() + pack.payload_bytes();
     assert_eq!(
@@ -376,6 +382,27 @@ pub fn fuzz_hpack(data: &[u8]) -> bool {
     assert_eq!(pack.entries().len(), items.len(), "Pack::entries length");
     round_trip_hpack(&items);
     true
+}
+
+/// The entries `hpack::parse_toc` reads from the header and TOC of `data`
+/// alone (the bytes its header says they take), checked against the whole
+/// length; `None` when it refuses them.
+fn toc_of(data: &[u8]) -> Option<Vec<hpack::PackEntry<'_>>> {
+    let toc_bytes = data
+        .get(16..24)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes)?;
+    let end = usize::try_from(toc_bytes)
+        .ok()?
+        .checked_add(hpack::HEADER_BYTES)?;
+    let prefix = data.get(..end.min(data.len()))?;
+    match hpack::parse_toc(prefix, data.len() as u64) {
+        Ok(entries) => Some(entries),
+        Err(error) => {
+            rendered(&error);
+            None
+        }
+    }
 }
 
 /// Writes the items of an accepted pack again and checks that reading the
