@@ -31,3 +31,5 @@ pub mod fsutil;
 pub mod inspect;
 #[cfg(feature = "tool")]
 pub mod link;
+#[cfg(feature = "tool")]
+pub mod view;

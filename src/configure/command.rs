@@ -12,6 +12,7 @@ use crate::cache::remote::RemoteArgs;
 use crate::cli::{finish, report_error, warn};
 use crate::config::{ByteSize, Config, RemoteConfig, write_starter};
 use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
+use crate::view::command::{ViewArgs, run_view};
 
 const PROGRAM: &str = "assetc";
 
@@ -47,6 +48,9 @@ pub enum Command {
     /// Look after a shared cache folder (see docs/cache.md).
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Serve a local web inspector of an output folder or a `.hpack`
+    /// (see docs/inspect.md).
+    View(ViewArgs),
 }
 
 /// Options of `assetc configure`.
@@ -97,6 +101,7 @@ impl Cli {
             Some(Command::Info(args)) => run_info(&args),
             Some(Command::Pack(command)) => run_pack(&command),
             Some(Command::Cache(command)) => command.run(),
+            Some(Command::View(args)) => run_view(&args),
             None => configure(&self.configure),
         }
     }

@@ -28,8 +28,7 @@ use crate::link::pack::pack_path;
 /// The rule template, filled in by [`Plan::render`].
 const TEMPLATE: &str = include_str!("../../build.ninja.in");
 
-/// Name of the manifest file inside the output folder.
-pub const MANIFEST_FILE: &str = "assets.hman";
+pub use crate::format::hman::MANIFEST_FILE;
 
 /// The failure report of `keep_going` builds, in the build folder.
 pub const FAILURE_REPORT: &str = "failed.txt";

@@ -42,6 +42,9 @@ use super::kind::{AssetKind, ColorSpace};
 /// The four bytes every manifest starts with.
 pub const MAGIC: [u8; 4] = *b"HMAN";
 
+/// The manifest's file name at the root of an output folder and of a pack.
+pub const MANIFEST_FILE: &str = "assets.hman";
+
 /// The manifest version this module reads and writes.
 pub const VERSION: u32 = 1;
 

@@ -14,8 +14,8 @@ use walkdir::WalkDir;
 
 use super::human_bytes;
 use super::stats::{self, Details, FileReport};
-use crate::configure::graph::MANIFEST_FILE;
 use crate::format::hman;
+use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::AssetKind;
 use crate::fsutil::{self, FileError};
 
@@ -159,7 +159,8 @@ pub fn type_name(details: &Details) -> &'static str {
     }
 }
 
-fn totals(files: &[FileReport]) -> Totals {
+/// Sums over `files`, as `assetc info` reports them.
+pub fn totals(files: &[FileReport]) -> Totals {
     let mut t = Totals::default();
     for file in files {
         t.files += 1;

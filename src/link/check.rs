@@ -32,7 +32,7 @@ use walkdir::WalkDir;
 
 use super::ids::{C_HEADER_FILE, RUST_MODULE_FILE};
 use super::recorded::Recorded;
-use crate::configure::graph::MANIFEST_FILE;
+use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
 use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
 use crate::fsutil;

@@ -41,7 +41,7 @@ use super::manifest::manifest_bytes;
 use super::pack_state::{PackState, identity_of, state_path};
 use super::previous_pack::PreviousPack;
 use super::{LinkError, part, read_listed};
-use crate::configure::graph::MANIFEST_FILE;
+use crate::format::hman::MANIFEST_FILE;
 use crate::format::hpack::{PackEntry, PackPlan, PackSlot, plan_pack};
 use crate::format::kind::PackKind;
 use crate::fragment::{FileHash, Fragment};

@@ -1,0 +1,477 @@
+//! The routes of `assetc view`: the page's three files and the JSON API
+//! (documented in `docs/inspect.md`).
+//!
+//! [`App::handle`] turns one request into one [`Reply`]; it never panics on
+//! a file's contents, since every file goes through the crate's checked
+//! readers, and each failure becomes an error reply naming the file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use percent_encoding::percent_decode_str;
+use serde_json::{Value, json};
+
+use super::material::{Ids, rows_json};
+use super::store::Store;
+use super::texture::{ImageIndex, decode, png_bytes, psnr};
+use super::{ViewError, anim, font, mesh, texture};
+use crate::encode::image::decode_image;
+use crate::format::hman::MANIFEST_FILE;
+use crate::format::{hanim, hfont, hman, hmat, hmesh, ktx2};
+use crate::inspect::{hex_id, info, pack_info, stats};
+use crate::link::check;
+
+/// The page, embedded in the binary.
+const INDEX_HTML: &str = include_str!("static/index.html");
+const APP_JS: &str = include_str!("static/app.js");
+const STYLE_CSS: &str = include_str!("static/style.css");
+
+/// The schema name of `/api/assets`.
+pub const ASSETS_SCHEMA: &str = "assetc-view/1";
+
+/// The answer of `/api/assets`: `assetc info --json`'s files and totals,
+/// each file with the id and kind the manifest gives it.
+#[derive(serde::Serialize)]
+struct AssetsReply {
+    schema: &'static str,
+    source: String,
+    source_kind: &'static str,
+    files: Vec<AssetRow>,
+    totals: info::Totals,
+}
+
+/// One file of [`AssetsReply`].
+#[derive(serde::Serialize)]
+struct AssetRow {
+    #[serde(flatten)]
+    report: stats::FileReport,
+    id: Option<String>,
+    kind: Option<&'static str>,
+}
+
+/// One answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// The `Content-Type`.
+    pub content_type: &'static str,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(value: &Value) -> Self {
+        Self::serialized(value)
+    }
+
+    /// Any serialisable value as JSON, its `f32` fields written as short as
+    /// `assetc info` writes them.
+    fn serialized(value: &impl serde::Serialize) -> Self {
+        Self::bytes(
+            "application/json",
+            serde_json::to_vec(value).unwrap_or_default(),
+        )
+    }
+
+    fn bytes(content_type: &'static str, body: Vec<u8>) -> Self {
+        Self {
+            status: 200,
+            content_type,
+            body,
+        }
+    }
+
+    fn error(error: &ViewError) -> Self {
+        Self {
+            status: error.status(),
+            content_type: "application/json",
+            body: json!({ "error": error.to_string() })
+                .to_string()
+                .into_bytes(),
+        }
+    }
+}
+
+/// Where the sources of an output folder are, for comparing textures with
+/// them: the project's input folder and its build folder's fragments.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    /// The input folder (`assets/`).
+    pub input: PathBuf,
+    /// The preset's build folder (`.assetc/<preset>`).
+    pub build: PathBuf,
+}
+
+impl Sources {
+    /// The source image the output texture `path` was encoded from, when the
+    /// build's fragment for `<stem>.png` (or `.jpg`) says it wrote `path`.
+    fn image_of(&self, path: &str) -> Option<(String, PathBuf)> {
+        let stem = path.strip_suffix(".ktx2")?;
+        ["png", "jpg", "jpeg"].into_iter().find_map(|extension| {
+            let source = format!("{stem}.{extension}");
+            let fragment = self.build.join("frag").join(format!("{source}.frag"));
+            let text = std::fs::read_to_string(fragment).ok()?;
+            let wrote = text
+                .lines()
+                .any(|line| line.strip_prefix("file ") == Some(path));
+            wrote.then(|| (source.clone(), self.input.join(&source)))
+        })
+    }
+}
+
+/// The server's state: what it serves and what the page reported.
+pub struct App {
+    store: Store,
+    sources: Option<Sources>,
+    client_log: Vec<String>,
+}
+
+impl App {
+    /// Serves `store`; `sources` enables the PSNR of textures.
+    pub fn new(store: Store, sources: Option<Sources>) -> Self {
+        Self {
+            store,
+            sources,
+            client_log: Vec::new(),
+        }
+    }
+
+    /// The folder or pack served, as named.
+    pub fn shown(&self) -> String {
+        self.store.shown()
+    }
+
+    /// Answers one request.
+    pub fn handle(&mut self, method: &str, url: &str, body: &[u8]) -> Reply {
+        self.route(method, url, body)
+            .unwrap_or_else(|e| Reply::error(&e))
+    }
+
+    /// The reply to one request, or the error that answers it.
+    fn route(&mut self, method: &str, url: &str, body: &[u8]) -> Result<Reply, ViewError> {
+        let (route, query) = url.split_once('?').unwrap_or((url, ""));
+        let query = Query::parse(query);
+        match (method, route) {
+            ("GET", "/" | "/index.html") => {
+                Ok(Reply::bytes("text/html; charset=utf-8", INDEX_HTML.into()))
+            }
+            ("GET", "/app.js") => Ok(Reply::bytes(
+                "text/javascript; charset=utf-8",
+                APP_JS.into(),
+            )),
+            ("GET", "/style.css") => Ok(Reply::bytes("text/css; charset=utf-8", STYLE_CSS.into())),
+            ("GET", "/api/assets") => self.assets(),
+            ("GET", "/api/file") => self.file(query.path()?),
+            ("GET", "/api/mesh") => self.mesh(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/anim") => self.anim(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/texture") => self.texture(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/texture/image") => self.texture_image(query.path()?, query.image()?),
+            ("GET", "/api/font") => self.font(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/material") => self.material(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/packs") => Ok(Reply::json(&self.packs())),
+            ("GET", "/api/pack") => self.pack(query.get("name")?).map(|v| Reply::json(&v)),
+            ("GET", "/api/check") => Ok(Reply::json(&self.check())),
+            ("POST", "/api/client-log") => Ok(self.log_client(body)),
+            ("GET", "/api/client-log") => Ok(Reply::json(&json!({ "messages": self.client_log }))),
+            _ => Err(ViewError::NotFound(route.to_owned())),
+        }
+    }
+
+    /// Every file with `assetc info`'s figures, its id and kind, and totals.
+    fn assets(&self) -> Result<Reply, ViewError> {
+        let manifest = self.manifest();
+        let mut files = Vec::new();
+        for listed in self.store.list()? {
+            let bytes = self.store.read(&listed.path)?;
+            let entry = manifest.get(&listed.path);
+            files.push(AssetRow {
+                report: stats::analyse(&listed.path, &bytes, entry.map(|e| e.1)),
+                id: entry.map(|e| hex_id(e.0)),
+                kind: entry.map(|e| e.1.name()),
+            });
+        }
+        let reports: Vec<stats::FileReport> = files.iter().map(|f| f.report.clone()).collect();
+        Ok(Reply::serialized(&AssetsReply {
+            schema: ASSETS_SCHEMA,
+            source: self.store.shown(),
+            source_kind: self.store.kind(),
+            totals: info::totals(&reports),
+            files,
+        }))
+    }
+
+    /// One file's figures.
+    fn file(&self, path: &str) -> Result<Reply, ViewError> {
+        let bytes = self.store.read(path)?;
+        let kind = self.manifest().get(path).map(|e| e.1);
+        Ok(Reply::serialized(&stats::analyse(path, &bytes, kind)))
+    }
+
+    /// A mesh, with its material table and the animations beside it.
+    fn mesh(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        let data = hmesh::read_hmesh(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        let mut value = mesh::mesh_json(path, &data);
+        let stem = path.strip_suffix(".hmesh").unwrap_or(path);
+        let material_path = format!("{stem}.hmat");
+        if self.store.read(&material_path).is_ok() {
+            value["material"] = match self.material(&material_path) {
+                Ok(material) => material,
+                Err(e) => json!({ "path": material_path, "error": e.to_string(), "rows": [] }),
+            };
+        }
+        let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
+        let animations: Vec<String> = self
+            .store
+            .list()?
+            .into_iter()
+            .map(|f| f.path)
+            .filter(|p| p.ends_with(".hanim"))
+            .filter(|p| p.rsplit_once('/').map_or("", |(f, _)| f) == folder)
+            .filter(|p| p.strip_suffix(".hanim").is_some_and(|s| s == stem))
+            .collect();
+        value["animations"] = animations.into();
+        Ok(value)
+    }
+
+    /// A material table.
+    fn material(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        let rows = hmat::read_hmat(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        Ok(json!({ "path": path, "error": Value::Null, "rows": rows_json(&rows, &self.ids()) }))
+    }
+
+    /// An animation file's clips.
+    fn anim(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        let parsed = hanim::parse_hanim(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        Ok(json!({ "path": path, "clips": anim::clips_json(&parsed) }))
+    }
+
+    /// A texture's shape and images, and its PSNR against its source.
+    fn texture(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        let view = ktx2::parse(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        let mut value =
+            texture::texture_json(path, &view).map_err(|e| ViewError::invalid(path, e))?;
+        let figures = stats::analyse(path, &bytes, None);
+        if let Ok(Value::Object(fields)) = serde_json::to_value(&figures) {
+            for (key, field) in fields {
+                value[key] = field;
+            }
+        }
+        if let Some((source, file)) = self.sources.as_ref().and_then(|s| s.image_of(path)) {
+            value["source"] = source.into();
+            let decoded = decode(&bytes, &view, ImageIndex::default()).ok();
+            let original = std::fs::read(&file)
+                .ok()
+                .and_then(|b| decode_image(&b).ok());
+            value["psnr"] = decoded.zip(original).and_then(|(d, o)| psnr(&d, &o)).into();
+        }
+        Ok(value)
+    }
+
+    /// One image of a texture as PNG.
+    fn texture_image(&self, path: &str, at: ImageIndex) -> Result<Reply, ViewError> {
+        let bytes = self.store.read(path)?;
+        let view = ktx2::parse(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        let image = decode(&bytes, &view, at).map_err(|e| ViewError::invalid(path, e))?;
+        let png = png_bytes(&image).map_err(|e| ViewError::invalid(path, e))?;
+        Ok(Reply::bytes("image/png", png))
+    }
+
+    /// A font's metrics and glyphs.
+    fn font(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        let parsed = hfont::parse_hfont(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        Ok(font::font_json(path, &parsed, &self.ids()))
+    }
+
+    /// The packs beside the output folder, or the pack served.
+    fn packs(&self) -> Value {
+        let packs: Vec<Value> = self
+            .pack_files()
+            .into_iter()
+            .map(|(name, path)| {
+                let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                json!({ "name": name, "path": path.display().to_string(), "bytes": bytes })
+            })
+            .collect();
+        json!({ "packs": packs })
+    }
+
+    /// A pack's layout, kinds and entries.
+    fn pack(&self, name: &str) -> Result<Value, ViewError> {
+        let (_, path) = self
+            .pack_files()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| ViewError::NotFound(format!("pack {name}")))?;
+        let report = pack_info::inspect(&path).map_err(|e| ViewError::Source {
+            path: path.clone(),
+            what: crate::cli::with_causes(&e, ": "),
+        })?;
+        Ok(serde_json::to_value(report).unwrap_or(Value::Null))
+    }
+
+    /// `default` (the single pack) and each named pack, by name and file.
+    fn pack_files(&self) -> Vec<(String, PathBuf)> {
+        match &self.store {
+            Store::Pack { path, .. } => vec![("pack".into(), path.clone())],
+            Store::Folder { shown, .. } => sibling_packs(shown),
+        }
+    }
+
+    /// What `assetc-link check` finds.
+    fn check(&self) -> Value {
+        let problems: Vec<Value> = match &self.store {
+            Store::Folder { shown, .. } => {
+                let single = crate::link::pack::pack_path(shown);
+                let pack = single.is_file().then_some(single.as_path());
+                match check::check(shown, pack) {
+                    Ok(_) => Vec::new(),
+                    Err(problems) => problems.iter().map(|p| problem(&p.path, &p.what)).collect(),
+                }
+            }
+            Store::Pack { .. } => self.pack_problems(),
+        };
+        json!({ "ok": problems.is_empty(), "problems": problems })
+    }
+
+    /// Every entry of the served pack that its reader refuses.
+    fn pack_problems(&self) -> Vec<Value> {
+        let Ok(listed) = self.store.list() else {
+            return vec![problem(&self.store.shown(), "the pack does not parse")];
+        };
+        listed
+            .iter()
+            .filter_map(|file| {
+                let bytes = self.store.read(&file.path).ok()?;
+                let report = stats::analyse(&file.path, &bytes, None);
+                match report.details {
+                    stats::Details::Invalid { error, .. } => Some(problem(&file.path, &error)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// Keeps and prints a line the page reported.
+    fn log_client(&mut self, body: &[u8]) -> Reply {
+        let message = String::from_utf8_lossy(body)
+            .chars()
+            .take(2000)
+            .collect::<String>();
+        crate::cli::to_stderr(&format!("assetc view: page: {message}"));
+        self.client_log.push(message);
+        Reply::json(&json!({ "logged": self.client_log.len() }))
+    }
+
+    /// The manifest's entries by path: id and kind.
+    fn manifest(&self) -> HashMap<String, (u64, crate::format::kind::AssetKind)> {
+        let Ok(bytes) = self.store.read(MANIFEST_FILE) else {
+            return HashMap::new();
+        };
+        hman::parse(&bytes)
+            .map(|m| {
+                m.iter()
+                    .map(|e| (e.path.to_owned(), (e.hash, e.kind)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The manifest's ids to paths.
+    fn ids(&self) -> Ids {
+        self.manifest()
+            .into_iter()
+            .map(|(path, (id, _))| (id, path))
+            .collect()
+    }
+}
+
+/// One problem for the page.
+fn problem(path: &str, what: &str) -> Value {
+    json!({ "path": path, "message": what })
+}
+
+/// `<output>.hpack` (as `default`) and `<output>.<name>.hpack` beside the
+/// output folder.
+fn sibling_packs(output: &Path) -> Vec<(String, PathBuf)> {
+    let Some(name) = output.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(read) = std::fs::read_dir(&parent) else {
+        return Vec::new();
+    };
+    let mut packs: Vec<(String, PathBuf)> = read
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let middle = file.strip_prefix(&name)?.strip_suffix(".hpack")?;
+            let pack = match middle {
+                "" => "default".to_owned(),
+                named => named.strip_prefix('.')?.to_owned(),
+            };
+            Some((pack, parent.join(&file)))
+        })
+        .collect();
+    packs.sort();
+    packs
+}
+
+/// A request's query parameters, percent-decoded.
+struct Query(HashMap<String, String>);
+
+impl Query {
+    fn parse(text: &str) -> Self {
+        let decode = |s: &str| {
+            percent_decode_str(&s.replace('+', " "))
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        Query(
+            text.split('&')
+                .filter(|pair| !pair.is_empty())
+                .map(|pair| {
+                    let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                    (decode(key), decode(value))
+                })
+                .collect(),
+        )
+    }
+
+    fn get(&self, key: &str) -> Result<&str, ViewError> {
+        self.0
+            .get(key)
+            .map(String::as_str)
+            .ok_or_else(|| ViewError::BadRequest(format!("the `{key}` parameter is missing")))
+    }
+
+    fn path(&self) -> Result<&str, ViewError> {
+        self.get("path")
+    }
+
+    fn number(&self, key: &str) -> Result<u32, ViewError> {
+        match self.0.get(key) {
+            None => Ok(0),
+            Some(text) => text.parse().map_err(|_| {
+                ViewError::BadRequest(format!("`{key}` must be a whole number, not {text:?}"))
+            }),
+        }
+    }
+
+    fn image(&self) -> Result<ImageIndex, ViewError> {
+        Ok(ImageIndex {
+            level: self.number("level")?,
+            layer: self.number("layer")?,
+            face: self.number("face")?,
+            slice: self.number("slice")?,
+        })
+    }
+}

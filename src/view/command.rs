@@ -1,0 +1,106 @@
+//! The `assetc view` command line.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::ViewError;
+use super::api::{App, Sources};
+use super::server::Bound;
+use super::store::Store;
+use crate::cli::finish;
+use crate::config::Config;
+use crate::fsutil::shown;
+
+const PROGRAM: &str = "assetc";
+
+/// Options of `assetc view`.
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// An output folder or a `.hpack` to inspect (default: the config's
+    /// output folder, for the preset).
+    pub target: Option<PathBuf>,
+    /// The output folder to inspect.
+    #[arg(short = 'o', long, conflicts_with = "target")]
+    pub output: Option<PathBuf>,
+    /// Preset whose output to inspect when no folder is given.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+    /// Address to listen on. Anything but loopback exposes the output to the
+    /// network.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub bind: IpAddr,
+}
+
+/// Runs `assetc view` until interrupted.
+pub fn run_view(args: &ViewArgs) -> ExitCode {
+    finish(PROGRAM, serve(args))
+}
+
+fn serve(args: &ViewArgs) -> Result<(), ViewError> {
+    let target = target(args)?;
+    let store = if target.is_file() {
+        Store::pack(&target)?
+    } else {
+        Store::folder(&target)?
+    };
+    let sources = sources_of(&store, args.preset.as_deref());
+    let bound = Bound::bind(SocketAddr::new(args.bind, args.port))?;
+    let host = if args.bind.is_loopback() {
+        "127.0.0.1".to_owned()
+    } else {
+        args.bind.to_string()
+    };
+    println!(
+        "assetc view: serving {} at http://{host}:{}/ (Ctrl-C stops)",
+        store.shown(),
+        bound.address().port()
+    );
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    bound.serve(App::new(store, sources));
+    Ok(())
+}
+
+/// The folder or pack to serve.
+fn target(args: &ViewArgs) -> Result<PathBuf, ViewError> {
+    if let Some(given) = args.target.as_ref().or(args.output.as_ref()) {
+        return Ok(given.clone());
+    }
+    let config = Config::discover(Path::new(".")).map_err(|e| config_error(&e))?;
+    let selection = config
+        .select(args.preset.as_deref(), None)
+        .map_err(|e| config_error(&e))?;
+    Ok(PathBuf::from(shown(&selection.output)))
+}
+
+/// The project's sources, when the folder served is the output of the
+/// `assetc.yml` found from here (for texture PSNR).
+fn sources_of(store: &Store, preset: Option<&str>) -> Option<Sources> {
+    let root = std::fs::canonicalize(store.folder_root()?).ok()?;
+    let config = Config::discover(Path::new(".")).ok()?;
+    let selection = config.select(preset, None).ok()?;
+    if std::fs::canonicalize(&selection.output).ok()? != root {
+        return None;
+    }
+    let build = config
+        .root
+        .join(".assetc")
+        .join(selection.preset.as_deref().unwrap_or("default"));
+    Some(Sources {
+        input: config.input.clone(),
+        build,
+    })
+}
+
+fn config_error(error: &dyn std::error::Error) -> ViewError {
+    ViewError::Source {
+        path: "assetc.yml".into(),
+        what: crate::cli::with_causes(error, ": "),
+    }
+}

@@ -1,0 +1,79 @@
+//! `assetc view`: a local web inspector for compiled output.
+//!
+//! A small HTTP server on loopback ([`server`]) serves one page (the files in
+//! `static/`, embedded in the binary) and a JSON API ([`api`]) over an output
+//! folder or a `.hpack` ([`store`]). Every answer comes from the crate's own
+//! readers in [`crate::format`]: the figures are `assetc info`'s
+//! ([`crate::inspect`]), meshes are decoded by [`mesh`], textures decoded to
+//! PNG by [`texture`] (UASTC through the Basis Universal transcoder the
+//! encoder already links), fonts by [`font`], animations by [`anim`],
+//! materials by [`material`]. A file that does not parse is answered with its
+//! reader's error (file, field and byte offset), never a crash.
+
+pub mod anim;
+pub mod api;
+pub mod command;
+pub mod font;
+pub mod material;
+pub mod mesh;
+pub mod server;
+pub mod store;
+pub mod texture;
+
+use std::path::PathBuf;
+
+/// Why a request (or the start of the server) failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    /// The folder or pack to inspect cannot be used.
+    #[error("{}: {what}", path.display())]
+    Source {
+        /// The folder, pack or file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// A path the page asked for is not one the server will read.
+    #[error("{path}: refused: {what}")]
+    Refused {
+        /// The path as asked.
+        path: String,
+        /// Why.
+        what: String,
+    },
+    /// No such file in the output.
+    #[error("{0}: no such file in the output")]
+    NotFound(String),
+    /// A query parameter is missing or malformed.
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// The file does not parse as its format.
+    #[error("{path}: {what}")]
+    Invalid {
+        /// The runtime path.
+        path: String,
+        /// The reader's error.
+        what: String,
+    },
+}
+
+impl ViewError {
+    /// The HTTP status that answers this error.
+    pub fn status(&self) -> u16 {
+        match self {
+            ViewError::Source { .. } => 500,
+            ViewError::Refused { .. } => 403,
+            ViewError::NotFound(_) => 404,
+            ViewError::BadRequest(_) => 400,
+            ViewError::Invalid { .. } => 422,
+        }
+    }
+
+    /// A reader's error about the file at runtime path `path`.
+    pub fn invalid(path: &str, error: impl std::fmt::Display) -> Self {
+        ViewError::Invalid {
+            path: path.to_owned(),
+            what: error.to_string(),
+        }
+    }
+}

@@ -1,0 +1,569 @@
+//! `assetc view` on a real build of the demo: the API against `assetc info`
+//! and the format readers, refused paths, corrupt files, a pack served
+//! alone, and the page itself in headless Chromium.
+
+mod common;
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use assetc::format::{hfont, hmesh, hpack};
+use base64::Engine as _;
+use common::{ASSETC, Project};
+use serde_json::Value;
+
+/// A running `assetc view`, stopped when dropped.
+struct Viewer {
+    child: Child,
+    port: u16,
+}
+
+impl Viewer {
+    /// Starts `assetc view --port 0 <args>` in `dir` and waits for its URL.
+    fn start(dir: &Path, args: &[&str]) -> Self {
+        let mut child = Command::new(ASSETC)
+            .arg("view")
+            .args(["--port", "0"])
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("assetc view starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no URL in {line:?}"));
+        Self { child, port }
+    }
+
+    /// `GET path` with the given `Host`: the status and the body.
+    fn get_as(&self, host: &str, path: &str) -> (u16, Vec<u8>) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut reply = Vec::new();
+        stream.read_to_end(&mut reply).unwrap();
+        let split = reply
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("an HTTP reply");
+        let head = String::from_utf8_lossy(&reply[..split]).into_owned();
+        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
+        let mut body = reply[split + 4..].to_vec();
+        if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            body = unchunk(&body);
+        }
+        (status, body)
+    }
+
+    fn get(&self, path: &str) -> (u16, Vec<u8>) {
+        self.get_as(&format!("127.0.0.1:{}", self.port), path)
+    }
+
+    /// `GET path`, expected to answer 200 with JSON.
+    fn json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path);
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    /// `GET path`, expected to fail with `status`; returns the error text.
+    fn error(&self, path: &str, status: u16) -> String {
+        let (got, body) = self.get(path);
+        assert_eq!(got, status, "{path}: {}", String::from_utf8_lossy(&body));
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        value["error"].as_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The body of a chunked HTTP reply.
+fn unchunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
+        let size = usize::from_str_radix(String::from_utf8_lossy(&body[..end]).trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&body[end + 2..end + 2 + size]);
+        body = &body[end + 4 + size..];
+    }
+    out
+}
+
+fn demo() -> Project {
+    let p = Project::demo();
+    p.build(&["--pack"]);
+    p
+}
+
+fn floats(value: &Value) -> Vec<f32> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(value.as_str().unwrap())
+        .unwrap();
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_api_agrees_with_assetc_info_and_the_readers() {
+    let p = demo();
+    let view = Viewer::start(p.root(), &[]);
+    let info: Value =
+        serde_json::from_str(&p.assetc(&["info", "--json"]).expect_ok("info").stdout).unwrap();
+    let assets = view.json("/api/assets");
+    assert_eq!(assets["schema"], "assetc-view/1");
+    assert_eq!(assets["source_kind"], "folder");
+    let strip = |files: &Value| -> Vec<Value> {
+        files
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                f.as_object_mut()
+                    .unwrap()
+                    .retain(|k, _| k != "id" && k != "kind");
+                f
+            })
+            .collect()
+    };
+    assert_eq!(
+        strip(&assets["files"]),
+        strip(&info["files"]),
+        "the figures are info's"
+    );
+    assert_eq!(assets["totals"], info["totals"]);
+    let tree = p.tree("runtime/desktop");
+
+    let crate_row = assets["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "models/crate.hmesh")
+        .unwrap();
+    assert_eq!(crate_row["kind"], "mesh");
+    assert!(crate_row["id"].as_str().unwrap().starts_with("0x"));
+
+    let mesh = view.json("/api/mesh?path=models/crate.hmesh");
+    let data = hmesh::read_hmesh(&tree["models/crate.hmesh"]).unwrap();
+    assert_eq!(mesh["vertex_count"], data.vertices.len());
+    let positions = floats(&mesh["positions"]);
+    assert_eq!(positions.len(), data.vertices.len() * 3);
+    assert_eq!(positions[..3], data.vertices[0].position);
+    assert_eq!(
+        mesh["submeshes"].as_array().unwrap().len(),
+        data.submeshes.len()
+    );
+    let material = &mesh["material"];
+    assert_eq!(material["path"], "models/crate.hmat");
+    let base = material["rows"][0]["textures"]["base_color"]["path"]
+        .as_str()
+        .unwrap();
+    assert!(tree.contains_key(base), "{base} is an output");
+
+    let walker = view.json("/api/mesh?path=characters/walker.hmesh");
+    assert_eq!(
+        walker["animations"],
+        serde_json::json!(["characters/walker.hanim"])
+    );
+    assert!(!walker["skeleton"].as_array().unwrap().is_empty());
+    let anim = view.json("/api/anim?path=characters/walker.hanim");
+    assert!(!anim["clips"].as_array().unwrap().is_empty());
+
+    let texture = view.json("/api/texture?path=textures/checker.ktx2");
+    assert_eq!(texture["source"], "textures/checker.png");
+    assert!(
+        texture["psnr"].as_f64().unwrap() > 30.0,
+        "{}",
+        texture["psnr"]
+    );
+    let (width, height) = (
+        texture["width"].as_u64().unwrap(),
+        texture["height"].as_u64().unwrap(),
+    );
+    let first = texture["images"][0]["url"].as_str().unwrap();
+    let (status, png) = view.get(first);
+    assert_eq!(status, 200);
+    let decoded = assetc::encode::image::decode_image(&png).unwrap();
+    assert_eq!(
+        (u64::from(decoded.width), u64::from(decoded.height)),
+        (width, height)
+    );
+    let reference = basisu::Transcoder::new(&tree["textures/checker.ktx2"])
+        .unwrap()
+        .transcode(0, basisu::TargetFormat::Rgba32, basisu::DecodeFlags::NONE)
+        .unwrap();
+    assert_eq!(
+        decoded.pixels, reference,
+        "the PNG holds the transcoded texels"
+    );
+    let cube = view.json("/api/texture?path=sky.env.ktx2");
+    assert_eq!(cube["kind"], "cube");
+    let faces: Vec<_> = cube["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["level"] == 0)
+        .collect();
+    assert_eq!(faces.len(), 6);
+    let (status, _) = view.get(faces[5]["url"].as_str().unwrap());
+    assert_eq!(status, 200);
+    let lut = view.json("/api/texture?path=grading/warm.lut.ktx2");
+    assert_eq!(lut["kind"], "3d");
+    let (status, _) = view.get(
+        lut["images"].as_array().unwrap().last().unwrap()["url"]
+            .as_str()
+            .unwrap(),
+    );
+    assert_eq!(status, 200);
+
+    let font = view.json("/api/font?path=fonts/DejaVuSans-Latin1.hfont");
+    let parsed = hfont::read_hfont(&tree["fonts/DejaVuSans-Latin1.hfont"]).unwrap();
+    assert_eq!(
+        font["glyphs"].as_array().unwrap().len(),
+        parsed.glyphs.len()
+    );
+    let atlas = font["atlas"]["path"].as_str().unwrap();
+    assert!(tree.contains_key(atlas));
+    assert_eq!(
+        view.get(font["atlas"]["image_url"].as_str().unwrap()).0,
+        200
+    );
+
+    let packs = view.json("/api/packs");
+    let names: Vec<&str> = packs["packs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["default", "level1", "preload"]);
+    let pack = view.json("/api/pack?name=default");
+    let pack_info: Value = serde_json::from_str(
+        &p.assetc(&["pack", "info", "--json"])
+            .expect_ok("pack info")
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(pack["layout"], pack_info["layout"]);
+    assert_eq!(pack["entries"], pack_info["entries"]);
+    assert_eq!(view.json("/api/check")["ok"], true);
+
+    let (status, page) = view.get("/");
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&page).contains("app.js"));
+    assert_eq!(view.get("/app.js").0, 200);
+    assert_eq!(view.get("/style.css").0, 200);
+}
+
+#[test]
+fn paths_outside_the_output_are_refused() {
+    let p = demo();
+    std::os::unix::fs::symlink("/etc/passwd", p.path("runtime/desktop/escape.bin")).unwrap();
+    std::os::unix::fs::symlink(p.path("assetc.yml"), p.path("runtime/desktop/config.bin")).unwrap();
+    let view = Viewer::start(p.root(), &["-o", "runtime/desktop"]);
+    for path in [
+        "../../assetc.yml",
+        "..%2F..%2Fassetc.yml",
+        "%2e%2e/%2e%2e/assetc.yml",
+        "/etc/passwd",
+        "models/../../../assetc.yml",
+        "escape.bin",
+        "config.bin",
+    ] {
+        let error = view.error(&format!("/api/file?path={path}"), 403);
+        assert!(error.contains("refused"), "{path}: {error}");
+    }
+    assert!(
+        view.error("/api/file?path=missing.ktx2", 404)
+            .contains("missing.ktx2")
+    );
+    assert!(view.error("/api/file", 400).contains("path"));
+    assert_eq!(view.get_as("attacker.example:80", "/api/assets").0, 403);
+    assert_eq!(
+        view.get_as(&format!("localhost:{}", view.port), "/api/assets")
+            .0,
+        200
+    );
+}
+
+#[test]
+fn a_corrupt_file_shows_its_reader_error_and_the_server_goes_on() {
+    let p = demo();
+    let mesh = p.path("runtime/desktop/props/box.hmesh");
+    let mut bytes = fs::read(&mesh).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    fs::write(&mesh, &bytes).unwrap();
+    // Dimensions the KTX2 reader allows but the levels cannot hold: the
+    // viewer's own check stops them before the transcoder.
+    let texture = p.path("runtime/desktop/textures/checker.ktx2");
+    let mut bytes = fs::read(&texture).unwrap();
+    bytes[20..28].copy_from_slice(&[0xff; 8]);
+    fs::write(&texture, &bytes).unwrap();
+    let icon = p.path("runtime/desktop/ui/icon.ktx2");
+    let bytes = fs::read(&icon).unwrap();
+    fs::write(&icon, &bytes[..100]).unwrap();
+    let view = Viewer::start(p.root(), &[]);
+    let error = view.error("/api/mesh?path=props/box.hmesh", 422);
+    assert!(
+        error.starts_with("props/box.hmesh: ") && error.contains("offset"),
+        "{error}"
+    );
+    let error = view.error("/api/texture?path=textures/checker.ktx2", 422);
+    assert!(
+        error.starts_with("textures/checker.ktx2: level 0 holds"),
+        "{error}"
+    );
+    view.error("/api/texture/image?path=textures/checker.ktx2&level=0", 422);
+    let error = view.error("/api/texture?path=ui/icon.ktx2", 422);
+    assert!(error.starts_with("ui/icon.ktx2: offset "), "{error}");
+    view.error("/api/texture/image?path=ui/button.ktx2&level=99", 422);
+    view.error("/api/texture/image?path=ui/button.ktx2&level=x", 400);
+    let assets = view.json("/api/assets");
+    let invalid: Vec<&str> = assets["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["type"] == "invalid")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(invalid, ["props/box.hmesh", "ui/icon.ktx2"]);
+    let check = view.json("/api/check");
+    assert_eq!(check["ok"], false);
+    let problems = check["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().any(|p| p["path"] == "props/box.hmesh"),
+        "{check}"
+    );
+}
+
+#[test]
+fn a_pack_is_served_alone() {
+    let p = demo();
+    let view = Viewer::start(p.root(), &["runtime/desktop.hpack"]);
+    let assets = view.json("/api/assets");
+    assert_eq!(assets["source_kind"], "pack");
+    let bytes = fs::read(p.path("runtime/desktop.hpack")).unwrap();
+    let pack = hpack::parse(&bytes).unwrap();
+    let paths: Vec<&str> = assets["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let entries: Vec<&str> = pack.iter().map(|e| e.path).collect();
+    assert_eq!(paths, entries);
+    assert_eq!(
+        view.json("/api/mesh?path=models/crate.hmesh")["material"]["path"],
+        "models/crate.hmat"
+    );
+    assert_eq!(view.json("/api/packs")["packs"][0]["name"], "pack");
+    assert_eq!(view.json("/api/check")["ok"], true);
+    view.error("/api/file?path=../desktop.hpack", 403);
+}
+
+/// The page in headless Chromium: each view reaches `ready`, its pixels are
+/// not blank (the mesh covers part of its canvas, the texture shows the
+/// decoded texels, the preview holds ink), and the page logged no error.
+/// `ASSETC_VIEW_SHOTS=DIR` keeps the screenshots (docs/inspect.md shows them).
+#[test]
+fn the_page_renders_in_chromium() {
+    let p = demo();
+    let view = Viewer::start(p.root(), &[]);
+    let base = format!("http://127.0.0.1:{}/", view.port);
+    let shots = tempfile::tempdir().unwrap();
+    let checker = assetc::encode::image::decode_image(
+        &view
+            .get("/api/texture/image?path=textures%2Fchecker.ktx2&level=0")
+            .1,
+    )
+    .unwrap();
+    let cases = [
+        (
+            "mesh",
+            "#asset=models%2Fcrate.hmesh&meshlets=1&wire=1&bounds=1",
+        ),
+        ("texture", "#asset=textures%2Fchecker.ktx2&zoom=1"),
+        ("font", "#asset=fonts%2FDejaVuSans-Latin1.hfont"),
+        ("pack", "#pack=default"),
+    ];
+    for (name, route) in cases {
+        let url = format!("{base}{route}");
+        let dom = String::from_utf8_lossy(&chromium(&url, &["--dump-dom"]).stdout).into_owned();
+        let body = dom
+            .split("<body")
+            .nth(1)
+            .and_then(|b| b.split('>').next())
+            .unwrap_or_default();
+        assert_eq!(
+            attribute(body, "data-view").as_deref(),
+            Some(name),
+            "{name}: <body{body}>"
+        );
+        assert_eq!(
+            attribute(body, "data-state").as_deref(),
+            Some("ready"),
+            "{name}: <body{body}>"
+        );
+        let file = shots.path().join(format!("view-{name}.png"));
+        let run = chromium(&url, &[&format!("--screenshot={}", file.display())]);
+        let shot = assetc::encode::image::decode_image(&fs::read(&file).unwrap_or_else(|e| {
+            panic!(
+                "{name}: no screenshot ({e}): {}",
+                String::from_utf8_lossy(&run.stderr)
+            )
+        }))
+        .unwrap();
+        assert!(
+            distinct_colours(&shot.pixels) > 50,
+            "{name}: the page looks blank"
+        );
+        let canvas = attribute(body, "data-canvas").map(|rect| {
+            let n: Vec<u32> = rect.split(',').map(|v| v.parse().unwrap()).collect();
+            (n[0], n[1], n[2], n[3])
+        });
+        match name {
+            "mesh" => {
+                let covered = covered_fraction(&shot, canvas.unwrap());
+                assert!(
+                    (0.05..0.95).contains(&covered),
+                    "the mesh covers {covered} of its canvas"
+                );
+            }
+            "texture" => {
+                let (x, y, w, h) = canvas.unwrap();
+                assert_eq!((w, h), (checker.width, checker.height));
+                let worst = (0..h)
+                    .flat_map(|row| (0..w).map(move |col| (row, col)))
+                    .map(|(row, col)| {
+                        let at = |image: &assetc::encode::image::Rgba8Image, x: u32, y: u32| {
+                            let i = ((y * image.width + x) * 4) as usize;
+                            [image.pixels[i], image.pixels[i + 1], image.pixels[i + 2]]
+                        };
+                        let (a, b) = (at(&shot, x + col, y + row), at(&checker, col, row));
+                        (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap()
+                    })
+                    .max()
+                    .unwrap();
+                assert!(
+                    worst <= 3,
+                    "the texture on screen differs from the decoded one by {worst}"
+                );
+            }
+            "font" => {
+                let covered = covered_fraction(&shot, canvas.unwrap());
+                assert!(covered > 0.03, "the text preview holds {covered} ink");
+            }
+            _ => {}
+        }
+    }
+    let log = view.json("/api/client-log");
+    assert_eq!(
+        log["messages"],
+        serde_json::json!([]),
+        "the page logged errors"
+    );
+    if let Some(keep) = std::env::var_os("ASSETC_VIEW_SHOTS") {
+        for entry in fs::read_dir(shots.path()).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), Path::new(&keep).join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs headless Chromium on `url` with a fresh profile (flags as this
+/// machine's closed network needs) and the extra arguments.
+fn chromium(url: &str, extra: &[&str]) -> std::process::Output {
+    let program = std::env::var("ASSETC_CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let profile = tempfile::tempdir().unwrap();
+    Command::new(&program)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--force-color-profile=srgb",
+            "--hide-scrollbars",
+            "--window-size=1280,800",
+            "--virtual-time-budget=8000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(url)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} does not start ({e}); tools/ensure-deps --for-tests installs Debian's chromium"))
+}
+
+/// The value of `name="..."` in a tag's attributes.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let start = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    tag[start..].split('"').next().map(str::to_owned)
+}
+
+/// How many different colours the image holds (up to a few hundred).
+fn distinct_colours(pixels: &[u8]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    for pixel in pixels.chunks_exact(4) {
+        seen.insert([pixel[0], pixel[1], pixel[2]]);
+        if seen.len() > 500 {
+            break;
+        }
+    }
+    seen.len()
+}
+
+/// The share of the visible part of the rectangle whose pixels differ from
+/// its top-left pixel (the background) by more than 24 in some channel.
+fn covered_fraction(
+    shot: &assetc::encode::image::Rgba8Image,
+    (x, y, w, h): (u32, u32, u32, u32),
+) -> f64 {
+    let right = (x + w).min(shot.width);
+    let bottom = (y + h).min(shot.height);
+    let at = |px: u32, py: u32| {
+        let i = ((py * shot.width + px) * 4) as usize;
+        [shot.pixels[i], shot.pixels[i + 1], shot.pixels[i + 2]]
+    };
+    let background = at(x + 2, y + 2);
+    let (mut covered, mut total) = (0u64, 0u64);
+    for py in y..bottom {
+        for px in x..right {
+            total += 1;
+            let c = at(px, py);
+            if (0..3).any(|i| c[i].abs_diff(background[i]) > 24) {
+                covered += 1;
+            }
+        }
+    }
+    covered as f64 / total.max(1) as f64
+}
