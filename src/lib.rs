@@ -4,12 +4,14 @@
 //!
 //! * [`format`](mod@format) is the engine side: zero-copy readers, writers and validators for
 //!   every file assetc produces. It is always compiled and depends on `bytemuck`
-//!   alone, so an engine can use it with `default-features = false`.
+//!   alone, so an engine can use it with `default-features = false`. Beside
+//!   it, [`hot_reload`] (standard library only) follows `assetc watch`.
 //! * Everything else (behind the default `tool` feature) is the compiler: the
 //!   `assetc.yml` model (`config`), the Ninja generator (`configure`), the
 //!   per-asset encoders (`encode`) and the link steps (`link`).
 
 pub mod format;
+pub mod hot_reload;
 
 #[cfg(feature = "tool")]
 pub mod cache;
@@ -33,3 +35,5 @@ pub mod inspect;
 pub mod link;
 #[cfg(feature = "tool")]
 pub mod view;
+#[cfg(feature = "tool")]
+pub mod watch;

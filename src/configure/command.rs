@@ -13,6 +13,7 @@ use crate::cli::{finish, report_error, warn};
 use crate::config::{ByteSize, Config, RemoteConfig, write_starter};
 use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
 use crate::view::command::{ViewArgs, run_view};
+use crate::watch::command::{WatchArgs, run_watch};
 
 const PROGRAM: &str = "assetc";
 
@@ -51,6 +52,9 @@ pub enum Command {
     /// Serve a local web inspector of an output folder or a `.hpack`
     /// (see docs/inspect.md).
     View(ViewArgs),
+    /// Rebuild on every save and publish what changed to running engines
+    /// (see docs/hot-reload.md).
+    Watch(WatchArgs),
 }
 
 /// Options of `assetc configure`.
@@ -102,6 +106,7 @@ impl Cli {
             Some(Command::Pack(command)) => run_pack(&command),
             Some(Command::Cache(command)) => command.run(),
             Some(Command::View(args)) => run_view(&args),
+            Some(Command::Watch(args)) => run_watch(&args),
             None => configure(&self.configure),
         }
     }

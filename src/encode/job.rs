@@ -265,12 +265,23 @@ pub fn runtime_path(root: &Path, output: &Path) -> Result<String, EncodeError> {
     }
 }
 
+/// The environment variable that keeps a failed job's previous outputs.
+pub const KEEP_LAST_GOOD: &str = "ASSETC_KEEP_LAST_GOOD";
+
 /// Best-effort removal of everything this job (and the link) would own: its
 /// declared outputs, fragment and depfile, and the link outputs it
 /// invalidates. Under `--keep-going` the link outputs stay: the link runs
 /// after every encode and rewrites them without the failed asset, and when
 /// the failure is the same as last time they are already right.
+///
+/// With `ASSETC_KEEP_LAST_GOOD` set (by `assetc watch`), nothing is removed:
+/// the outputs, fragment and link outputs stay those of the last good build,
+/// which a running engine keeps using, and the failed edge runs again on the
+/// next build because Ninja did not record it.
 pub(crate) fn clean_up(args: &JobArgs) {
+    if std::env::var_os(KEEP_LAST_GOOD).is_some() {
+        return;
+    }
     fsutil::remove_all(
         args.outputs
             .iter()
