@@ -183,7 +183,7 @@ impl App {
         let manifest = self.manifest();
         let mut files = Vec::new();
         for listed in self.store.list()? {
-            let bytes = self.store.read(&listed.path)?;
+            let bytes = self.store.read_listed(&listed)?;
             let entry = manifest.get(&listed.path);
             files.push(AssetRow {
                 report: stats::analyse(&listed.path, &bytes, entry.map(|e| e.1)),
@@ -221,15 +221,13 @@ impl App {
                 Err(e) => json!({ "path": material_path, "error": e.to_string(), "rows": [] }),
             };
         }
-        let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
+        let clips = format!("{stem}.hanim");
         let animations: Vec<String> = self
             .store
-            .list()?
+            .read(&clips)
+            .is_ok()
+            .then_some(clips)
             .into_iter()
-            .map(|f| f.path)
-            .filter(|p| p.ends_with(".hanim"))
-            .filter(|p| p.rsplit_once('/').map_or("", |(f, _)| f) == folder)
-            .filter(|p| p.strip_suffix(".hanim").is_some_and(|s| s == stem))
             .collect();
         value["animations"] = animations.into();
         Ok(value)

@@ -134,6 +134,24 @@ impl Store {
         }
     }
 
+    /// The bytes of a file [`Store::list`] returned. The walk that listed it
+    /// saw a regular file inside the folder (it does not follow symbolic
+    /// links), so it is read without resolving its path again.
+    pub fn read_listed(&self, file: &Listed) -> Result<Cow<'_, [u8]>, ViewError> {
+        match self {
+            Store::Folder { canonical, .. } => {
+                let path = canonical.join(&file.path);
+                fs::read(&path)
+                    .map(Cow::Owned)
+                    .map_err(|e| ViewError::Source {
+                        path,
+                        what: format!("cannot read: {e}"),
+                    })
+            }
+            Store::Pack { .. } => self.read(&file.path),
+        }
+    }
+
     fn parsed_pack<'a>(&self, bytes: &'a AlignedBytes) -> Result<hpack::Pack<'a>, ViewError> {
         hpack::parse(bytes.as_bytes()).map_err(|e| ViewError::Source {
             path: PathBuf::from(self.shown()),
