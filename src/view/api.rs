@@ -215,12 +215,11 @@ impl App {
         let mut value = mesh::mesh_json(path, &data);
         let stem = path.strip_suffix(".hmesh").unwrap_or(path);
         let material_path = format!("{stem}.hmat");
-        if self.store.read(&material_path).is_ok() {
-            value["material"] = match self.material(&material_path) {
-                Ok(material) => material,
-                Err(e) => json!({ "path": material_path, "error": e.to_string(), "rows": [] }),
-            };
-        }
+        value["material"] = match self.material(&material_path) {
+            Ok(material) => material,
+            Err(ViewError::NotFound(_)) => Value::Null,
+            Err(e) => json!({ "path": material_path, "error": e.to_string(), "rows": [] }),
+        };
         let clips = format!("{stem}.hanim");
         let animations: Vec<String> = self
             .store

@@ -65,7 +65,7 @@ impl Builder {
         self.generation += 1;
         let log = self.ninja_log();
         let offset = fs::metadata(&log).map_or(0, |m| m.len());
-        let since = self.stamp();
+        let since = stamp(&log.with_file_name("watch.stamp"));
         let (ok, errors) = self.ninja();
         let mut outcome = Outcome {
             generation: self.generation,
@@ -140,14 +140,6 @@ impl Builder {
             .map_or_else(|| self.root.clone(), |dir| self.root.join(dir.trim()));
         builddir.join(".ninja_log")
     }
-
-    /// Touches the stamp file and returns its time, the start of the build
-    /// on the file clock.
-    fn stamp(&self) -> Option<SystemTime> {
-        let stamp = self.ninja_log().with_file_name("watch.stamp");
-        fs::write(&stamp, b"").ok()?;
-        modified(&stamp)
-    }
 }
 
 /// Echoes a stream line by line (to stderr or stdout) and keeps the lines
@@ -183,6 +175,13 @@ fn ran_outputs(log: &Path, offset: u64) -> Vec<String> {
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| line.split('\t').nth(3).map(str::to_owned))
         .collect()
+}
+
+/// Touches the stamp file and returns its time: the start of the build on
+/// the file clock.
+fn stamp(file: &Path) -> Option<SystemTime> {
+    fs::write(file, b"").ok()?;
+    modified(file)
 }
 
 /// The modification time of `path`.
