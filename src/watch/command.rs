@@ -9,6 +9,7 @@ use clap::Args;
 
 use super::build::{Builder, Outcome};
 use super::events::ProjectEvents;
+use super::inputs::outside_folders;
 use super::publish::{Feed, block};
 use crate::cli::{finish, to_stderr};
 use crate::config::Config;
@@ -74,7 +75,7 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
         selection.output.clone(),
     ];
     let is_pack = is_pack_of(&selection.output);
-    let events = ProjectEvents::watch(&root, ignored, Box::new(is_pack)).map_err(|source| {
+    let mut events = ProjectEvents::watch(&root, ignored, Box::new(is_pack)).map_err(|source| {
         WatchError::Watch {
             path: root.clone(),
             source,
@@ -83,11 +84,21 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
     let ninja = std::env::var("NINJA").unwrap_or_else(|_| "ninja".into());
     let mut builder = Builder::new(root.clone(), selection.output.clone(), ninja);
     let quiet = Duration::from_millis(args.quiet_ms);
+    let regeneration = root
+        .join(".assetc")
+        .join(selection.preset.as_deref().unwrap_or("default"))
+        .join("configure.d");
     loop {
         configure_if_needed(&root, args.preset.as_deref());
         let outcome = builder.run();
         report(&outcome);
         feed.publish(outcome.generation, &block(&outcome));
+        if outcome.generation == 1 {
+            // Once the graph exists: its depfiles are known after a build.
+            for folder in outside_folders(&root, &builder.ninja, &regeneration) {
+                events.also_watch(&folder);
+            }
+        }
         let touched = events.next_burst(quiet);
         let first = touched
             .first()

@@ -13,7 +13,7 @@ const LONGEST_BURST: Duration = Duration::from_secs(2);
 
 /// Watches `root`, ignoring what builds write.
 pub struct ProjectEvents {
-    _watcher: RecommendedWatcher,
+    watcher: RecommendedWatcher,
     events: Receiver<notify::Result<Event>>,
     ignored: Vec<PathBuf>,
     is_output: Box<dyn Fn(&Path) -> bool>,
@@ -34,11 +34,22 @@ impl ProjectEvents {
         })?;
         watcher.watch(root, RecursiveMode::Recursive)?;
         Ok(Self {
-            _watcher: watcher,
+            watcher,
             events,
             ignored,
             is_output,
         })
+    }
+
+    /// Also watches `folder` (not its subfolders); a folder that cannot be
+    /// watched is skipped with a warning.
+    pub fn also_watch(&mut self, folder: &Path) {
+        if let Err(e) = self.watcher.watch(folder, RecursiveMode::NonRecursive) {
+            crate::cli::warn(
+                "assetc watch",
+                &format!("{}: cannot watch: {e}", folder.display()),
+            );
+        }
     }
 
     /// Waits for a change that matters, then for `quiet` without another

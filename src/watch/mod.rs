@@ -2,7 +2,8 @@
 //!
 //! * [`events`] watches the project with `notify` and folds a burst of file
 //!   events (an editor's write-then-rename, a `git checkout`) into one
-//!   rebuild;
+//!   rebuild; [`inputs`] finds the folders outside the project that hold
+//!   files the graph reads, watched too;
 //! * [`build`] runs Ninja (which re-runs configure when the graph needs it)
 //!   and works out which outputs the build rewrote, from the edges Ninja
 //!   logged as run and the files they rewrote (every output is written only
@@ -19,4 +20,5 @@
 pub mod build;
 pub mod command;
 pub mod events;
+pub mod inputs;
 pub mod publish;
