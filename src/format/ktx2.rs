@@ -1099,6 +1099,18 @@ fn validate_levels(
                 ),
             );
         }
+        let needed = level_bytes(header, bytes, level);
+        if needed.is_some_and(|n| n != u128::from(entry.uncompressed_byte_length)) {
+            return fail(
+                uncompressed_field,
+                "LevelIndexEntry.uncompressedByteLength",
+                format!(
+                    "level {level}: is {} but the header's size and the DFD's texel block make {}",
+                    entry.uncompressed_byte_length,
+                    needed.unwrap_or_default()
+                ),
+            );
+        }
         if entry.uncompressed_byte_length % images_per_level != 0 {
             return fail(
                 uncompressed_field,
@@ -1112,6 +1124,29 @@ fn validate_levels(
         next_start = end;
     }
     Ok(())
+}
+
+/// The bytes level `level` holds once inflated, from the header's size and
+/// the DFD's texel block (its dimensions and `bytesPlane0`): every face,
+/// layer and depth slice of whole blocks, saturating rather than wrapping.
+/// `None` when the DFD gives no block size (BasisLZ).
+fn level_bytes(header: &Ktx2Header, bytes: &[u8], level: usize) -> Option<u128> {
+    let block = header.dfd_byte_offset as usize + 4;
+    let dimension = |i: usize| bytes.get(block + 12 + i).map(|&d| u128::from(d) + 1);
+    let block_bytes = u128::from(*bytes.get(block + 16)?);
+    if block_bytes == 0 {
+        return None;
+    }
+    let shrink = |size: u32| u128::from(size.checked_shr(level as u32).unwrap_or(0).max(1));
+    let blocks = |size: u32, i: usize| Some(shrink(size).div_ceil(dimension(i)?));
+    let images = u128::from(header.face_count) * u128::from(header.layer_count.max(1));
+    Some(
+        blocks(header.pixel_width, 0)?
+            .saturating_mul(blocks(header.pixel_height.max(1), 1)?)
+            .saturating_mul(blocks(header.pixel_depth.max(1), 2)?)
+            .saturating_mul(block_bytes)
+            .saturating_mul(images),
+    )
 }
 
 /// The alignment levels must start on: 1 with supercompression, otherwise
@@ -1268,6 +1303,26 @@ mod tests {
         poke_u64(&mut file, level_field_offset(0, 16), 30);
         let error = parse(&file).unwrap_err();
         assert!(error.what.contains("multiple of 4"), "{error}");
+    }
+
+    #[test]
+    fn levels_must_hold_what_the_size_and_texel_block_make() {
+        let file = small_file(SUPERCOMPRESSION_ZSTD, None);
+        assert!(parse(&file).is_ok());
+        let with_size = |width: u32, height: u32| {
+            let mut copy = file.clone();
+            let at = offset_of!(Ktx2Header, pixel_width);
+            copy[at..at + 4].copy_from_slice(&width.to_le_bytes());
+            copy[at + 4..at + 8].copy_from_slice(&height.to_le_bytes());
+            parse(&copy).map(|_| ()).unwrap_err()
+        };
+        // 4x3 keeps the level count legal but makes 4x3x4 = 48 bytes, not 32.
+        let error = with_size(4, 3);
+        assert_eq!(error.field, "LevelIndexEntry.uncompressedByteLength");
+        assert!(error.what.contains("make 48"), "{error}");
+        // A huge size saturates instead of wrapping, and is refused.
+        let error = with_size(u32::MAX, u32::MAX);
+        assert_eq!(error.field, "LevelIndexEntry.uncompressedByteLength");
     }
 
     #[test]
