@@ -181,22 +181,29 @@ impl App {
     /// Every file with `assetc info`'s figures, its id and kind, and totals.
     fn assets(&self) -> Result<Reply, ViewError> {
         let manifest = self.manifest();
-        let mut files = Vec::new();
+        let mut reports = Vec::new();
         for listed in self.store.list()? {
             let bytes = self.store.read_listed(&listed)?;
-            let entry = manifest.get(&listed.path);
-            files.push(AssetRow {
-                report: stats::analyse(&listed.path, &bytes, entry.map(|e| e.1)),
-                id: entry.map(|e| hex_id(e.0)),
-                kind: entry.map(|e| e.1.name()),
-            });
+            let kind = manifest.get(&listed.path).map(|e| e.1);
+            reports.push(stats::analyse(&listed.path, &bytes, kind));
         }
-        let reports: Vec<stats::FileReport> = files.iter().map(|f| f.report.clone()).collect();
+        let totals = info::totals(&reports);
+        let files = reports
+            .into_iter()
+            .map(|report| {
+                let entry = manifest.get(&report.path);
+                AssetRow {
+                    id: entry.map(|e| hex_id(e.0)),
+                    kind: entry.map(|e| e.1.name()),
+                    report,
+                }
+            })
+            .collect();
         Ok(Reply::serialized(&AssetsReply {
             schema: ASSETS_SCHEMA,
             source: self.store.shown(),
             source_kind: self.store.kind(),
-            totals: info::totals(&reports),
+            totals,
             files,
         }))
     }

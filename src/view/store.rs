@@ -32,7 +32,18 @@ pub enum Store {
         path: PathBuf,
         /// Its bytes, 16-byte aligned so meshes are lent in place.
         bytes: AlignedBytes,
+        /// Its entries in path order, read once when the pack was opened.
+        entries: Vec<PackedFile>,
     },
+}
+
+/// Where one entry lies in the pack's bytes (checked by the pack reader).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackedFile {
+    /// Runtime path.
+    path: String,
+    /// Byte range of its payload.
+    range: std::ops::Range<usize>,
 }
 
 /// One file of the store.
@@ -66,13 +77,21 @@ impl Store {
             path: path.to_owned(),
             what: format!("cannot read: {e}"),
         })?;
-        hpack::validate(bytes.as_bytes()).map_err(|e| ViewError::Source {
+        let pack = hpack::parse(bytes.as_bytes()).map_err(|e| ViewError::Source {
             path: path.to_owned(),
             what: e.to_string(),
         })?;
+        let entries = pack
+            .iter()
+            .map(|entry| PackedFile {
+                path: entry.path.to_owned(),
+                range: entry.offset as usize..entry.end() as usize,
+            })
+            .collect();
         Ok(Store::Pack {
             path: path.to_owned(),
             bytes,
+            entries,
         })
     }
 
@@ -105,12 +124,11 @@ impl Store {
     pub fn list(&self) -> Result<Vec<Listed>, ViewError> {
         match self {
             Store::Folder { canonical, .. } => list_folder(canonical),
-            Store::Pack { bytes, .. } => Ok(self
-                .parsed_pack(bytes)?
+            Store::Pack { entries, .. } => Ok(entries
                 .iter()
                 .map(|entry| Listed {
-                    path: entry.path.to_owned(),
-                    bytes: entry.size,
+                    path: entry.path.clone(),
+                    bytes: entry.range.len() as u64,
                 })
                 .collect()),
         }
@@ -124,13 +142,13 @@ impl Store {
         })?;
         match self {
             Store::Folder { canonical, .. } => read_inside(canonical, path).map(Cow::Owned),
-            Store::Pack { bytes, .. } => {
-                let pack = self.parsed_pack(bytes)?;
-                let entry = pack
-                    .find(path)
-                    .ok_or_else(|| ViewError::NotFound(path.to_owned()))?;
-                Ok(Cow::Borrowed(pack.data(&entry)))
-            }
+            Store::Pack { bytes, entries, .. } => entries
+                .binary_search_by(|entry| entry.path.as_str().cmp(path))
+                .ok()
+                .and_then(|index| entries.get(index))
+                .and_then(|entry| bytes.as_bytes().get(entry.range.clone()))
+                .map(Cow::Borrowed)
+                .ok_or_else(|| ViewError::NotFound(path.to_owned())),
         }
     }
 
@@ -150,13 +168,6 @@ impl Store {
             }
             Store::Pack { .. } => self.read(&file.path),
         }
-    }
-
-    fn parsed_pack<'a>(&self, bytes: &'a AlignedBytes) -> Result<hpack::Pack<'a>, ViewError> {
-        hpack::parse(bytes.as_bytes()).map_err(|e| ViewError::Source {
-            path: PathBuf::from(self.shown()),
-            what: e.to_string(),
-        })
     }
 }
 
