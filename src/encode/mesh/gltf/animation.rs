@@ -18,6 +18,7 @@ use ::gltf::json::{
 
 use super::GltfError;
 use super::accessor::{AccessorReader, FloatEncoding};
+use super::repair::Repairs;
 use super::transform::unit_quaternion;
 use crate::format::hanim::{AnimChannel, AnimClip, AnimPath, Interpolation};
 
@@ -30,11 +31,13 @@ struct Skipped {
 }
 
 /// The clips of `root` that animate joints (`joint_of_node` maps a node to
-/// its joint index).
+/// its joint index). Messages name channels by their index in the file,
+/// which `repairs` gives back after node-less channels were removed.
 pub(super) fn clips(
     root: &json::Root,
     reader: &AccessorReader<'_>,
     joint_of_node: &HashMap<usize, u32>,
+    repairs: &Repairs,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<AnimClip>, GltfError> {
     let mut clips = Vec::new();
@@ -50,7 +53,7 @@ pub(super) fn clips(
                 reader,
                 animation,
                 a,
-                c,
+                c: repairs.channel_index(a, c),
             };
             if let Some(channel) = read.channel(channel, joint_of_node, &mut skipped)? {
                 channels.push(channel);

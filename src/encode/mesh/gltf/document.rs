@@ -9,6 +9,7 @@ use ::gltf::json::{self, validation::Validate};
 
 use super::extensions;
 use super::geometry::attribute_name;
+use super::repair::{self, Repairs};
 use super::{GltfError, guarded};
 
 /// The four bytes every GLB starts with.
@@ -39,19 +40,29 @@ struct Parts<'a> {
 /// than 2.x, files that require an extension assetc refuses (WebP, AVIF,
 /// unknown ones: see `extensions`), and anything the
 /// `gltf` crate's validation rejects, located by JSON path. Missing
-/// `POSITION` `min`/`max` and textures without a `source` are tolerated.
+/// `POSITION` `min`/`max`, primitives without `POSITION` (the importer skips
+/// them) and textures without a `source` are tolerated; scenes without
+/// `nodes` and animation channels without `target.node` are set right first
+/// (module `repair`).
 pub fn parse_document(bytes: &[u8]) -> Result<::gltf::Gltf, GltfError> {
+    parse_repairing(bytes).map(|(gltf, _)| gltf)
+}
+
+/// [`parse_document`], also returning what was set right before the crate
+/// read the JSON, for the importer's warnings and messages.
+pub(super) fn parse_repairing(bytes: &[u8]) -> Result<(::gltf::Gltf, Repairs), GltfError> {
     let parts = split(bytes)?;
-    let mut root = deserialize(parts.json)?;
+    let (mut root, repairs) = deserialize(parts.json)?;
     check_version(&root)?;
     check_required_extensions(&root)?;
     accept_required_extensions(&mut root);
     check_primitive_accessors(&root)?;
-    guarded("", || validate(&root))?;
-    Ok(::gltf::Gltf {
+    guarded("", || validate(&root, &repairs))?;
+    let gltf = ::gltf::Gltf {
         document: ::gltf::Document::from_json_without_validation(root),
         blob: parts.bin.map(<[u8]>::to_vec),
-    })
+    };
+    Ok((gltf, repairs))
 }
 
 /// Reads only what configure needs from the source at `path`: for a GLB the
@@ -256,10 +267,19 @@ fn check_utf8(json: &[u8]) -> Result<(), GltfError> {
     })
 }
 
-/// Deserialises the JSON into the crate's model.
-fn deserialize(json: &[u8]) -> Result<json::Root, GltfError> {
-    json::deserialize::from_slice(json)
-        .map_err(|e| GltfError::at("", format!("not valid glTF JSON: {e}")))
+/// Deserialises the JSON into the crate's model; when the crate refuses it,
+/// tries again with what `repair` sets right.
+fn deserialize(json: &[u8]) -> Result<(json::Root, Repairs), GltfError> {
+    let invalid = |e: serde_json::Error| GltfError::at("", format!("not valid glTF JSON: {e}"));
+    let refused = match json::deserialize::from_slice(json) {
+        Ok(root) => return Ok((root, Repairs::default())),
+        Err(e) => invalid(e),
+    };
+    let Some((value, repairs)) = repair::repair(json) else {
+        return Err(refused);
+    };
+    let root = serde_json::from_value(value).map_err(invalid)?;
+    Ok((root, repairs))
 }
 
 /// Refuses assets whose major version is not 2.
@@ -347,11 +367,11 @@ fn semantic_name(semantic: &json::validation::Checked<json::mesh::Semantic>) -> 
 }
 
 /// Runs the crate's validation, ignoring what assetc tolerates, and reports
-/// the first remaining problem by JSON path.
-fn validate(root: &json::Root) -> Result<(), GltfError> {
+/// the first remaining problem by JSON path (the file's, despite `repairs`).
+fn validate(root: &json::Root, repairs: &Repairs) -> Result<(), GltfError> {
     let mut first = None;
     root.validate(root, json::Path::new, &mut |path, error| {
-        let path = tidy_path(path().as_str());
+        let path = repairs.file_path(&tidy_path(path().as_str()));
         if first.is_none() && !tolerated(&path, error) {
             first = Some(GltfError::at(path, describe(error)));
         }
@@ -364,13 +384,16 @@ fn tolerated(path: &str, error: json::validation::Error) -> bool {
     use json::validation::Error;
     let position_bound =
         path.ends_with("attributes.POSITION.min") || path.ends_with("attributes.POSITION.max");
+    // glTF lets a primitive omit POSITION (clients ignore it); the importer
+    // skips it with a warning.
+    let positionless_primitive = path.ends_with("attributes.POSITION") && error == Error::Missing;
     let sourceless_texture =
         path.starts_with("textures[") && path.ends_with("].source") && error == Error::Missing;
     // glTF 2.0 lets an accessor omit its view (zeros, or a Draco primitive's
     // decoded data); the crate insists on one.
     let viewless_accessor =
         path.starts_with("accessors[") && path.ends_with("].bufferView") && error == Error::Missing;
-    position_bound || sourceless_texture || viewless_accessor
+    position_bound || positionless_primitive || sourceless_texture || viewless_accessor
 }
 
 /// The crate's `a["KEY"]` path steps written as `a.KEY`, like our own paths.

@@ -1,8 +1,15 @@
 //! Primitives: attributes and indices read into [`Primitive`]s, strips and
 //! fans turned into triangle lists, skin influences checked against the
 //! skeleton, static instances baked.
+//!
+//! Primitives `.hmesh` cannot hold are skipped, never fatal on their own:
+//! points and lines (`.hmesh` holds triangle lists only; the reference SDK's
+//! validator requires `indexCount % 3 == 0`) are counted into one warning per
+//! file ([`Skipped`]), and a primitive without `POSITION`, which the glTF
+//! specification says a client ignores, gets a warning naming it. When
+//! nothing drawable is left, [`Skipped::no_triangles`] says what was found.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ::gltf::json::{
     self,
@@ -11,24 +18,137 @@ use ::gltf::json::{
     validation::Checked,
 };
 
-use super::GltfError;
 use super::accessor::{AccessorReader, FloatEncoding, grouped};
 use super::transform::bake;
 use super::walk::Instance;
+use super::{GltfError, and_list};
 use crate::encode::mesh::scene::{Primitive, SkinInfluence};
 
 /// The extension that allows integer vertex attributes.
 const QUANTIZATION: &str = "KHR_mesh_quantization";
 
-/// Reads the primitives of every instance, in order. Primitives that are not
-/// triangles are skipped with a warning, as are primitives left with no
-/// triangle.
+/// The primitives of the scene and what was skipped on the way.
+pub(super) struct ReadPrimitives {
+    /// The triangle primitives of every instance, in order.
+    pub primitives: Vec<Primitive>,
+    /// The primitives skipped because they are not triangles.
+    pub skipped: Skipped,
+}
+
+/// The primitives skipped because `.hmesh` cannot hold them, each counted
+/// once however many nodes use its mesh.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Skipped {
+    /// The mode of every skipped point or line primitive, by
+    /// `(mesh, primitive)`.
+    not_triangles: BTreeMap<(usize, usize), Mode>,
+    /// The `(mesh, primitive)` of every primitive without `POSITION`.
+    without_position: BTreeSet<(usize, usize)>,
+}
+
+impl Skipped {
+    /// The one warning for the point and line primitives, if any: `skipped 3
+    /// primitives that are not triangles (2 LINES, 1 POINTS): .hmesh holds
+    /// triangles only`.
+    pub fn warning(&self) -> Option<String> {
+        let counts = self.mode_counts();
+        let total = self.not_triangles.len();
+        if total == 0 {
+            return None;
+        }
+        let list: Vec<String> = counts
+            .iter()
+            .map(|(mode, n)| format!("{n} {}", mode_name(*mode)))
+            .collect();
+        let (noun, verb) = primitives_are(total);
+        Some(format!(
+            "skipped {total} {noun} that {verb} not triangles ({}): .hmesh holds triangles only",
+            list.join(", ")
+        ))
+    }
+
+    /// Why a scene has no triangles: `the scene has no triangles: its 4
+    /// primitives are POINTS (2) and LINE_STRIP (2), which .hmesh cannot
+    /// hold`, and how many primitives lacked `POSITION`.
+    pub fn no_triangles(&self) -> String {
+        let mut text = "the scene has no triangles".to_owned();
+        let total = self.not_triangles.len();
+        if total > 0 {
+            let list: Vec<String> = self
+                .mode_counts()
+                .iter()
+                .map(|(mode, n)| match total {
+                    1 => mode_name(*mode).to_owned(),
+                    _ => format!("{} ({n})", mode_name(*mode)),
+                })
+                .collect();
+            let (noun, verb) = primitives_are(total);
+            text.push_str(&format!(
+                ": its {total} {noun} {verb} {}, which .hmesh cannot hold",
+                and_list(&list)
+            ));
+        }
+        let without = self.without_position.len();
+        if without > 0 {
+            let separator = if total > 0 { ";" } else { ":" };
+            let noun = if without == 1 {
+                "primitive"
+            } else {
+                "primitives"
+            };
+            text.push_str(&format!(
+                "{separator} {without} {noun} without POSITION ignored"
+            ));
+        }
+        text
+    }
+
+    /// Each skipped mode and its count, most frequent first, then in the
+    /// order of the modes' numbers.
+    fn mode_counts(&self) -> Vec<(Mode, usize)> {
+        let mut counts: Vec<(Mode, usize)> = Vec::new();
+        for mode in self.not_triangles.values() {
+            match counts.iter_mut().find(|(m, _)| m == mode) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((*mode, 1)),
+            }
+        }
+        counts.sort_by_key(|(mode, n)| (std::cmp::Reverse(*n), mode.as_gl_enum()));
+        counts
+    }
+}
+
+/// `primitive is` or `primitives are`, for `count` primitives.
+fn primitives_are(count: usize) -> (&'static str, &'static str) {
+    if count == 1 {
+        ("primitive", "is")
+    } else {
+        ("primitives", "are")
+    }
+}
+
+/// A mode as glTF spells it.
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Points => "POINTS",
+        Mode::Lines => "LINES",
+        Mode::LineLoop => "LINE_LOOP",
+        Mode::LineStrip => "LINE_STRIP",
+        Mode::Triangles => "TRIANGLES",
+        Mode::TriangleStrip => "TRIANGLE_STRIP",
+        Mode::TriangleFan => "TRIANGLE_FAN",
+    }
+}
+
+/// Reads the primitives of every instance, in order. Points and lines are
+/// skipped and counted in [`ReadPrimitives::skipped`]; primitives without
+/// `POSITION` or left with no triangle are skipped with a warning.
 pub(super) fn read_instances(
     root: &json::Root,
     reader: &AccessorReader<'_>,
     instances: &[Instance],
     warnings: &mut Vec<String>,
-) -> Result<Vec<Primitive>, GltfError> {
+) -> Result<ReadPrimitives, GltfError> {
     let joint_count = root.skins.first().map_or(0, |skin| skin.joints.len());
     let mut meshes = MeshCache {
         root,
@@ -36,6 +156,7 @@ pub(super) fn read_instances(
         joint_count,
         quantized: root.extensions_used.iter().any(|name| name == QUANTIZATION),
         read: HashMap::new(),
+        skipped: Skipped::default(),
     };
     let mut out = Vec::new();
     for instance in instances {
@@ -48,7 +169,10 @@ pub(super) fn read_instances(
             out.push(primitive);
         }
     }
-    Ok(out)
+    Ok(ReadPrimitives {
+        primitives: out,
+        skipped: meshes.skipped,
+    })
 }
 
 /// Meshes read in their own space, kept so an instanced mesh is decoded once.
@@ -58,6 +182,7 @@ struct MeshCache<'a, 'r> {
     joint_count: usize,
     quantized: bool,
     read: HashMap<(usize, bool), Vec<Primitive>>,
+    skipped: Skipped,
 }
 
 impl MeshCache<'_, '_> {
@@ -86,13 +211,32 @@ impl MeshCache<'_, '_> {
                 joint_count: self.joint_count,
                 quantized: self.quantized,
             };
-            if let Some(primitive) = source.read(skinned, warnings)? {
-                primitives.push(primitive);
+            match source.read(skinned, warnings)? {
+                Read::Triangles(primitive) => primitives.push(*primitive),
+                Read::NotTriangles(mode) => {
+                    self.skipped.not_triangles.insert((mesh, p), mode);
+                }
+                Read::WithoutPosition => {
+                    self.skipped.without_position.insert((mesh, p));
+                }
+                Read::Empty => {}
             }
         }
         self.read.insert((mesh, skinned), primitives.clone());
         Ok(primitives)
     }
+}
+
+/// What reading one primitive gives.
+enum Read {
+    /// Its triangles.
+    Triangles(Box<Primitive>),
+    /// Nothing: it draws points or lines in this mode.
+    NotTriangles(Mode),
+    /// Nothing: it has no `POSITION` (a warning says so).
+    WithoutPosition,
+    /// Nothing: its strip or fan has no triangle (a warning says so).
+    Empty,
 }
 
 /// One glTF primitive being read.
@@ -109,13 +253,8 @@ struct PrimitiveSource<'a, 'r> {
 }
 
 impl PrimitiveSource<'_, '_> {
-    /// The primitive as a triangle list, or `None` (with a warning) when it
-    /// has no triangles.
-    fn read(
-        &self,
-        skinned: bool,
-        warnings: &mut Vec<String>,
-    ) -> Result<Option<Primitive>, GltfError> {
+    /// The primitive as a triangle list, or why it gives none.
+    fn read(&self, skinned: bool, warnings: &mut Vec<String>) -> Result<Read, GltfError> {
         let mode = match self.json.mode {
             Checked::Valid(mode) => mode,
             Checked::Invalid => {
@@ -125,9 +264,15 @@ impl PrimitiveSource<'_, '_> {
                 ));
             }
         };
-        if let Some(kind) = non_triangle_kind(mode) {
-            warnings.push(format!("{}: {kind} are not triangles; skipped", self.path));
-            return Ok(None);
+        if !draws_triangles(mode) {
+            return Ok(Read::NotTriangles(mode));
+        }
+        if self.attribute(Semantic::Positions).is_none() {
+            warnings.push(format!(
+                "{}: has no POSITION attribute; skipped (glTF clients ignore such primitives)",
+                self.path
+            ));
+            return Ok(Read::WithoutPosition);
         }
         if self.json.targets.as_ref().is_some_and(|t| !t.is_empty()) {
             warnings.push(format!("{}: morph targets are ignored", self.path));
@@ -138,9 +283,9 @@ impl PrimitiveSource<'_, '_> {
         let indices = triangle_list(mode, &source_indices, &self.path)?;
         if indices.is_empty() {
             warnings.push(format!("{}: has no triangles; skipped", self.path));
-            return Ok(None);
+            return Ok(Read::Empty);
         }
-        Ok(Some(Primitive {
+        Ok(Read::Triangles(Box::new(Primitive {
             label: self.path.clone(),
             normals: self.optional_vectors::<3>(Semantic::Normals, vertex_count, warnings)?,
             tangents: self.optional_vectors::<4>(Semantic::Tangents, vertex_count, warnings)?,
@@ -153,7 +298,7 @@ impl PrimitiveSource<'_, '_> {
             positions,
             indices,
             material: self.json.material.map(|m| m.value()),
-        }))
+        })))
     }
 
     /// The accessor index and JSON path of an attribute, if present.
@@ -165,7 +310,7 @@ impl PrimitiveSource<'_, '_> {
             .map(|index| (index.value(), format!("{}.attributes.{name}", self.path)))
     }
 
-    /// `POSITION`, required, every component finite.
+    /// `POSITION` (checked present by the caller), every component finite.
     fn positions(&self) -> Result<Vec<[f32; 3]>, GltfError> {
         let (index, path) = self.attribute(Semantic::Positions).ok_or_else(|| {
             GltfError::at(format!("{}.attributes", self.path), "POSITION is missing")
@@ -351,15 +496,12 @@ pub(super) fn attribute_name(semantic: &Semantic) -> String {
     }
 }
 
-/// For modes that are not triangles, what they draw (plural), for warnings.
-fn non_triangle_kind(mode: Mode) -> Option<&'static str> {
-    match mode {
-        Mode::Points => Some("points"),
-        Mode::Lines => Some("lines"),
-        Mode::LineLoop => Some("line loops"),
-        Mode::LineStrip => Some("line strips"),
-        Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan => None,
-    }
+/// Whether `mode` draws triangles (lists, strips and fans all do).
+fn draws_triangles(mode: Mode) -> bool {
+    matches!(
+        mode,
+        Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
+    )
 }
 
 /// `indices` in `mode` as a triangle list with the winding glTF defines.

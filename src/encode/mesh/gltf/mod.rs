@@ -55,6 +55,7 @@ mod extensions;
 mod geometry;
 mod instancing;
 mod materials;
+mod repair;
 mod skin;
 mod transform;
 mod uri;
@@ -123,6 +124,15 @@ fn render(location: &str, what: &str, file: &Option<PathBuf>) -> String {
     text
 }
 
+/// `a`, `a and b`, `a, b and c`: a list in a message.
+fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
 /// How [`import_gltf`] lays out the scene.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImportOptions {
@@ -156,13 +166,15 @@ pub fn import_gltf(
     source_ref: &str,
     options: &ImportOptions,
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
-    let gltf = parse_document(bytes)?;
+    let (gltf, repairs) = document::parse_repairing(bytes)?;
     check_image_uris(&gltf, source, input_root)?;
     let compression = compressed::read(gltf.document.as_json())?;
     let mut buffers = load_buffers(&gltf, source, input_root, &compression.fallback_buffers)?;
     buffers.decoded_views = compressed::decode_views(&compression, &buffers.data)?;
     buffers.decoded_accessors = draco::decode_accessors(gltf.document.as_json(), &buffers)?;
-    let scene = guarded("", || build_scene(&gltf, &buffers, source_ref, options))?;
+    let scene = guarded("", || {
+        build_scene(&gltf, &buffers, &repairs, source_ref, options)
+    })?;
     Ok((scene, buffers.files))
 }
 
@@ -186,11 +198,13 @@ fn check_image_uris(
 fn build_scene(
     gltf: &::gltf::Gltf,
     buffers: &Buffers,
+    repairs: &repair::Repairs,
     source_ref: &str,
     options: &ImportOptions,
 ) -> Result<Scene, GltfError> {
     let root = gltf.document.as_json();
     let mut warnings = extensions::warnings(&root.extensions_used);
+    warnings.extend(repairs.warnings());
     let strengths = materials::emissive_strengths(root, &mut warnings);
     let materials = materials::source_materials(root, source_ref, &strengths, &mut warnings);
     let uv_transforms = uv_transform::material_transforms(root, &mut warnings);
@@ -198,15 +212,18 @@ fn build_scene(
     let gpu_instances = instancing::instance_transforms(root, &reader)?;
     let walked = walk::walk(root, options.merge, &gpu_instances)?;
     warnings.extend(walked.warnings);
-    let mut primitives = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;
+    let read = geometry::read_instances(root, &reader, &walked.instances, &mut warnings)?;
+    let mut primitives = read.primitives;
     uv_transform::bake(&mut primitives, &uv_transforms);
     if primitives.is_empty() {
-        return Err(GltfError::at(walked.location, "the scene has no triangles"));
+        return Err(GltfError::at(walked.location, read.skipped.no_triangles()));
     }
+    warnings.extend(read.skipped.warning());
     let skinned = primitives.iter().any(|p| p.skin.is_some());
     let (skeleton, animations) = if skinned {
         let skeleton = skin::skeleton(root, &reader)?;
-        let clips = animation::clips(root, &reader, &skeleton.joint_of_node, &mut warnings)?;
+        let joints = &skeleton.joint_of_node;
+        let clips = animation::clips(root, &reader, joints, repairs, &mut warnings)?;
         (skeleton.joints, clips)
     } else {
         if !root.animations.is_empty() {

@@ -236,18 +236,20 @@ fn strips_and_fans_become_triangle_lists() {
 }
 
 #[test]
-fn points_and_lines_are_skipped_with_a_warning() {
+fn points_and_lines_are_skipped_with_one_warning() {
     let mut b = GltfBuilder::new();
     let positions = b.add_positions(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
     let mesh = b.add_mesh(&[
         FixturePrimitive::new(positions),
+        FixturePrimitive::new(positions).mode(fixtures::LINES),
         FixturePrimitive::new(positions).mode(fixtures::POINTS),
-        FixturePrimitive::new(positions).mode(fixtures::LINE_STRIP),
+        FixturePrimitive::new(positions).mode(fixtures::LINES),
     ]);
-    let node = b.add_node(Node::mesh(mesh));
-    b.add_scene(&[node]);
+    let first = b.add_node(Node::mesh(mesh));
+    let second = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[first, second]);
     let scene = import(&b.to_glb(), true).unwrap();
-    assert_eq!(scene.primitives.len(), 1);
+    assert_eq!(scene.primitives.len(), 2, "one triangle per node");
     assert_eq!(
         scene.primitives[0].indices,
         vec![0, 1, 2],
@@ -256,8 +258,97 @@ fn points_and_lines_are_skipped_with_a_warning() {
     assert_eq!(
         scene.warnings,
         vec![
-            "meshes[0].primitives[1]: points are not triangles; skipped",
-            "meshes[0].primitives[2]: line strips are not triangles; skipped",
+            "skipped 3 primitives that are not triangles (2 LINES, 1 POINTS): .hmesh holds triangles only"
+        ],
+        "one warning for the file, each primitive counted once"
+    );
+}
+
+#[test]
+fn primitives_without_position_are_skipped_with_a_warning() {
+    let mut b = GltfBuilder::new();
+    let mesh = triangle_mesh(&mut b, None);
+    let normals = b.add_vec3(&[[0.0, 0.0, 1.0]; 3]);
+    let positionless = FixturePrimitive {
+        attributes: vec![("NORMAL".to_owned(), normals)],
+        ..FixturePrimitive::new(0)
+    };
+    let other = b.add_mesh(&[positionless]);
+    let nodes = [mesh, other].map(|m| b.add_node(Node::mesh(m)));
+    b.add_scene(&nodes);
+    let scene = import(&b.to_glb(), true).unwrap();
+    assert_eq!(scene.primitives.len(), 1);
+    assert_eq!(
+        scene.warnings,
+        vec![
+            "meshes[1].primitives[0]: has no POSITION attribute; skipped (glTF clients ignore such primitives)"
+        ]
+    );
+}
+
+/// `builder`'s GLB after `edit` changed its JSON.
+pub(super) fn edited_glb(
+    builder: &GltfBuilder,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> Vec<u8> {
+    let mut json: serde_json::Value = serde_json::from_str(&builder.json(None)).unwrap();
+    edit(&mut json);
+    let bin = builder.bin();
+    fixtures::glb(&json.to_string(), (!bin.is_empty()).then_some(bin))
+}
+
+#[test]
+fn scenes_without_nodes_are_empty() {
+    let mut b = GltfBuilder::new();
+    one_triangle(&mut b, None);
+    // An extra scene without `nodes` beside the full one.
+    let glb = edited_glb(&b, |json| {
+        json["scenes"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"name": "extra"}));
+    });
+    let scene = import(&glb, true).unwrap();
+    assert_eq!(scene.primitives.len(), 1);
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+}
+
+#[test]
+fn an_empty_default_scene_walks_the_first_scene_with_nodes() {
+    let mut b = GltfBuilder::new();
+    one_triangle(&mut b, None);
+    for default in [None, Some(0)] {
+        let glb = edited_glb(&b, |json| {
+            json["scenes"]
+                .as_array_mut()
+                .unwrap()
+                .insert(0, serde_json::json!({}));
+            if let Some(scene) = default {
+                json["scene"] = serde_json::json!(scene);
+            }
+        });
+        let scene = import(&glb, true).unwrap();
+        assert_eq!(scene.primitives.len(), 1);
+        let which = if default.is_some() {
+            "the default scene"
+        } else {
+            "the first scene"
+        };
+        assert_eq!(
+            scene.warnings,
+            vec![format!(
+                "scenes[0] ({which}) has no nodes; scenes[1] is built instead"
+            )]
+        );
+    }
+    // No scene has nodes: the root nodes are walked.
+    let glb = edited_glb(&b, |json| json["scenes"] = serde_json::json!([{}]));
+    let scene = import(&glb, true).unwrap();
+    assert_eq!(scene.primitives.len(), 1);
+    assert_eq!(
+        scene.warnings,
+        vec![
+            "scenes[0] (the first scene) has no nodes, nor has any other scene; every root node is built instead"
         ]
     );
 }

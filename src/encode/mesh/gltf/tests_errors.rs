@@ -164,6 +164,46 @@ fn a_scene_without_triangles_is_refused() {
 }
 
 #[test]
+fn a_scene_of_points_and_lines_names_their_modes() {
+    let mut b = GltfBuilder::new();
+    let p = positions(&mut b);
+    let modes = [
+        fixtures::POINTS,
+        fixtures::LINE_STRIP,
+        fixtures::LINE_STRIP,
+        fixtures::POINTS,
+    ];
+    let primitives = modes.map(|mode| FixturePrimitive::new(p).mode(mode));
+    let mesh = b.add_mesh(&primitives);
+    let node = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[node]);
+    let err = import_error(&b.to_glb());
+    assert_eq!(err.location, "scenes[0]");
+    assert_eq!(
+        err.what,
+        "the scene has no triangles: its 4 primitives are POINTS (2) and LINE_STRIP (2), which .hmesh cannot hold"
+    );
+    let single = with_primitive(|b| FixturePrimitive::new(positions(b)).mode(fixtures::LINE_LOOP));
+    assert_eq!(
+        import_error(&single.to_glb()).what,
+        "the scene has no triangles: its 1 primitive is LINE_LOOP, which .hmesh cannot hold"
+    );
+}
+
+#[test]
+fn a_scene_of_primitives_without_position_says_so() {
+    let b = with_primitive(|b| FixturePrimitive {
+        attributes: vec![("NORMAL".to_owned(), b.add_vec3(&[[0.0, 0.0, 1.0]; 3]))],
+        ..FixturePrimitive::new(0)
+    });
+    let err = import_error(&b.to_glb());
+    assert_eq!(
+        err.what,
+        "the scene has no triangles: 1 primitive without POSITION ignored"
+    );
+}
+
+#[test]
 fn a_non_utf8_uri_is_refused() {
     let dir = input_folder();
     let (json, _) = one_triangle().to_gltf_with_bin("thing%FF.bin");

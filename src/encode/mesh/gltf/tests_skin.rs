@@ -1,6 +1,6 @@
 //! Tests of skins and animations.
 
-use super::tests::import;
+use super::tests::{edited_glb, import};
 use crate::encode::mesh::fixtures::{
     GltfBuilder, Node, Primitive as FixturePrimitive, skinned_animated, translation_matrix,
     triangle_mesh,
@@ -294,4 +294,53 @@ fn a_joint_hierarchy_cycle_is_refused() {
     let bytes = crate::encode::mesh::fixtures::glb(&text, Some(b.bin()));
     let err = import(&bytes, true).unwrap_err();
     assert!(err.what.contains("has a cycle"), "{err}");
+}
+
+/// A channel written as `KHR_animation_pointer` writes it: no `target.node`.
+fn pointer_channel() -> serde_json::Value {
+    serde_json::json!({"sampler": 0, "target": {"path": "pointer",
+        "extensions": {"KHR_animation_pointer": {"pointer": "/materials/0/emissiveFactor"}}}})
+}
+
+#[test]
+fn channels_without_a_node_are_skipped_with_one_warning() {
+    let plain = import(&skinned_animated().to_glb(), true).unwrap();
+    let mut last = 0;
+    let glb = edited_glb(&skinned_animated(), |json| {
+        json["extensionsUsed"] = serde_json::json!(["KHR_animation_pointer"]);
+        let channels = json["animations"][0]["channels"].as_array_mut().unwrap();
+        channels.insert(0, pointer_channel());
+        last = channels.len();
+        channels.push(pointer_channel());
+    });
+    let scene = import(&glb, true).unwrap();
+    assert_eq!(scene.animations, plain.animations);
+    let count = last;
+    let expected = format!(
+        "animations[0]: channels[0] and channels[{count}] have no target.node (they use KHR_animation_pointer); skipped: clips animate the translation, rotation and scale of joints only"
+    );
+    assert!(scene.warnings.contains(&expected), "{:?}", scene.warnings);
+}
+
+#[test]
+fn errors_after_a_skipped_channel_keep_the_file_channel_numbers() {
+    for sampler in [99, 0] {
+        let glb = edited_glb(&skinned_animated(), |json| {
+            let channels = json["animations"][0]["channels"].as_array_mut().unwrap();
+            channels.insert(0, pointer_channel());
+            channels[1]["sampler"] = serde_json::json!(sampler);
+            channels[1]["target"]["path"] = serde_json::json!("bogus");
+        });
+        let err = import(&glb, true).unwrap_err();
+        let expected = if sampler == 99 {
+            "sampler"
+        } else {
+            "target.path"
+        };
+        assert_eq!(
+            err.location,
+            format!("animations[0].channels[1].{expected}"),
+            "{err}"
+        );
+    }
 }

@@ -4,6 +4,11 @@
 //! Nodes are visited depth-first, children in order, from the scene's roots:
 //! the default scene, else `scenes[0]`, else every node that is nobody's
 //! child. A file without nodes emits each mesh once, untransformed.
+//!
+//! A scene may have no nodes at all (an extra, empty scene beside a full
+//! one). When the scene chosen above is empty, the first scene that has
+//! nodes is walked instead, else every node that is nobody's child, with a
+//! warning: a file that holds meshes is not built into an empty `.hmesh`.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -53,14 +58,14 @@ pub(super) fn walk(
     merge: bool,
     gpu_instances: &BTreeMap<usize, Vec<Mat4>>,
 ) -> Result<Walk, GltfError> {
-    let (location, roots) = scene_roots(root);
+    let (location, roots, note) = scene_roots(root);
     let mut walker = Walker {
         root,
         merge,
         gpu_instances,
         instances: Vec::new(),
         emitted: HashMap::new(),
-        warnings: Vec::new(),
+        warnings: note.into_iter().collect(),
     };
     if root.nodes.is_empty() {
         for mesh in 0..root.meshes.len() {
@@ -76,20 +81,52 @@ pub(super) fn walk(
     })
 }
 
-/// The scene to walk (its JSON path) and its root nodes.
-fn scene_roots(root: &json::Root) -> (String, Vec<usize>) {
+/// The scene to walk (its JSON path), its root nodes, and a warning when
+/// the chosen scene is empty and another one (or every root node) is walked
+/// instead.
+fn scene_roots(root: &json::Root) -> (String, Vec<usize>, Option<String>) {
     let chosen = root.scene.map(|s| s.value()).or(if root.scenes.is_empty() {
         None
     } else {
         Some(0)
     });
-    match chosen.and_then(|s| root.scenes.get(s).map(|scene| (s, scene))) {
-        Some((s, scene)) => (
-            format!("scenes[{s}]"),
-            scene.nodes.iter().map(|n| n.value()).collect(),
-        ),
-        None => (String::new(), parentless_nodes(root)),
+    let Some((s, scene)) = chosen.and_then(|s| root.scenes.get(s).map(|scene| (s, scene))) else {
+        return (String::new(), parentless_nodes(root), None);
+    };
+    if !scene.nodes.is_empty() || root.nodes.is_empty() {
+        return (format!("scenes[{s}]"), node_list(scene), None);
     }
+    let which = if root.scene.is_some() {
+        "the default scene"
+    } else {
+        "the first scene"
+    };
+    let full = root
+        .scenes
+        .iter()
+        .enumerate()
+        .find(|(_, other)| !other.nodes.is_empty());
+    match full {
+        Some((other, scene)) => (
+            format!("scenes[{other}]"),
+            node_list(scene),
+            Some(format!(
+                "scenes[{s}] ({which}) has no nodes; scenes[{other}] is built instead"
+            )),
+        ),
+        None => (
+            String::new(),
+            parentless_nodes(root),
+            Some(format!(
+                "scenes[{s}] ({which}) has no nodes, nor has any other scene; every root node is built instead"
+            )),
+        ),
+    }
+}
+
+/// The root nodes of `scene`.
+fn node_list(scene: &json::Scene) -> Vec<usize> {
+    scene.nodes.iter().map(|n| n.value()).collect()
 }
 
 /// Every node no other node lists as a child, in index order.
