@@ -505,11 +505,6 @@ fn broken_obj_files_name_their_line() {
             obj("mtllib ../../../etc/passwd\nusemtl red\nf 1 2 3\n"),
             &["outside the input folder"],
         ),
-        Case::file(
-            "absolute_library.obj",
-            obj("mtllib /etc/passwd\nusemtl red\nf 1 2 3\n"),
-            &["absolute"],
-        ),
     ];
     check_family(&cases);
 }

@@ -92,15 +92,18 @@ pub fn is_obj(source: &str) -> bool {
 
 /// Lists the textures an OBJ's materials use, without reading its geometry.
 ///
-/// Scans `obj` for `mtllib` statements (a statement whose whole rest names
-/// an existing file is one library, so names may contain spaces; otherwise
-/// its whitespace-separated names are several libraries) and reads those
-/// libraries. The list walks the materials in library order, then file
+/// Scans `obj` for `mtllib` statements (names may contain spaces: from each
+/// word, the longest run of words that names an existing file is one
+/// library, as obj2gltf splits them; the mesh edge splits the same way) and
+/// reads those libraries. The list walks the materials in library order, then file
 /// order, and their slots `map_Kd` (colour), `map_Bump`/`bump`/`norm`
 /// (normal) and `map_Ke` (colour); each file, by resolved path, is listed at
 /// its first use, and a conflicting later mode is a warning. Texture and
 /// library names are relative to the naming file's folder, may use `\`, and
-/// must name existing files inside `input_root`.
+/// are read only inside `input_root`: a name not found where it points (an
+/// absolute one is never opened) is looked for by file name beside the file,
+/// and one found nowhere is a warning (the library's materials fall back to
+/// the default, the texture slot stays empty).
 pub fn obj_textures(obj: &Path, input_root: &Path) -> Result<ObjTextures, ObjError> {
     let text = read_text(obj)?;
     let libraries = load_libraries(obj, &text, input_root)?;

@@ -2,13 +2,16 @@
 //! order, and the `.hmat` rows.
 //!
 //! **Libraries.** Each `mtllib` statement names one or more libraries,
-//! relative to the OBJ's folder. When the whole rest of the line names an
-//! existing file it is one library (so names with spaces work); otherwise it
-//! is split at whitespace into several names. Names are found as
-//! `paths::lookup` says (also by file name beside the OBJ); a library that
-//! cannot be found is skipped with a warning, so its materials fall back to
-//! the default (faces that use them get none). A library named twice is
-//! read once. Materials keep library order, then file
+//! relative to the OBJ's folder, and names may contain spaces
+//! (`mtllib my file.mtl other.mtl`). The line is split as obj2gltf splits
+//! it ([`library_names`]): from the first word, the longest run of words that
+//! names an existing file is one library, and the split goes on after it. A
+//! word that starts no existing name is a missing library, which runs to the
+//! next word ending in `.mtl` (so `my gone.mtl` is named whole). Names are
+//! found as `paths::lookup` says (also by file name beside the OBJ, and an
+//! absolute name only there); a library that cannot be found is skipped with
+//! a warning, so its materials fall back to the default (faces that use them
+//! get none). A library named twice is read once. Materials keep library order, then file
 //! order; when two share a name, `usemtl` finds the first (warning).
 //!
 //! **Textures.** Materials are walked in order and, within one, the slots
@@ -119,7 +122,11 @@ struct Places<'a> {
     library_of: &'a [usize],
 }
 
-/// The libraries one `mtllib` statement names (see the module notes); a
+/// The most words one library name may span: bounds the lookups a long
+/// `mtllib` line costs (each word tries this many runs at most).
+const MAX_WORDS_PER_NAME: usize = 16;
+
+/// The libraries one `mtllib` statement names (see [`library_names`]); a
 /// library that is not found is skipped with a warning in `warnings`.
 fn resolve_libraries(
     input_root: &Path,
@@ -127,19 +134,11 @@ fn resolve_libraries(
     statement: &LibraryStatement,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Resolved>, String> {
-    if statement.names.is_empty() {
-        return Err("mtllib needs a file name".into());
-    }
     let line = statement.line;
     let mut found = Vec::new();
     let mut missing = Vec::new();
-    let whole = paths::lookup(input_root, folder, &statement.names, &[folder]);
-    let names: Vec<&str> = match whole {
-        Ok(Lookup::Found(..)) => vec![statement.names.as_str()],
-        _ => statement.names.split_whitespace().collect(),
-    };
-    for name in names {
-        match paths::lookup(input_root, folder, name, &[folder])? {
+    for lookup in library_names(input_root, folder, &statement.names)? {
+        match lookup {
             Lookup::Found(resolved, note) => {
                 warnings.extend(note.map(|note| format!("line {line}: mtllib {note}")));
                 found.push(resolved);
@@ -154,6 +153,65 @@ fn resolve_libraries(
         ));
     }
     Ok(found)
+}
+
+/// Splits the rest of an `mtllib` line (`names`, written in a file inside
+/// `folder`) into libraries, the way obj2gltf does: from each word, the
+/// longest run of words (spacing kept, at most [`MAX_WORDS_PER_NAME`]) that
+/// names an existing file wins, then the split goes on after it. A word that
+/// starts no existing name begins a missing one, which runs to the next word
+/// ending in `.mtl`. Errors for a name that climbs out of the input folder
+/// and for an empty line.
+fn library_names(input_root: &Path, folder: &Folder, names: &str) -> Result<Vec<Lookup>, String> {
+    let words = word_spans(names);
+    if words.is_empty() {
+        return Err("mtllib needs a file name".into());
+    }
+    let find = |name: &str| paths::lookup(input_root, folder, name, &[folder]);
+    let run = |start: usize, end: usize| &names[words[start].0..words[end - 1].1];
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < words.len() {
+        let last = (start + MAX_WORDS_PER_NAME).min(words.len());
+        let longest = (start + 1..=last)
+            .rev()
+            .find_map(|end| match find(run(start, end)) {
+                Ok(found @ Lookup::Found(..)) => Some((end, found)),
+                _ => None,
+            });
+        let (end, lookup) = match longest {
+            Some(found) => found,
+            None => {
+                let end = (start..last)
+                    .find(|&w| run(w, w + 1).to_ascii_lowercase().ends_with(".mtl"))
+                    .map_or(start + 1, |w| w + 1);
+                (end, find(run(start, end))?)
+            }
+        };
+        out.push(lookup);
+        start = end;
+    }
+    Ok(out)
+}
+
+/// The byte ranges of the whitespace-separated words of `text`.
+fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(begin)) => {
+                spans.push((begin, at));
+                start = None;
+            }
+            (false, None) => start = Some(at),
+            _ => {}
+        }
+    }
+    if let Some(begin) = start {
+        spans.push((begin, text.len()));
+    }
+    spans
 }
 
 /// Reads and parses one library; its warnings are appended to `warnings`.

@@ -12,9 +12,11 @@
 //! alone in the folders beside the naming file (the `.mtl`'s, then the
 //! `.obj`'s), as tinyobjloader and obj2gltf users expect. What is found there
 //! is used with a note; a missing file is reported as such, so the caller
-//! can fall back (a default material, an empty texture slot). An absolute
-//! name with no such file beside, or a name that climbs out of the input
-//! folder, stays refused.
+//! can fall back (a default material, an empty texture slot), and so is an
+//! absolute name with no such file beside: it is never opened where it
+//! points. A relative name that climbs out of the input folder and is not
+//! found beside stays refused: it was written on purpose, and what it names
+//! would be read from outside the input folder.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -102,8 +104,8 @@ pub(super) enum Lookup {
 
 /// Finds the file `name` (written in a file inside `folder`) names: where it
 /// points, else by its file name in each of `beside`, in order. A name that
-/// is absolute or climbs out of the input folder and is not found beside is
-/// an error; a name inside the input folder that is not found is
+/// climbs out of the input folder and is not found beside is an error; any
+/// other name that is not found (an absolute one too) is
 /// [`Lookup::Missing`].
 pub(super) fn lookup(
     input_root: &Path,
@@ -129,6 +131,11 @@ pub(super) fn lookup(
             );
             return Ok(Lookup::Found(found, Some(note)));
         }
+    }
+    if is_absolute(&unified) {
+        return Ok(Lookup::Missing(format!(
+            "{name:?} not found (an absolute path is never opened; looked for {file_name:?} beside the file)"
+        )));
     }
     let direct = direct?;
     Ok(Lookup::Missing(format!(
@@ -232,8 +239,27 @@ mod tests {
             assert!(note.contains("beside the file"), "{note}");
         }
         assert!(matches!(here("textures/gone.png"), Ok(Lookup::Missing(_))));
-        assert!(here("/etc/gone").unwrap_err().contains("absolute"));
         assert!(here("../../gone.png").unwrap_err().contains("outside"));
+    }
+
+    #[test]
+    fn an_absolute_name_found_nowhere_is_missing_and_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("in");
+        std::fs::create_dir(&root).unwrap();
+        // The file exists where the absolute name points, outside the input
+        // folder, and must not be used.
+        let outside = dir.path().join("outside.mtl");
+        std::fs::write(&outside, b"newmtl A\n").unwrap();
+        let top = folder(&[]);
+        let name = outside.to_str().unwrap();
+        let Ok(Lookup::Missing(why)) = lookup(&root, &top, name, &[&top]) else {
+            panic!("{:?}", lookup(&root, &top, name, &[&top]));
+        };
+        assert!(why.contains("an absolute path is never opened"), "{why}");
+        assert!(why.contains("\"outside.mtl\" beside the file"), "{why}");
+        let windows = lookup(&root, &top, r"C:\gone\x.png", &[&top]);
+        assert!(matches!(windows, Ok(Lookup::Missing(_))), "{windows:?}");
     }
 
     #[test]
