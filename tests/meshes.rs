@@ -410,3 +410,183 @@ fn two_small_meshes_match_their_golden_files() {
         assert_golden(&read(&p, &format!("runtime/{rel}")), name);
     }
 }
+
+// Valid input that used to be refused (issue 27, items 5 to 9): each builds
+// green through Ninja, prints its warning, and passes `assetc-link check`.
+
+/// `assetc configure` then `ninja`, which must succeed; returns Ninja's
+/// output (where the encoders' warnings appear) after checking the outputs.
+fn build_and_check(p: &Project) -> String {
+    let run = p.build(&[]);
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    run.stdout
+}
+
+/// Builds and checks `p`, which must print `warning`, and reads the mesh
+/// `runtime/<stem>.hmesh`.
+fn build_saying(p: &Project, warning: &str, stem: &str) -> hmesh::MeshData {
+    assert_mentions(&build_and_check(p), warning);
+    hmesh::read_hmesh(&read(p, &format!("runtime/{stem}.hmesh"))).unwrap()
+}
+
+/// Panics with `output` unless it contains `needle`.
+fn assert_mentions(output: &str, needle: &str) {
+    assert!(output.contains(needle), "{needle:?} not in:\n{output}");
+}
+
+/// A triangle's positions.
+fn triangle_positions(b: &mut GltfBuilder) -> usize {
+    b.add_positions(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+}
+
+/// A GLB whose one node's mesh has these primitives.
+fn one_mesh_glb(primitives: impl FnOnce(&mut GltfBuilder) -> Vec<Primitive>) -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let list = primitives(&mut b);
+    let mesh = b.add_mesh(&list);
+    let node = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[node]);
+    b.to_glb()
+}
+
+#[test]
+fn points_and_lines_are_skipped_with_one_warning_and_named_when_alone() {
+    let p = Project::new(CONFIG);
+    p.write(
+        "assets/wire.glb",
+        &one_mesh_glb(|b| {
+            let at = triangle_positions(b);
+            [None, Some(fixtures::LINES), Some(fixtures::POINTS)]
+                .map(|mode| Primitive {
+                    mode,
+                    ..Primitive::new(at)
+                })
+                .into()
+        }),
+    );
+    let mesh = build_saying(
+        &p,
+        "wire.glb: skipped 2 primitives that are not triangles (1 POINTS, 1 LINES): .hmesh holds triangles only",
+        "wire",
+    );
+    assert_eq!(mesh.submeshes.len(), 1);
+
+    p.write(
+        "assets/lines.glb",
+        &one_mesh_glb(|b| {
+            let at = triangle_positions(b);
+            vec![
+                Primitive::new(at).mode(fixtures::LINE_STRIP),
+                Primitive::new(at).mode(fixtures::LINE_STRIP),
+            ]
+        }),
+    );
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&[]);
+    assert!(!run.ok, "a file of lines alone fails its edge");
+    assert_mentions(
+        &run.stdout,
+        "scenes[0]: the scene has no triangles: its 2 primitives are LINE_STRIP (2), which .hmesh cannot hold",
+    );
+    assert!(!p.path("runtime/lines.hmesh").exists());
+}
+
+#[test]
+fn a_primitive_without_position_is_skipped_with_a_warning() {
+    let p = Project::new(CONFIG);
+    p.write(
+        "assets/partial.glb",
+        &one_mesh_glb(|b| {
+            let at = triangle_positions(b);
+            let normals = b.add_vec3(&[[0.0, 0.0, 1.0]; 3]);
+            let positionless = Primitive {
+                attributes: vec![("NORMAL".to_owned(), normals)],
+                ..Primitive::new(at)
+            };
+            vec![Primitive::new(at), positionless]
+        }),
+    );
+    let mesh = build_saying(
+        &p,
+        "partial.glb: meshes[0].primitives[1]: has no POSITION attribute; skipped",
+        "partial",
+    );
+    assert_eq!(mesh.submeshes.len(), 1);
+}
+
+#[test]
+fn an_animation_pointer_channel_is_skipped_with_one_warning() {
+    let p = Project::new(CONFIG);
+    let glb = fixtures::skinned_animated().to_glb_edited(|json| {
+        json["extensionsUsed"] = serde_json::json!(["KHR_animation_pointer"]);
+        let pointer = serde_json::json!({"sampler": 0, "target": {"path": "pointer",
+            "extensions": {"KHR_animation_pointer": {"pointer": "/materials/0/alphaCutoff"}}}});
+        json["animations"][0]["channels"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, pointer);
+    });
+    p.write("assets/fox.glb", &glb);
+    let output = build_and_check(&p);
+    assert_mentions(
+        &output,
+        "fox.glb: animations[0]: channels[0] has no target.node (it uses KHR_animation_pointer); skipped",
+    );
+    let clips = hanim::read_hanim(&read(&p, "runtime/fox.hanim")).unwrap();
+    assert_eq!(clips[0].name, "walk");
+    assert!(!clips[0].channels.is_empty());
+}
+
+#[test]
+fn a_scene_without_nodes_is_empty_and_the_full_scene_is_built() {
+    let p = Project::new(CONFIG);
+    let mut b = GltfBuilder::new();
+    let mesh = fixtures::triangle_mesh(&mut b, None);
+    let node = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[node]);
+    let glb = b.to_glb_edited(|json| {
+        let scenes = json["scenes"].as_array_mut().unwrap();
+        scenes.insert(0, serde_json::json!({"name": "empty extra"}));
+    });
+    p.write("assets/scenes.glb", &glb);
+    let mesh = build_saying(
+        &p,
+        "scenes.glb: scenes[0] (the first scene) has no nodes; scenes[1] is built instead",
+        "scenes",
+    );
+    assert_eq!(mesh.submeshes.len(), 1);
+}
+
+#[test]
+fn obj_absolute_names_are_looked_for_beside_and_library_names_may_hold_spaces() {
+    let p = Project::new(CONFIG);
+    // A library that exists where an absolute name points, outside the input
+    // folder: it must never be read.
+    p.write("outside.mtl", b"newmtl Outside\nKd 1 0 0\n");
+    let outside = p.path("outside.mtl");
+    let mut obj = format!("mtllib /box.mtl my paint.mtl {}\n", outside.display());
+    obj += "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 0 1\n";
+    obj += "usemtl Box\nf 1/1 2/2 3/3\nusemtl Paint\nf 2/2 4/1 3/3\n";
+    p.write("assets/props/crate.obj", obj.as_bytes());
+    p.write("assets/props/box.mtl", b"newmtl Box\nmap_Kd /cesium.png\n");
+    p.write(
+        "assets/props/my paint.mtl",
+        b"newmtl Paint\nmap_Kd paint.png\n",
+    );
+    p.png("assets/props/cesium.png", 8, 8, 1);
+    p.png("assets/props/paint.png", 8, 8, 2);
+
+    let output = build_and_check(&p);
+    for needle in [
+        "crate.obj: line 1: mtllib \"/box.mtl\" is not there, so props/box.mtl found beside the file is used",
+        "crate.obj: props/box.mtl:2: texture \"/cesium.png\" is not there, so props/cesium.png found beside the file is used",
+        "(an absolute path is never opened; looked for \"outside.mtl\" beside the file); its materials fall back to the default",
+    ] {
+        assert_mentions(&output, needle);
+    }
+    let rows = hmat::read_hmat(&read(&p, "runtime/props/crate.hmat")).unwrap();
+    assert_eq!(rows.len(), 2, "both libraries' materials are used");
+    assert_eq!(rows[0].base_color_texture, asset_hash("props/crate/tex_0"));
+    assert_eq!(rows[1].base_color_texture, asset_hash("props/crate/tex_1"));
+    assert!(p.path("runtime/props/crate/tex_1.ktx2").exists());
+}

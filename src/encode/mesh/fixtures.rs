@@ -699,6 +699,17 @@ impl GltfBuilder {
         glb(&self.json(None), bin)
     }
 
+    /// The asset as a GLB whose JSON `edit` changed first: for what the
+    /// builder does not write (a scene without `nodes`, a channel without
+    /// `target.node`).
+    pub fn to_glb_edited(&self, edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+        let mut json: serde_json::Value =
+            serde_json::from_str(&self.json(None)).expect("the builder writes JSON");
+        edit(&mut json);
+        let bin = (!self.bin.is_empty()).then_some(self.bin.as_slice());
+        glb(&json.to_string(), bin)
+    }
+
     /// The asset as one `.gltf` whose buffer is a base64 data URI.
     pub fn to_embedded_gltf(&self) -> Vec<u8> {
         let uri = format!("data:application/octet-stream;base64,{}", base64(&self.bin));

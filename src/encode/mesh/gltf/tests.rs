@@ -286,23 +286,12 @@ fn primitives_without_position_are_skipped_with_a_warning() {
     );
 }
 
-/// `builder`'s GLB after `edit` changed its JSON.
-pub(super) fn edited_glb(
-    builder: &GltfBuilder,
-    edit: impl FnOnce(&mut serde_json::Value),
-) -> Vec<u8> {
-    let mut json: serde_json::Value = serde_json::from_str(&builder.json(None)).unwrap();
-    edit(&mut json);
-    let bin = builder.bin();
-    fixtures::glb(&json.to_string(), (!bin.is_empty()).then_some(bin))
-}
-
 #[test]
 fn scenes_without_nodes_are_empty() {
     let mut b = GltfBuilder::new();
     one_triangle(&mut b, None);
     // An extra scene without `nodes` beside the full one.
-    let glb = edited_glb(&b, |json| {
+    let glb = b.to_glb_edited(|json| {
         json["scenes"]
             .as_array_mut()
             .unwrap()
@@ -318,7 +307,7 @@ fn an_empty_default_scene_walks_the_first_scene_with_nodes() {
     let mut b = GltfBuilder::new();
     one_triangle(&mut b, None);
     for default in [None, Some(0)] {
-        let glb = edited_glb(&b, |json| {
+        let glb = b.to_glb_edited(|json| {
             json["scenes"]
                 .as_array_mut()
                 .unwrap()
@@ -342,7 +331,7 @@ fn an_empty_default_scene_walks_the_first_scene_with_nodes() {
         );
     }
     // No scene has nodes: the root nodes are walked.
-    let glb = edited_glb(&b, |json| json["scenes"] = serde_json::json!([{}]));
+    let glb = b.to_glb_edited(|json| json["scenes"] = serde_json::json!([{}]));
     let scene = import(&glb, true).unwrap();
     assert_eq!(scene.primitives.len(), 1);
     assert_eq!(

@@ -1,6 +1,6 @@
 //! Tests of skins and animations.
 
-use super::tests::{edited_glb, import};
+use super::tests::import;
 use crate::encode::mesh::fixtures::{
     GltfBuilder, Node, Primitive as FixturePrimitive, skinned_animated, translation_matrix,
     triangle_mesh,
@@ -306,7 +306,7 @@ fn pointer_channel() -> serde_json::Value {
 fn channels_without_a_node_are_skipped_with_one_warning() {
     let plain = import(&skinned_animated().to_glb(), true).unwrap();
     let mut last = 0;
-    let glb = edited_glb(&skinned_animated(), |json| {
+    let glb = skinned_animated().to_glb_edited(|json| {
         json["extensionsUsed"] = serde_json::json!(["KHR_animation_pointer"]);
         let channels = json["animations"][0]["channels"].as_array_mut().unwrap();
         channels.insert(0, pointer_channel());
@@ -325,7 +325,7 @@ fn channels_without_a_node_are_skipped_with_one_warning() {
 #[test]
 fn errors_after_a_skipped_channel_keep_the_file_channel_numbers() {
     for sampler in [99, 0] {
-        let glb = edited_glb(&skinned_animated(), |json| {
+        let glb = skinned_animated().to_glb_edited(|json| {
             let channels = json["animations"][0]["channels"].as_array_mut().unwrap();
             channels.insert(0, pointer_channel());
             channels[1]["sampler"] = serde_json::json!(sampler);
