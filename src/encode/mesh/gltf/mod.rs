@@ -22,7 +22,13 @@
 //!
 //! Behaviour decisions worth knowing:
 //! * Scene: the default scene, else `scenes[0]`, else every root node, else
-//!   (no nodes at all) every mesh once, untransformed.
+//!   (no nodes at all) every mesh once, untransformed. An empty chosen scene
+//!   gives way, with a warning, to the first scene with nodes (module
+//!   `walk`); a scene without `nodes` and an animation channel without
+//!   `target.node`, valid glTF the `gltf` crate cannot read, are set right
+//!   first (module `repair`).
+//! * Points, lines and primitives without `POSITION` are skipped with a
+//!   warning (module `geometry`); only a scene left with no triangle fails.
 //! * Skins: only `skins[0]` is exported. A node bound to another skin gets a
 //!   warning and its mesh is treated as a static mesh (baked when merging).
 //!   A primitive is skinned when its node uses `skins[0]` and it has both
