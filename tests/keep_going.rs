@@ -167,3 +167,156 @@ fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
     let ninja = fs::read_to_string(p.path("build.ninja")).unwrap();
     assert!(ninja.contains("keepgoing = --keep-going"), "{ninja}");
 }
+
+// A source is one unit: when any of its edges fails, the whole source is
+// left out, and `assetc-link check` after a failed build names what failed.
+
+#[path = "../src/encode/mesh/fixtures.rs"]
+mod fixtures;
+
+/// `assets/models/crate.gltf`: one triangle whose material uses two image
+/// files, `gone.png` (base colour, not written here) and `here.png`
+/// (normal map).
+fn write_gltf_with_two_images(p: &Project) {
+    let mut b = fixtures::GltfBuilder::new();
+    let images = ["gone.png", "here.png"].map(|uri| b.add_image_uri(uri));
+    let [colour, normal] = images.map(|image| b.add_texture(Some(image)));
+    let material = b.add_material(&fixtures::Material {
+        base_color_texture: Some(colour),
+        normal_texture: Some((normal, 1.0)),
+        ..fixtures::Material::default()
+    });
+    let mesh = fixtures::triangle_mesh(&mut b, Some(material));
+    let node = b.add_node(fixtures::Node::mesh(mesh));
+    b.add_scene(&[node]);
+    fs::create_dir_all(p.path("assets/models")).unwrap();
+    b.write_gltf(&p.path("assets/models"), "crate").unwrap();
+    p.png("assets/models/here.png", 8, 8, 5);
+}
+
+/// Whether the manifest lists a file of the crate model.
+fn lists_the_crate(p: &Project) -> bool {
+    manifest_paths(p)
+        .iter()
+        .any(|path| path.starts_with("models/crate"))
+}
+
+#[test]
+fn a_gltf_with_a_missing_image_fails_and_is_left_out_whole() {
+    let p =
+        Project::new("input: assets\noutput: runtime\ndefault:\n  texture: { compress: false }\n");
+    p.png("assets/ui/good.png", 8, 8, 1);
+    write_gltf_with_two_images(&p);
+
+    // Strict: configure warns and plans the readable image; the mesh edge
+    // fails naming the missing file, and the check says the build did not
+    // finish instead of calling every built file an orphan.
+    let configure = p.assetc(&["configure"]).expect_ok("configure");
+    assert!(
+        all(&configure).contains(
+            "models/crate.gltf: images[0].uri: uri \"gone.png\" names a file that does not exist"
+        ),
+        "{}",
+        all(&configure)
+    );
+    let strict = p.ninja(&["-k", "0"]);
+    assert!(!strict.ok);
+    assert!(
+        all(&strict).contains("assets/models/crate.gltf"),
+        "{}",
+        all(&strict)
+    );
+    assert!(
+        p.path("runtime/models/crate/tex_1.ktx2").exists(),
+        "the readable image builds"
+    );
+    let check = all(&p.link(&["check"]));
+    assert!(
+        check.contains("assets.hman: missing: the build did not finish; 1 edges failed or never ran: models/crate.gltf;"),
+        "{check}"
+    );
+    assert!(!check.contains("orphan"), "{check}");
+
+    // Keep going: the rest is linked, the crate is left out whole (its
+    // built texture too), and the report names it.
+    p.assetc(&["configure", "--keep-going"])
+        .expect_ok("configure");
+    let run = p.ninja(&[]);
+    assert!(
+        !run.ok && all(&run).contains("1 asset(s) failed to build"),
+        "{}",
+        all(&run)
+    );
+    assert_eq!(manifest_paths(&p), ["ui/good.ktx2"]);
+    let check = all(&p.link(&["check"]));
+    assert!(
+        check.contains("models/crate.gltf: failed to build"),
+        "{check}"
+    );
+    assert!(!check.contains("orphan"), "{check}");
+
+    // The image appears: everything builds (and passes the check the
+    // harness runs after every green build).
+    p.png("assets/models/gone.png", 8, 8, 6);
+    p.ninja(&[]).expect_ok("the build with every image");
+    assert!(lists_the_crate(&p));
+    // It goes again: configure drops its edge, the mesh edge runs again and
+    // fails, and the crate leaves the manifest rather than naming a texture
+    // nobody builds.
+    fs::remove_file(p.path("assets/models/gone.png")).unwrap();
+    let run = p.ninja(&[]);
+    assert!(!run.ok, "{}", all(&run));
+    assert!(!lists_the_crate(&p), "{:?}", manifest_paths(&p));
+}
+
+#[test]
+fn a_failed_texture_edge_takes_its_mesh_out_of_the_manifest() {
+    let p = Project::new(
+        "input: assets\noutput: runtime\nkeep_going: true\ndefault:\n  texture: { compress: false }\n",
+    );
+    p.png("assets/ui/good.png", 8, 8, 1);
+    write_gltf_with_two_images(&p);
+    let png = common::rgba_png(8, 8, 3);
+    p.write("assets/models/gone.png", &png[..png.len() / 2]);
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&[]);
+    assert!(!run.ok);
+    assert!(
+        all(&run).contains("assets/models/gone.png"),
+        "{}",
+        all(&run)
+    );
+    assert_eq!(manifest_paths(&p), ["ui/good.ktx2"]);
+    let check = all(&p.link(&["check"]));
+    assert!(
+        check.contains("models/crate.gltf: failed to build"),
+        "{check}"
+    );
+    assert!(check.contains("check found 1 problem(s)"), "{check}");
+}
+
+#[test]
+fn check_after_a_failed_strict_build_names_the_failures_and_checks_what_exists() {
+    let p = project("");
+    p.assetc(&["configure"]).expect_ok("configure");
+    assert!(!p.ninja(&["-k", "0"]).ok);
+    let check = p.link(&["check"]);
+    assert!(!check.ok);
+    let text = all(&check);
+    assert!(
+        text.contains("assets.hman: missing: the build did not finish; 2 edges failed or never ran: props/broken.obj, ui/bad.png;"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("orphan") && !text.contains("cannot read"),
+        "{text}"
+    );
+    // What was built is still checked.
+    fs::write(p.path("runtime/ui/good.ktx2"), b"not a texture").unwrap();
+    let text = all(&p.link(&["check"]));
+    assert!(
+        text.contains("ui/good.ktx2: changed since the build wrote it"),
+        "{text}"
+    );
+    assert!(text.contains("ui/good.ktx2: invalid KTX2"), "{text}");
+}

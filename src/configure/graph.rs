@@ -20,6 +20,7 @@ use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
+use crate::encode::mesh::compile::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::fsutil;
@@ -49,6 +50,11 @@ pub struct Job {
     pub outputs: Vec<String>,
     /// Resolved settings as `assetc-encode` flags.
     pub flags: Vec<String>,
+    /// Set when another mesh source's texture edge encodes the same image
+    /// file with the same flags: that edge's output (root-relative), which
+    /// this edge takes as its input and passes through instead of encoding
+    /// the image again ([`share_image_encodes`]).
+    pub shares: Option<String>,
 }
 
 /// How an encode edge's depfile reaches Ninja.
@@ -148,6 +154,7 @@ impl Plan {
                 kind: source.kind,
                 outputs: classify::outputs(source.kind, &source.rel),
                 flags: settings_flags(source.kind, &settings),
+                shares: None,
             };
             if source.kind != SourceKind::Mesh {
                 jobs.push(job);
@@ -157,21 +164,25 @@ impl Plan {
             if inspection.animated {
                 job.outputs.push(classify::animation_output(&source.rel));
             }
-            jobs.push(job);
+            let mut texture_jobs = Vec::with_capacity(inspection.textures.len());
             for texture in &inspection.textures {
                 match mesh_texture_job(&config.input, &source.rel, &settings, texture) {
                     Some(job) => {
                         if job.input != job.source {
                             mesh_images.insert(job.input.clone());
                         }
-                        jobs.push(job);
+                        texture_jobs.push((texture.index, job));
                     }
                     None => warnings.push(format!(
-                        "{}: image {} lies outside the input folder or has a name Ninja cannot use; skipped",
+                        "{}: image {} lies outside the input folder or has a name Ninja cannot use; the mesh edge fails while a material uses it",
                         source.rel, texture.index
                     )),
                 }
             }
+            let planned = TextureList(texture_jobs.iter().map(|(index, _)| *index).collect());
+            job.flags.extend(["--textures".into(), planned.to_string()]);
+            jobs.push(job);
+            jobs.extend(texture_jobs.into_iter().map(|(_, job)| job));
             inspected.extend(inspection.inputs);
             warnings.extend(inspection.warnings);
         }
@@ -183,6 +194,7 @@ impl Plan {
                 && mesh_images.contains(&job.input))
         });
         check_sources(&config.input, &jobs)?;
+        share_image_encodes(&mut jobs, &output);
         let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
         warnings.extend(pack_warnings);
         let packs_of = packs::packs_of_jobs(&named_packs, jobs.len());
@@ -352,7 +364,10 @@ impl Plan {
     }
 
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
-        let source = join(&self.input, &job.input);
+        let source = match &job.shares {
+            Some(encoded) => encoded.clone(),
+            None => join(&self.input, &job.input),
+        };
         let dep = join(&self.build, &format!("dep/{}.d", job.name));
         let deps = job.deps();
         let mut args = job.flags.clone();
@@ -545,7 +560,35 @@ fn mesh_texture_job(
         kind: SourceKind::Texture(texture.mode),
         outputs: vec![classify::mesh_texture_output(rel, texture.index)],
         flags,
+        shares: None,
     })
+}
+
+/// Encodes each image file that several mesh sources use once per set of
+/// flags: the first such texture edge (in job order, so by source path)
+/// encodes it, and every other one takes that edge's output as its input
+/// and passes the KTX2 through, byte for byte. Each source keeps its own
+/// `<stem>/tex_<i>` file and id, so the `.hmat` rows and the manifest are as
+/// without sharing; only the encoding work is done once. Images embedded in
+/// a source are its own and never shared. `output` is the root-relative
+/// output folder.
+fn share_image_encodes(jobs: &mut [Job], output: &str) {
+    let mut encoder_of: HashMap<(String, Vec<String>), String> = HashMap::new();
+    for job in jobs.iter_mut() {
+        let image_file = matches!(job.kind, SourceKind::Texture(_))
+            && job.input != job.source
+            && !job.flags.iter().any(|f| f == "--gltf-image");
+        let Some(first_output) = job.outputs.first().filter(|_| image_file) else {
+            continue;
+        };
+        let key = (job.input.clone(), job.flags.clone());
+        match encoder_of.get(&key) {
+            Some(encoded) => job.shares = Some(encoded.clone()),
+            None => {
+                encoder_of.insert(key, join(output, first_output));
+            }
+        }
+    }
 }
 
 /// The mesh encoder's flags.

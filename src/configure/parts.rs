@@ -170,6 +170,7 @@ mod tests {
             kind: SourceKind::Embed,
             outputs: vec![source.into()],
             flags: Vec::new(),
+            shares: None,
         }
     }
 
