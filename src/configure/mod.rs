@@ -11,9 +11,11 @@
 //! `<build-dir>/configure.lock` from before the scan until its last write, so
 //! they take turns and the files one of them writes always belong together.
 
+pub mod clashes;
 pub mod classify;
 pub mod command;
 pub mod graph;
+pub mod ignored;
 pub mod meshes;
 pub mod ninja;
 pub mod packs;
@@ -98,8 +100,10 @@ pub struct ConfigureReport {
     pub preset: Option<String>,
     /// Number of encode jobs.
     pub jobs: usize,
-    /// Files in the input folder that match no pattern.
-    pub ignored: usize,
+    /// Files in the input folder that match no pattern, relative to it.
+    pub ignored: Vec<String>,
+    /// Where configure listed them, root-relative (`<build-dir>/ignored.txt`).
+    pub ignored_list: String,
     /// Outputs of sources that no longer exist, now deleted.
     pub removed: Vec<PathBuf>,
     /// Config warnings (unknown keys).
@@ -139,7 +143,15 @@ pub enum ConfigureError {
         /// Why it cannot be used.
         what: String,
     },
-    /// Two sources would write the same output.
+    /// Several sources would write the same outputs (a strict build).
+    #[error("{}", clashes::refusal(input, clashes))]
+    OutputClashes {
+        /// The input folder.
+        input: PathBuf,
+        /// Every clash, sorted.
+        clashes: Vec<clashes::Clash>,
+    },
+    /// A source would write the id file the `ids:` key names.
     #[error(
         "{}: output '{output}' is also produced by '{other}' (ids are case-insensitive); rename one of them",
         source_path.display()
@@ -212,11 +224,17 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     )?;
     let regeneration = depfile::render(NINJA_FILE, &plan.regeneration_inputs());
     write_output(&build_dir.join("configure.d"), regeneration.as_bytes())?;
+    let ignored_list = build_dir.join(ignored::IGNORED_FILE);
+    write_output(
+        &ignored_list,
+        ignored::list_text(&scanned.ignored).as_bytes(),
+    )?;
     Ok(ConfigureReport {
         ninja_file,
         written,
         preset: selection.preset.clone(),
         jobs: plan.jobs.len(),
+        ignored_list: graph::root_relative(&config.root, &ignored_list)?,
         ignored: scanned.ignored,
         removed,
         warnings: config.warnings,

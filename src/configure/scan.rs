@@ -36,8 +36,9 @@ pub struct Scan {
     pub sources: Vec<Source>,
     /// Every folder walked (absolute), the input folder first.
     pub folders: Vec<PathBuf>,
-    /// How many files matched no pattern.
-    pub ignored: usize,
+    /// The files that matched no pattern, relative to the input folder, in
+    /// walk order.
+    pub ignored: Vec<String>,
 }
 
 /// Walks `input`, skipping the folders in `skip`. `claim` sees every file
@@ -78,7 +79,7 @@ pub fn scan(
         } else {
             match claim(&rel).or_else(|| classify::classify_file(&rel, false)) {
                 Some(kind) => result.sources.push(Source { rel, kind }),
-                None => result.ignored += 1,
+                None => result.ignored.push(rel),
             }
         }
     }
