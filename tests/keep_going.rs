@@ -167,3 +167,135 @@ fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
     let ninja = fs::read_to_string(p.path("build.ninja")).unwrap();
     assert!(ninja.contains("keepgoing = --keep-going"), "{ninja}");
 }
+
+// ---------------------------------------------------------------------------
+// Output-name clashes under keep_going: the clashing sources are left out and
+// reported, the rest builds.
+
+/// Good sources, `ui/icon.png` beside `ui/icon.jpg` (both `ui/icon.ktx2`) and
+/// `props/crate.obj` beside `props/crate.gltf` (both `.hmesh` and `.hmat`).
+fn clashing_project() -> Project {
+    let p = project("keep_going: true\n");
+    p.write("assets/ui/bad.png", &common::rgba_png(8, 8, 3));
+    p.write(
+        "assets/props/broken.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.png("assets/ui/icon.png", 8, 8, 4);
+    // Images are told apart by their bytes, so a PNG named .jpg decodes.
+    p.png("assets/ui/icon.jpg", 8, 8, 5);
+    p.write(
+        "assets/props/crate.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.write("assets/props/crate.gltf", br#"{"asset":{"version":"2.0"}}"#);
+    p
+}
+
+#[test]
+fn clashing_sources_are_left_out_reported_and_the_rest_builds() {
+    let p = clashing_project();
+    let configure = p.assetc(&["configure"]).expect_ok("configure");
+    assert!(
+        configure.stderr.contains(
+            "assetc: warning: assets/props/crate.gltf: props/crate.gltf and props/crate.obj both \
+             write props/crate.hmat, props/crate.hmesh; left out of the build and reported in \
+             .assetc/default/failed.txt"
+        ) && configure.stderr.contains(
+            "assetc: warning: assets/ui/icon.jpg: ui/icon.jpg and ui/icon.png both write ui/icon.ktx2"
+        ),
+        "{}",
+        configure.stderr
+    );
+    let run = p.ninja(&[]);
+    assert!(!run.ok, "the build must fail:\n{}", all(&run));
+    assert!(
+        all(&run).contains("4 asset(s) failed to build"),
+        "{}",
+        all(&run)
+    );
+    assert!(
+        run.edges()
+            .iter()
+            .all(|e| !e.contains("icon") && !e.contains("crate")),
+        "{:?}",
+        run.edges()
+    );
+    let report = fs::read_to_string(p.path(".assetc/default/failed.txt")).unwrap();
+    for source in [
+        "props/crate.gltf",
+        "props/crate.obj",
+        "ui/icon.jpg",
+        "ui/icon.png",
+    ] {
+        assert!(
+            report.contains(&format!("assetc: error: assets/{source}: ")),
+            "{source}:\n{report}"
+        );
+    }
+    assert!(report.contains("Rename one of them"), "{report}");
+    let mut expected: Vec<String> = GOOD[..4].iter().map(|s| (*s).to_owned()).collect();
+    expected.extend(["props/broken.hmat", "props/broken.hmesh", "ui/bad.ktx2"].map(String::from));
+    expected.sort();
+    assert_eq!(manifest_paths(&p), expected);
+    // What was built is consistent, and the build's own check names the
+    // left-out sources as failed, not their absence as orphans.
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("the output is consistent");
+    let check = p.link(&["check"]);
+    assert!(!check.ok);
+    assert!(
+        all(&check).contains("ui/icon.png: failed to build and is not in the output")
+            && all(&check).contains("props/crate.gltf: failed to build")
+            && !all(&check).contains("orphan"),
+        "{}",
+        all(&check)
+    );
+
+    // Renaming one of each pair reconfigures; the build is green, then a
+    // no-op, and passes the check.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::rename(p.path("assets/ui/icon.jpg"), p.path("assets/ui/photo.jpg")).unwrap();
+    fs::rename(
+        p.path("assets/props/crate.gltf"),
+        p.path("assets/props/crate.gltf.orig"),
+    )
+    .unwrap();
+    p.ninja(&[]).expect_ok("the build after the renames");
+    assert_eq!(
+        fs::read_to_string(p.path(".assetc/default/failed.txt")).unwrap(),
+        ""
+    );
+    let paths = manifest_paths(&p);
+    for built in ["ui/icon.ktx2", "ui/photo.ktx2", "props/crate.hmesh"] {
+        assert!(paths.contains(&built.to_string()), "{built}: {paths:?}");
+    }
+    assert!(!p.path(".assetc/default/clash").exists());
+    p.assert_no_op();
+    p.link(&["check"]).expect_ok("check after the renames");
+}
+
+#[test]
+fn a_clash_appearing_in_a_built_project_removes_the_sources_outputs() {
+    let p = project("keep_going: true\n");
+    p.write("assets/ui/bad.png", &common::rgba_png(8, 8, 3));
+    p.write(
+        "assets/props/broken.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.build(&[]);
+    assert!(p.path("runtime/ui/good.ktx2").is_file());
+    p.png("assets/ui/good.jpg", 8, 8, 6);
+    let run = p.ninja(&[]);
+    assert!(!run.ok, "{}", all(&run));
+    assert!(
+        all(&run).contains("2 asset(s) failed to build"),
+        "{}",
+        all(&run)
+    );
+    assert!(!p.path("runtime/ui/good.ktx2").exists());
+    assert!(!manifest_paths(&p).contains(&"ui/good.ktx2".to_string()));
+    assert!(!pack_paths(&p).contains(&"ui/good.ktx2".to_string()));
+    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
+        .expect_ok("the output is consistent");
+}
