@@ -247,6 +247,20 @@ fn a_strict_configure_names_every_clash_at_once_and_keeps_its_graph() {
     );
     assert_eq!(std::fs::read(p.path("build.ninja")).unwrap(), before);
     assert!(!p.path(".assetc/default/clash").exists());
+    // Ruling one of each pair out resolves them: the next build is green,
+    // checked, then a no-op, and an excluded file is not listed as ignored.
+    p.write(
+        "assetc.yml",
+        format!("{CONFIG}exclude: [\"ui/icon.jpg\", \"**/*.glb\"]\n").as_bytes(),
+    );
+    p.ninja(&[]).expect_ok("the build with exclude:");
+    assert!(
+        p.path("runtime/ui/Icon.ktx2").is_file() && p.path("runtime/props/crate.hmesh").is_file()
+    );
+    p.link(&["check"]).expect_ok("check");
+    p.assert_no_op();
+    let ignored = std::fs::read_to_string(p.path(".assetc/default/ignored.txt")).unwrap();
+    assert_eq!(ignored, "");
 }
 
 #[test]

@@ -157,9 +157,9 @@ pub enum ConfigureError {
         source_path.display()
     )]
     OutputClash {
-        /// The second source.
+        /// The source.
         source_path: PathBuf,
-        /// The first source.
+        /// What else writes the file (the ids step).
         other: String,
         /// The clashing output.
         output: String,
@@ -203,7 +203,8 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     let _lock = lock_exclusive(&build_dir.join(LOCK_FILE))?;
     let mut skip = vec![selection.output.as_path(), build_dir.as_path()];
     skip.extend(sharing.cache.as_deref());
-    let scanned = scan::scan(&config.input, &skip, |rel| {
+    let excluded = |rel: &str| selection.is_excluded(rel);
+    let scanned = scan::scan(&config.input, &skip, excluded, |rel| {
         processors::claim(&config, &selection, rel)
     })?;
     let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned, &sharing)?;
