@@ -138,30 +138,25 @@ fn a_broken_asset_leaves_the_rest_built_reported_and_the_build_failed() {
     p.link(&["check"]).expect_ok("check after the fix");
 }
 
-#[test]
-fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
+/// The project under `keep_going: true`, with its two broken sources fixed.
+fn healthy_project() -> Project {
     let p = project("keep_going: true\n");
     p.write("assets/ui/bad.png", &common::rgba_png(8, 8, 3));
     p.write(
         "assets/props/broken.obj",
         b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
     );
+    p
+}
+
+#[test]
+fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
+    let p = healthy_project();
     p.build(&[]);
     assert!(pack_paths(&p).contains(&"ui/good.ktx2".to_string()));
     std::thread::sleep(std::time::Duration::from_millis(20));
     p.write("assets/ui/good.png", b"not a png");
-    let run = p.ninja(&[]);
-    assert!(!run.ok);
-    assert!(
-        all(&run).contains("1 asset(s) failed to build"),
-        "{}",
-        all(&run)
-    );
-    assert!(!p.path("runtime/ui/good.ktx2").exists());
-    assert!(!manifest_paths(&p).contains(&"ui/good.ktx2".to_string()));
-    assert!(!pack_paths(&p).contains(&"ui/good.ktx2".to_string()));
-    p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
-        .expect_ok("the output is consistent");
+    assert_good_png_left_out(&p, &p.ninja(&[]), 1);
     // The config key reaches the encoders without the flag, and the
     // regeneration keeps it.
     let ninja = fs::read_to_string(p.path("build.ninja")).unwrap();
@@ -175,12 +170,7 @@ fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
 /// Good sources, `ui/icon.png` beside `ui/icon.jpg` (both `ui/icon.ktx2`) and
 /// `props/crate.obj` beside `props/crate.gltf` (both `.hmesh` and `.hmat`).
 fn clashing_project() -> Project {
-    let p = project("keep_going: true\n");
-    p.write("assets/ui/bad.png", &common::rgba_png(8, 8, 3));
-    p.write(
-        "assets/props/broken.obj",
-        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
-    );
+    let p = healthy_project();
     p.png("assets/ui/icon.png", 8, 8, 4);
     // Images are told apart by their bytes, so a PNG named .jpg decodes.
     p.png("assets/ui/icon.jpg", 8, 8, 5);
@@ -277,25 +267,23 @@ fn clashing_sources_are_left_out_reported_and_the_rest_builds() {
 
 #[test]
 fn a_clash_appearing_in_a_built_project_removes_the_sources_outputs() {
-    let p = project("keep_going: true\n");
-    p.write("assets/ui/bad.png", &common::rgba_png(8, 8, 3));
-    p.write(
-        "assets/props/broken.obj",
-        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
-    );
+    let p = healthy_project();
     p.build(&[]);
     assert!(p.path("runtime/ui/good.ktx2").is_file());
     p.png("assets/ui/good.jpg", 8, 8, 6);
-    let run = p.ninja(&[]);
-    assert!(!run.ok, "{}", all(&run));
-    assert!(
-        all(&run).contains("2 asset(s) failed to build"),
-        "{}",
-        all(&run)
-    );
+    assert_good_png_left_out(&p, &p.ninja(&[]), 2);
+}
+
+/// Asserts that `run` failed naming `failed` assets, and that `ui/good.png`'s
+/// texture is gone from the folder, the manifest and the pack, which stay
+/// consistent.
+fn assert_good_png_left_out(p: &Project, run: &Run, failed: usize) {
+    assert!(!run.ok, "{}", all(run));
+    let count = format!("{failed} asset(s) failed to build");
+    assert!(all(run).contains(&count), "{}", all(run));
     assert!(!p.path("runtime/ui/good.ktx2").exists());
-    assert!(!manifest_paths(&p).contains(&"ui/good.ktx2".to_string()));
-    assert!(!pack_paths(&p).contains(&"ui/good.ktx2".to_string()));
+    assert!(!manifest_paths(p).contains(&"ui/good.ktx2".to_string()));
+    assert!(!pack_paths(p).contains(&"ui/good.ktx2".to_string()));
     p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
         .expect_ok("the output is consistent");
 }
