@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use super::clashes::{self, LeftOut};
 use super::classify::{self, SourceKind};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
@@ -96,6 +97,8 @@ impl Job {
 pub struct Plan {
     /// The jobs, sorted by source path.
     pub jobs: Vec<Job>,
+    /// Sources left out for their output clashes (`keep_going` only).
+    pub left_out: Vec<LeftOut>,
     root: PathBuf,
     input: String,
     output: String,
@@ -193,12 +196,28 @@ impl Plan {
                 && job.input == job.source
                 && mesh_images.contains(&job.input))
         });
-        check_sources(&config.input, &jobs)?;
+        check_names(&config.input, &jobs)?;
+        let keep_going = config.keep_going || options.keep_going;
+        let input = root_relative(root, &config.input)?;
+        let clashes = clashes::find(&jobs);
+        if !clashes.is_empty() && !keep_going {
+            let input = config.input.clone();
+            return Err(ConfigureError::OutputClashes { input, clashes });
+        }
+        let left_out = clashes::left_out_sources(&build, &input, &clashes);
+        let report = join(&build, FAILURE_REPORT);
+        warnings.extend(clashes.iter().map(|c| clashes::warning(&input, c, &report)));
+        jobs.retain(|job| left_out.iter().all(|l| l.source != job.source));
         share_image_encodes(&mut jobs, &output);
         let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
         warnings.extend(pack_warnings);
         let packs_of = packs::packs_of_jobs(&named_packs, jobs.len());
-        let parts = parts::plan(&jobs, &packs_of, &build);
+        let part_sources: Vec<&str> = jobs
+            .iter()
+            .map(|j| j.source.as_str())
+            .chain(left_out.iter().map(|l| l.source.as_str()))
+            .collect();
+        let parts = parts::plan(&part_sources, &packs_of, &build);
         let ids = id_files(config, selection, &jobs)?;
         let folders = scanned
             .folders
@@ -207,7 +226,8 @@ impl Plan {
             .map(|f| root_relative(root, f))
             .collect::<Result<_, _>>()?;
         Ok(Self {
-            input: root_relative(root, &config.input)?,
+            input,
+            left_out,
             config_file: root_relative(root, &config.file)?,
             regenerate: regenerate_command(root, options, selection, build_dir, sharing)?,
             encode: encode_command(options, sharing, &build)?,
@@ -226,7 +246,7 @@ impl Plan {
             build,
             folders,
             pack,
-            keep_going: config.keep_going || options.keep_going,
+            keep_going,
             warnings,
         })
     }
@@ -243,15 +263,23 @@ impl Plan {
 
     /// The fragment list: one root-relative fragment path per line.
     pub fn fragment_list(&self) -> String {
-        self.jobs.iter().map(|j| self.fragment(j) + "\n").collect()
+        parts::lines(self.fragments().iter())
+    }
+
+    /// Every fragment, root-relative: each job's, then the failure fragment
+    /// of each left-out source (which configure writes itself).
+    fn fragments(&self) -> Vec<String> {
+        let jobs = self.jobs.iter().map(|j| self.fragment(j));
+        jobs.chain(self.left_out.iter().map(|l| l.fragment.clone()))
+            .collect()
     }
 
     /// The list files configure writes for the link edges, root-relative,
     /// with their text: each part group's fragment list, the lists of parts,
-    /// each named pack's list and the invalidate list.
+    /// each named pack's list, the invalidate list, and the failure fragment
+    /// of each left-out source.
     pub fn list_files(&self) -> Vec<(String, String)> {
-        let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
-        let mut files = parts::list_files(&self.parts, &frags, &self.build);
+        let mut files = parts::list_files(&self.parts, &self.fragments(), &self.build);
         files.extend(
             self.named_packs
                 .iter()
@@ -262,6 +290,11 @@ impl Plan {
             packs::invalidate_list(&self.build),
             packs::invalidate_text(&self.named_packs),
         ));
+        files.extend(
+            self.left_out
+                .iter()
+                .map(|l| (l.fragment.clone(), l.text.clone())),
+        );
         files
     }
 
@@ -276,8 +309,8 @@ impl Plan {
         all.extend(self.ids.iter().map(|(_, path)| path.clone()));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
-            all.push(self.fragment(job));
         }
+        all.extend(self.fragments());
         all
     }
 
@@ -300,7 +333,7 @@ impl Plan {
             ..Build::default()
         });
         w.blank();
-        let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
+        let frags = self.fragments();
         let outs: Vec<Vec<String>> = self.jobs.iter().map(|j| self.job_outputs(j)).collect();
         for ((job, frag), job_outs) in self.jobs.iter().zip(&frags).zip(&outs) {
             self.write_job(&mut w, job, frag, job_outs);
@@ -643,25 +676,15 @@ fn surface_flags(texture: &TextureSettings) -> Vec<String> {
     flags
 }
 
-/// Refuses names Ninja cannot express and outputs two sources would share.
-fn check_sources(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
-    let mut owners: HashMap<String, &str> = HashMap::new();
-    for job in jobs {
-        let source_path = || input.join(&job.source);
-        if let Some(what) = ninja::check_expressible(&job.source) {
-            return Err(inexpressible(&source_path(), what));
-        }
-        for out in &job.outputs {
-            if let Some(other) = owners.insert(out.to_lowercase(), &job.source) {
-                return Err(ConfigureError::OutputClash {
-                    source_path: source_path(),
-                    other: other.to_string(),
-                    output: out.clone(),
-                });
-            }
-        }
+/// Refuses source names Ninja cannot express.
+fn check_names(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
+    match jobs
+        .iter()
+        .find_map(|job| Some((job, ninja::check_expressible(&job.source)?)))
+    {
+        Some((job, what)) => Err(inexpressible(&input.join(&job.source), what)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The id files of this build with their `assetc-link ids` flags. A file
