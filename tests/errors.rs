@@ -208,3 +208,110 @@ fn an_output_folder_that_holds_the_sources_is_refused() {
         assert!(!p.path("build.ninja").exists());
     }
 }
+
+// ---------------------------------------------------------------------------
+// Output-name clashes in a strict build, and the files configure ignores.
+
+#[test]
+fn a_strict_configure_names_every_clash_at_once_and_keeps_its_graph() {
+    let p = Project::new(CONFIG);
+    p.png("assets/ui/good.png", 2, 2, 1);
+    p.build(&[]);
+    let before = std::fs::read(p.path("build.ninja")).unwrap();
+    p.png("assets/ui/Icon.png", 2, 2, 2);
+    p.png("assets/ui/icon.jpg", 2, 2, 3);
+    p.write(
+        "assets/props/crate.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    p.write("assets/props/crate.glb", b"glTF");
+    let run = p.assetc(&["configure"]);
+    assert!(!run.ok);
+    let input = p.path("assets");
+    let expected = format!(
+        "assetc: error: {}: 2 output clash(es): several sources would write one file (runtime \
+         paths and ids are case-insensitive), and no source wins silently:\n  \
+         props/crate.glb and props/crate.obj both write props/crate.hmat, props/crate.hmesh\n  \
+         ui/Icon.png and ui/icon.jpg both write ui/Icon.ktx2\n\
+         Rename one of them, or leave one out with an `exclude:` glob in assetc.yml; or build \
+         the rest with --keep-going\n",
+        input.display()
+    );
+    assert!(run.stderr.ends_with(&expected), "{}", run.stderr);
+    assert_eq!(std::fs::read(p.path("build.ninja")).unwrap(), before);
+    // Ninja's own regeneration fails the same way and leaves the graph alone.
+    let build = p.ninja(&[]);
+    assert!(!build.ok);
+    assert!(
+        build.stderr.contains("2 output clash(es)") || build.stdout.contains("2 output clash(es)")
+    );
+    assert_eq!(std::fs::read(p.path("build.ninja")).unwrap(), before);
+    assert!(!p.path(".assetc/default/clash").exists());
+    // Ruling one of each pair out resolves them: the next build is green,
+    // checked, then a no-op, and an excluded file is not listed as ignored.
+    p.write(
+        "assetc.yml",
+        format!("{CONFIG}exclude: [\"ui/icon.jpg\", \"**/*.glb\"]\n").as_bytes(),
+    );
+    p.ninja(&[]).expect_ok("the build with exclude:");
+    assert!(
+        p.path("runtime/ui/Icon.ktx2").is_file() && p.path("runtime/props/crate.hmesh").is_file()
+    );
+    p.link(&["check"]).expect_ok("check");
+    p.assert_no_op();
+    let ignored = std::fs::read_to_string(p.path(".assetc/default/ignored.txt")).unwrap();
+    assert_eq!(ignored, "");
+}
+
+#[test]
+fn ignored_files_are_listed_by_extension_and_in_full() {
+    let p = Project::new(CONFIG);
+    p.png("assets/a.png", 2, 2, 1);
+    for name in [
+        "ui/d.webp",
+        "ui/a.webp",
+        "ui/c.webp",
+        "ui/b.webp",
+        "fonts/x.woff2",
+        "notes.txt",
+    ] {
+        p.write(&format!("assets/{name}"), b"?");
+    }
+    let run = p.assetc(&["configure"]).expect_ok("configure");
+    let expected = "assetc: ignored 6 file(s) that no kind, `embed:` glob or processor takes (all \
+         listed in .assetc/default/ignored.txt):\n  \
+         .webp 4 (ui/a.webp, ui/b.webp, ui/c.webp, …): a future kind; until then `embed:` copies \
+         them verbatim, or a `processors:` entry converts them\n  \
+         .txt 1 (notes.txt): `embed:` copies them verbatim, or a `processors:` entry compiles \
+         them\n  \
+         .woff2 1 (fonts/x.woff2): a future kind; until then `embed:` copies them verbatim, or \
+         a `processors:` entry converts them\n";
+    assert!(run.stdout.ends_with(expected), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("1 assets (6 other files ignored)"),
+        "{}",
+        run.stdout
+    );
+    let list = p.path(".assetc/default/ignored.txt");
+    let full = "fonts/x.woff2\nnotes.txt\nui/a.webp\nui/b.webp\nui/c.webp\nui/d.webp\n";
+    assert_eq!(std::fs::read_to_string(&list).unwrap(), full);
+    p.ninja(&[]).expect_ok("ninja");
+    p.assert_no_op();
+    // A new ignored file re-runs configure, which rewrites the list; nothing
+    // else runs, and the next build is a no-op again.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    p.write("assets/ui/e.svg", b"<svg/>");
+    let again = p.ninja(&[]).expect_ok("ninja after a new ignored file");
+    assert!(
+        again.stdout.contains(".svg 1 (ui/e.svg): a future kind"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(again.edges().len(), 1, "{:?}", again.edges());
+    assert!(
+        std::fs::read_to_string(&list)
+            .unwrap()
+            .ends_with("ui/d.webp\nui/e.svg\n")
+    );
+    p.assert_no_op();
+}

@@ -411,6 +411,72 @@ fn two_small_meshes_match_their_golden_files() {
     }
 }
 
+/// `assets/models/<name>.gltf`: one triangle whose material's base colour
+/// is the image file `<uri>`.
+fn write_textured_triangle(p: &Project, name: &str, uri: &str) {
+    let mut b = GltfBuilder::new();
+    let image = b.add_image_uri(uri);
+    let texture = b.add_texture(Some(image));
+    let material = b.add_material(&Material {
+        base_color_texture: Some(texture),
+        ..Material::default()
+    });
+    let mesh = fixtures::triangle_mesh(&mut b, Some(material));
+    let node = b.add_node(Node::mesh(mesh));
+    b.add_scene(&[node]);
+    std::fs::create_dir_all(p.path("assets/models")).unwrap();
+    b.write_gltf(&p.path("assets/models"), name).unwrap();
+}
+
+#[test]
+fn an_image_file_several_models_use_is_encoded_once() {
+    let p = Project::new(CONFIG);
+    p.png("assets/models/shared.png", 16, 16, 7);
+    for name in ["a", "b", "c"] {
+        write_textured_triangle(&p, name, "shared.png");
+    }
+    let run = p.build(&[]);
+    let encodes: Vec<String> = mesh_edges(&run)
+        .into_iter()
+        .filter(|e| e.starts_with("TEXTURE"))
+        .collect();
+    // The first model's edge encodes the image; the others pass its KTX2
+    // through.
+    assert_eq!(
+        encodes,
+        [
+            "TEXTURE assets/models/shared.png",
+            "TEXTURE runtime/models/a/tex_0.ktx2",
+            "TEXTURE runtime/models/a/tex_0.ktx2",
+        ]
+    );
+    let first = read(&p, "runtime/models/a/tex_0.ktx2");
+    for other in ["b", "c"] {
+        assert_eq!(
+            read(&p, &format!("runtime/models/{other}/tex_0.ktx2")),
+            first
+        );
+    }
+    // Each model keeps its own texture id, so its rows resolve as before.
+    let manifest_bytes = read(&p, "runtime/assets.hman");
+    let manifest = hman::parse(&manifest_bytes).unwrap();
+    for name in ["a", "b", "c"] {
+        let path = format!("models/{name}/tex_0.ktx2");
+        assert!(manifest.iter().any(|e| e.path == path), "{path} not listed");
+    }
+    p.assert_no_op();
+    // An edit of the image reaches every model, encoding it once.
+    p.png("assets/models/shared.png", 16, 16, 8);
+    let run = p.ninja(&[]).expect_ok("the edit");
+    let encodes = mesh_edges(&run);
+    assert_eq!(encodes.len(), 3, "{encodes:?}");
+    assert_eq!(
+        read(&p, "runtime/models/c/tex_0.ktx2"),
+        read(&p, "runtime/models/a/tex_0.ktx2")
+    );
+    assert_ne!(read(&p, "runtime/models/a/tex_0.ktx2"), first);
+}
+
 // Valid input that used to be refused (issue 27, items 5 to 9): each builds
 // green through Ninja, prints its warning, and passes `assetc-link check`.
 

@@ -59,6 +59,8 @@ pub struct Config {
     pub packs: Vec<NamedPack>,
     /// Compiled globs of `embed`, in the same order.
     pub(crate) embed_globs: Vec<Glob>,
+    /// Compiled `exclude:` globs: files and folders configure does not walk.
+    pub(crate) exclude_globs: Vec<Glob>,
     /// Globals of `default:` (layer 2).
     pub(crate) default_globals: SettingsLayer,
     /// `default.rules` in file order (layer 4).
@@ -218,7 +220,8 @@ impl Document<'_> {
             launcher: schema.launcher,
             remote: RemoteConfig::resolve(schema.remote.unwrap_or_default(), &root),
             preset: schema.preset,
-            embed_globs: self.embed_globs(&embed)?,
+            embed_globs: self.globs("embed", &embed)?,
+            exclude_globs: self.globs("exclude", &schema.exclude.unwrap_or_default())?,
             embed,
             warnings: Vec::new(),
             default_globals: default.globals(),
@@ -270,12 +273,13 @@ impl Document<'_> {
         IdsConfig::load(section, &context)
     }
 
-    /// Compiles the `embed:` globs.
-    fn embed_globs(&self, embed: &[String]) -> Result<Vec<Glob>, ConfigError> {
-        embed
+    /// Compiles the globs of a top-level list (`embed:`, `exclude:`); a bad
+    /// one names its line.
+    fn globs(&self, key: &'static str, patterns: &[String]) -> Result<Vec<Glob>, ConfigError> {
+        patterns
             .iter()
             .enumerate()
-            .map(|(index, pattern)| self.glob(pattern, &[Step::Key("embed"), Step::Index(index)]))
+            .map(|(index, pattern)| self.glob(pattern, &[Step::Key(key), Step::Index(index)]))
             .collect()
     }
 

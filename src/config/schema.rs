@@ -33,6 +33,8 @@ pub(crate) struct FileSchema {
     pub(crate) preset: Option<String>,
     /// Globs of sources copied verbatim.
     pub(crate) embed: Option<Vec<String>>,
+    /// Globs of files and folders of the input folder that are not sources.
+    pub(crate) exclude: Option<Vec<String>>,
     /// Where the generated id files go (`ids.rs`).
     pub(crate) ids: Option<IdsSection>,
     /// The base layer, applied to every build.

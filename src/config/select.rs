@@ -31,6 +31,8 @@ pub struct Selection {
     rule_globs: GlobSet,
     /// The `embed:` globs.
     embed_globs: GlobSet,
+    /// The `exclude:` globs.
+    exclude_globs: GlobSet,
 }
 
 impl Config {
@@ -62,6 +64,7 @@ impl Config {
             rules: rules.iter().map(|r| r.settings.clone()).collect(),
             rule_globs: self.glob_set(rules.iter().map(|r| &r.glob))?,
             embed_globs: self.glob_set(self.embed_globs.iter())?,
+            exclude_globs: self.glob_set(self.exclude_globs.iter())?,
         })
     }
 
@@ -122,5 +125,11 @@ impl Selection {
     /// matches it).
     pub fn is_embed(&self, rel_path: &str) -> bool {
         self.embed_globs.is_match(rel_path)
+    }
+
+    /// Whether the file or folder at `rel_path` is left out of the walk (an
+    /// `exclude:` glob matches it): not a source, and not counted as ignored.
+    pub fn is_excluded(&self, rel_path: &str) -> bool {
+        self.exclude_globs.is_match(rel_path)
     }
 }

@@ -595,3 +595,19 @@ fn bad_font_knobs_name_their_line() {
         assert_eq!(parse_position(&error).0, 3, "{message}");
     }
 }
+
+#[test]
+fn exclude_globs_are_a_known_key_and_match_files_and_folders() {
+    let (_dir, config) = load("exclude: [\"ui/icon.jpg\", \"raw\", \"**/*.psd\"]\n");
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let selection = config.select(None, None).unwrap();
+    assert!(selection.is_excluded("ui/icon.jpg"));
+    assert!(!selection.is_excluded("ui/icon.png"));
+    assert!(selection.is_excluded("raw"));
+    assert!(selection.is_excluded("a/b/c.psd"));
+    let error = load_error("exclude:\n  - \"ok\"\n  - \"[z-a\"\n");
+    assert!(
+        matches!(error, ConfigError::BadGlob { line: 3, .. }),
+        "{error}"
+    );
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use super::{ConfigureOptions, ConfigureReport, ToolPaths, run};
+use super::{ConfigureOptions, ConfigureReport, ToolPaths, ignored, run};
 use crate::cache::command::CacheCommand;
 use crate::cache::remote::RemoteArgs;
 use crate::cli::{finish, report_error, warn};
@@ -166,9 +166,12 @@ fn print_report(report: &ConfigureReport) {
     println!(
         "assetc: {} assets ({} other files ignored), preset '{preset}': {} {state}",
         report.jobs,
-        report.ignored,
+        report.ignored.len(),
         report.ninja_file.display()
     );
+    for line in ignored::summary(&report.ignored, &report.ignored_list) {
+        println!("{line}");
+    }
 }
 
 fn list_presets(start_dir: &std::path::Path) -> ExitCode {

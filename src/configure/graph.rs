@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use super::clashes::{self, LeftOut};
 use super::classify::{self, SourceKind};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
@@ -20,6 +21,7 @@ use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
+use crate::encode::mesh::compile::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::fsutil;
@@ -49,6 +51,11 @@ pub struct Job {
     pub outputs: Vec<String>,
     /// Resolved settings as `assetc-encode` flags.
     pub flags: Vec<String>,
+    /// Set when another mesh source's texture edge encodes the same image
+    /// file with the same flags: that edge's output (root-relative), which
+    /// this edge takes as its input and passes through instead of encoding
+    /// the image again ([`share_image_encodes`]).
+    pub shares: Option<String>,
 }
 
 /// How an encode edge's depfile reaches Ninja.
@@ -90,6 +97,8 @@ impl Job {
 pub struct Plan {
     /// The jobs, sorted by source path.
     pub jobs: Vec<Job>,
+    /// Sources left out for their output clashes (`keep_going` only).
+    pub left_out: Vec<LeftOut>,
     root: PathBuf,
     input: String,
     output: String,
@@ -148,6 +157,7 @@ impl Plan {
                 kind: source.kind,
                 outputs: classify::outputs(source.kind, &source.rel),
                 flags: settings_flags(source.kind, &settings),
+                shares: None,
             };
             if source.kind != SourceKind::Mesh {
                 jobs.push(job);
@@ -157,21 +167,25 @@ impl Plan {
             if inspection.animated {
                 job.outputs.push(classify::animation_output(&source.rel));
             }
-            jobs.push(job);
+            let mut texture_jobs = Vec::with_capacity(inspection.textures.len());
             for texture in &inspection.textures {
                 match mesh_texture_job(&config.input, &source.rel, &settings, texture) {
                     Some(job) => {
                         if job.input != job.source {
                             mesh_images.insert(job.input.clone());
                         }
-                        jobs.push(job);
+                        texture_jobs.push((texture.index, job));
                     }
                     None => warnings.push(format!(
-                        "{}: image {} lies outside the input folder or has a name Ninja cannot use; skipped",
+                        "{}: image {} lies outside the input folder or has a name Ninja cannot use; the mesh edge fails while a material uses it",
                         source.rel, texture.index
                     )),
                 }
             }
+            let planned = TextureList(texture_jobs.iter().map(|(index, _)| *index).collect());
+            job.flags.extend(["--textures".into(), planned.to_string()]);
+            jobs.push(job);
+            jobs.extend(texture_jobs.into_iter().map(|(_, job)| job));
             inspected.extend(inspection.inputs);
             warnings.extend(inspection.warnings);
         }
@@ -182,11 +196,28 @@ impl Plan {
                 && job.input == job.source
                 && mesh_images.contains(&job.input))
         });
-        check_sources(&config.input, &jobs)?;
+        check_names(&config.input, &jobs)?;
+        let keep_going = config.keep_going || options.keep_going;
+        let input = root_relative(root, &config.input)?;
+        let clashes = clashes::find(&jobs);
+        if !clashes.is_empty() && !keep_going {
+            let input = config.input.clone();
+            return Err(ConfigureError::OutputClashes { input, clashes });
+        }
+        let left_out = clashes::left_out_sources(&build, &input, &clashes);
+        let report = join(&build, FAILURE_REPORT);
+        warnings.extend(clashes.iter().map(|c| clashes::warning(&input, c, &report)));
+        jobs.retain(|job| left_out.iter().all(|l| l.source != job.source));
+        share_image_encodes(&mut jobs, &output);
         let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
         warnings.extend(pack_warnings);
         let packs_of = packs::packs_of_jobs(&named_packs, jobs.len());
-        let parts = parts::plan(&jobs, &packs_of, &build);
+        let part_sources: Vec<&str> = jobs
+            .iter()
+            .map(|j| j.source.as_str())
+            .chain(left_out.iter().map(|l| l.source.as_str()))
+            .collect();
+        let parts = parts::plan(&part_sources, &packs_of, &build);
         let ids = id_files(config, selection, &jobs)?;
         let folders = scanned
             .folders
@@ -195,7 +226,8 @@ impl Plan {
             .map(|f| root_relative(root, f))
             .collect::<Result<_, _>>()?;
         Ok(Self {
-            input: root_relative(root, &config.input)?,
+            input,
+            left_out,
             config_file: root_relative(root, &config.file)?,
             regenerate: regenerate_command(root, options, selection, build_dir, sharing)?,
             encode: encode_command(options, sharing, &build)?,
@@ -214,7 +246,7 @@ impl Plan {
             build,
             folders,
             pack,
-            keep_going: config.keep_going || options.keep_going,
+            keep_going,
             warnings,
         })
     }
@@ -231,15 +263,23 @@ impl Plan {
 
     /// The fragment list: one root-relative fragment path per line.
     pub fn fragment_list(&self) -> String {
-        self.jobs.iter().map(|j| self.fragment(j) + "\n").collect()
+        parts::lines(self.fragments().iter())
+    }
+
+    /// Every fragment, root-relative: each job's, then the failure fragment
+    /// of each left-out source (which configure writes itself).
+    fn fragments(&self) -> Vec<String> {
+        let jobs = self.jobs.iter().map(|j| self.fragment(j));
+        jobs.chain(self.left_out.iter().map(|l| l.fragment.clone()))
+            .collect()
     }
 
     /// The list files configure writes for the link edges, root-relative,
     /// with their text: each part group's fragment list, the lists of parts,
-    /// each named pack's list and the invalidate list.
+    /// each named pack's list, the invalidate list, and the failure fragment
+    /// of each left-out source.
     pub fn list_files(&self) -> Vec<(String, String)> {
-        let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
-        let mut files = parts::list_files(&self.parts, &frags, &self.build);
+        let mut files = parts::list_files(&self.parts, &self.fragments(), &self.build);
         files.extend(
             self.named_packs
                 .iter()
@@ -250,6 +290,11 @@ impl Plan {
             packs::invalidate_list(&self.build),
             packs::invalidate_text(&self.named_packs),
         ));
+        files.extend(
+            self.left_out
+                .iter()
+                .map(|l| (l.fragment.clone(), l.text.clone())),
+        );
         files
     }
 
@@ -264,8 +309,8 @@ impl Plan {
         all.extend(self.ids.iter().map(|(_, path)| path.clone()));
         for job in &self.jobs {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
-            all.push(self.fragment(job));
         }
+        all.extend(self.fragments());
         all
     }
 
@@ -288,7 +333,7 @@ impl Plan {
             ..Build::default()
         });
         w.blank();
-        let frags: Vec<String> = self.jobs.iter().map(|j| self.fragment(j)).collect();
+        let frags = self.fragments();
         let outs: Vec<Vec<String>> = self.jobs.iter().map(|j| self.job_outputs(j)).collect();
         for ((job, frag), job_outs) in self.jobs.iter().zip(&frags).zip(&outs) {
             self.write_job(&mut w, job, frag, job_outs);
@@ -352,7 +397,10 @@ impl Plan {
     }
 
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
-        let source = join(&self.input, &job.input);
+        let source = match &job.shares {
+            Some(encoded) => encoded.clone(),
+            None => join(&self.input, &job.input),
+        };
         let dep = join(&self.build, &format!("dep/{}.d", job.name));
         let deps = job.deps();
         let mut args = job.flags.clone();
@@ -545,7 +593,35 @@ fn mesh_texture_job(
         kind: SourceKind::Texture(texture.mode),
         outputs: vec![classify::mesh_texture_output(rel, texture.index)],
         flags,
+        shares: None,
     })
+}
+
+/// Encodes each image file that several mesh sources use once per set of
+/// flags: the first such texture edge (in job order, so by source path)
+/// encodes it, and every other one takes that edge's output as its input
+/// and passes the KTX2 through, byte for byte. Each source keeps its own
+/// `<stem>/tex_<i>` file and id, so the `.hmat` rows and the manifest are as
+/// without sharing; only the encoding work is done once. Images embedded in
+/// a source are its own and never shared. `output` is the root-relative
+/// output folder.
+fn share_image_encodes(jobs: &mut [Job], output: &str) {
+    let mut encoder_of: HashMap<(String, Vec<String>), String> = HashMap::new();
+    for job in jobs.iter_mut() {
+        let image_file = matches!(job.kind, SourceKind::Texture(_))
+            && job.input != job.source
+            && !job.flags.iter().any(|f| f == "--gltf-image");
+        let Some(first_output) = job.outputs.first().filter(|_| image_file) else {
+            continue;
+        };
+        let key = (job.input.clone(), job.flags.clone());
+        match encoder_of.get(&key) {
+            Some(encoded) => job.shares = Some(encoded.clone()),
+            None => {
+                encoder_of.insert(key, join(output, first_output));
+            }
+        }
+    }
 }
 
 /// The mesh encoder's flags.
@@ -600,25 +676,15 @@ fn surface_flags(texture: &TextureSettings) -> Vec<String> {
     flags
 }
 
-/// Refuses names Ninja cannot express and outputs two sources would share.
-fn check_sources(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
-    let mut owners: HashMap<String, &str> = HashMap::new();
-    for job in jobs {
-        let source_path = || input.join(&job.source);
-        if let Some(what) = ninja::check_expressible(&job.source) {
-            return Err(inexpressible(&source_path(), what));
-        }
-        for out in &job.outputs {
-            if let Some(other) = owners.insert(out.to_lowercase(), &job.source) {
-                return Err(ConfigureError::OutputClash {
-                    source_path: source_path(),
-                    other: other.to_string(),
-                    output: out.clone(),
-                });
-            }
-        }
+/// Refuses source names Ninja cannot express.
+fn check_names(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
+    match jobs
+        .iter()
+        .find_map(|job| Some((job, ninja::check_expressible(&job.source)?)))
+    {
+        Some((job, what)) => Err(inexpressible(&input.join(&job.source), what)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The id files of this build with their `assetc-link ids` flags. A file

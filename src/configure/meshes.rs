@@ -10,7 +10,11 @@
 //! The files read here become inputs of the regeneration edge, so editing a
 //! glTF or a material library re-runs configure. A source that cannot be read
 //! is not fatal: configure warns, writes its mesh edge alone, and that edge
-//! reports the problem in full when it runs, failing only itself.
+//! reports the problem in full when it runs, failing only itself. An image
+//! of a glTF that cannot be found (a missing file) is warned about alone: the
+//! source's other images still get their edges, and the mesh edge fails
+//! until the image is there, since its `.hmat` would name a texture no edge
+//! builds.
 
 use std::path::{Path, PathBuf};
 
@@ -61,9 +65,12 @@ fn inspect_gltf(
     let gltf = gltf_source::parse_document(&json)?;
     let document = &gltf.document;
     inspection.animated = document.skins().len() > 0 && document.animations().len() > 0;
-    let (textures, warnings) = gltf_source::texture_uses(document, path, input_root)?;
-    inspection.textures = textures;
-    inspection.warnings.extend(named(rel, warnings));
+    let found = gltf_source::texture_uses(document, path, input_root)?;
+    inspection.textures = found.uses;
+    inspection.warnings.extend(named(rel, found.warnings));
+    inspection.warnings.extend(found.unusable.iter().map(|error| {
+        format!("{rel}: {error}; its other images are built, but its mesh edge fails until this is fixed")
+    }));
     Ok(())
 }
 

@@ -11,9 +11,11 @@
 //! `<build-dir>/configure.lock` from before the scan until its last write, so
 //! they take turns and the files one of them writes always belong together.
 
+pub mod clashes;
 pub mod classify;
 pub mod command;
 pub mod graph;
+pub mod ignored;
 pub mod meshes;
 pub mod ninja;
 pub mod packs;
@@ -98,8 +100,10 @@ pub struct ConfigureReport {
     pub preset: Option<String>,
     /// Number of encode jobs.
     pub jobs: usize,
-    /// Files in the input folder that match no pattern.
-    pub ignored: usize,
+    /// Files in the input folder that match no pattern, relative to it.
+    pub ignored: Vec<String>,
+    /// Where configure listed them, root-relative (`<build-dir>/ignored.txt`).
+    pub ignored_list: String,
     /// Outputs of sources that no longer exist, now deleted.
     pub removed: Vec<PathBuf>,
     /// Config warnings (unknown keys).
@@ -139,15 +143,23 @@ pub enum ConfigureError {
         /// Why it cannot be used.
         what: String,
     },
-    /// Two sources would write the same output.
+    /// Several sources would write the same outputs (a strict build).
+    #[error("{}", clashes::refusal(input, clashes))]
+    OutputClashes {
+        /// The input folder.
+        input: PathBuf,
+        /// Every clash, sorted.
+        clashes: Vec<clashes::Clash>,
+    },
+    /// A source would write the id file the `ids:` key names.
     #[error(
         "{}: output '{output}' is also produced by '{other}' (ids are case-insensitive); rename one of them",
         source_path.display()
     )]
     OutputClash {
-        /// The second source.
+        /// The source.
         source_path: PathBuf,
-        /// The first source.
+        /// What else writes the file (the ids step).
         other: String,
         /// The clashing output.
         output: String,
@@ -191,7 +203,8 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     let _lock = lock_exclusive(&build_dir.join(LOCK_FILE))?;
     let mut skip = vec![selection.output.as_path(), build_dir.as_path()];
     skip.extend(sharing.cache.as_deref());
-    let scanned = scan::scan(&config.input, &skip, |rel| {
+    let excluded = |rel: &str| selection.is_excluded(rel);
+    let scanned = scan::scan(&config.input, &skip, excluded, |rel| {
         processors::claim(&config, &selection, rel)
     })?;
     let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned, &sharing)?;
@@ -212,11 +225,17 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     )?;
     let regeneration = depfile::render(NINJA_FILE, &plan.regeneration_inputs());
     write_output(&build_dir.join("configure.d"), regeneration.as_bytes())?;
+    let ignored_list = build_dir.join(ignored::IGNORED_FILE);
+    write_output(
+        &ignored_list,
+        ignored::list_text(&scanned.ignored).as_bytes(),
+    )?;
     Ok(ConfigureReport {
         ninja_file,
         written,
         preset: selection.preset.clone(),
         jobs: plan.jobs.len(),
+        ignored_list: graph::root_relative(&config.root, &ignored_list)?,
         ignored: scanned.ignored,
         removed,
         warnings: config.warnings,

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use super::graph::{Job, join};
+use super::graph::join;
 use super::ninja::{Build, Writer};
 use crate::link::part::MAX_PART_FRAGMENTS;
 
@@ -40,18 +40,21 @@ pub struct PartGroup {
     pub full: String,
     /// The named packs (indices) every one of its jobs belongs to.
     pub packs: Vec<usize>,
-    /// Indices of its jobs in the plan, in plan order.
+    /// Indices of its fragments among the plan's (the jobs', then the
+    /// left-out sources'), in plan order.
     pub jobs: Vec<usize>,
 }
 
-/// The groups of `jobs`. `packs_of` gives the named packs (indices) each job
-/// belongs to; `build` is the root-relative build folder.
-pub fn plan(jobs: &[Job], packs_of: &[Vec<usize>], build: &str) -> Vec<PartGroup> {
+/// The groups of the fragments whose sources are `sources` (the jobs' in
+/// plan order, then those of the sources configure left out). `packs_of`
+/// gives the named packs (indices) each job belongs to (none past its end);
+/// `build` is the root-relative build folder.
+pub fn plan(sources: &[&str], packs_of: &[Vec<usize>], build: &str) -> Vec<PartGroup> {
     let mut by_key: BTreeMap<(&str, &[usize]), Vec<usize>> = BTreeMap::new();
-    for (index, job) in jobs.iter().enumerate() {
+    for (index, source) in sources.iter().enumerate() {
         let packs = packs_of.get(index).map_or(&[][..], Vec::as_slice);
         by_key
-            .entry((folder_of(&job.source), packs))
+            .entry((folder_of(source), packs))
             .or_default()
             .push(index);
     }
@@ -160,27 +163,10 @@ pub fn write_edges(w: &mut Writer, groups: &[PartGroup], fragments: &[String], l
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::configure::classify::SourceKind;
-
-    fn job(source: &str) -> Job {
-        Job {
-            source: source.into(),
-            input: source.into(),
-            name: source.into(),
-            kind: SourceKind::Embed,
-            outputs: vec![source.into()],
-            flags: Vec::new(),
-        }
-    }
 
     #[test]
     fn groups_follow_folders_and_packs() {
-        let jobs = [
-            job("a.bin"),
-            job("ui/b.bin"),
-            job("ui/c/d.bin"),
-            job("ui/e.bin"),
-        ];
+        let jobs = ["a.bin", "ui/b.bin", "ui/c/d.bin", "ui/e.bin"];
         let packs = [vec![], vec![0], vec![0], vec![]];
         let groups = plan(&jobs, &packs, ".assetc/default");
         let members: Vec<(&str, &[usize])> = groups
@@ -197,8 +183,8 @@ mod tests {
 
     #[test]
     fn names_do_not_move_when_another_folder_grows() {
-        let before = plan(&[job("a/x.bin"), job("b/y.bin")], &[], "b");
-        let after = plan(&[job("a/w.bin"), job("a/x.bin"), job("b/y.bin")], &[], "b");
+        let before = plan(&["a/x.bin", "b/y.bin"], &[], "b");
+        let after = plan(&["a/w.bin", "a/x.bin", "b/y.bin"], &[], "b");
         let files = |g: &PartGroup| (g.list.clone(), g.entries.clone(), g.full.clone());
         assert_eq!(files(&before[1]), files(&after[1]));
         assert_eq!(before[0].list, after[0].list);
@@ -210,10 +196,11 @@ mod tests {
 
     #[test]
     fn large_folders_are_split() {
-        let jobs: Vec<Job> = (0..MAX_PART_FRAGMENTS + 1)
-            .map(|i| job(&format!("f/{i:04}.bin")))
+        let names: Vec<String> = (0..MAX_PART_FRAGMENTS + 1)
+            .map(|i| format!("f/{i:04}.bin"))
             .collect();
-        let groups = plan(&jobs, &[], "b");
+        let sources: Vec<&str> = names.iter().map(String::as_str).collect();
+        let groups = plan(&sources, &[], "b");
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[1].jobs, [MAX_PART_FRAGMENTS]);
         assert_ne!(groups[0].list, groups[1].list);

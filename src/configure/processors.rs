@@ -57,6 +57,7 @@ pub fn job(config: &Config, index: usize, rel: &str) -> Result<Job, ConfigureErr
         kind: SourceKind::Processor(index),
         outputs: vec![output],
         flags: Vec::new(),
+        shares: None,
     })
 }
 

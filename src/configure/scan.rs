@@ -1,10 +1,11 @@
 //! Walking the input folder and classifying what is found.
 //!
 //! The walk is sorted by name so every run sees sources in the same order. It
-//! skips hidden entries (names starting with `.`) and editor backups (ending in
-//! `~`), does not descend into folder assets (`*.env/`, `*.array/`,
+//! skips hidden entries (names starting with `.`), editor backups (ending in
+//! `~`) and whatever an `exclude:` glob of `assetc.yml` matches (a folder is
+//! not entered), does not descend into folder assets (`*.env/`, `*.array/`,
 //! `*.shader/`), and steps around the output and build folders when they sit
-//! inside the input. Every folder it walks is remembered: the regeneration edge
+//! inside the input. Files that nothing claims are kept by name as ignored. Every folder it walks is remembered: the regeneration edge
 //! depends on them, so adding or deleting a source re-runs configure.
 //!
 //! Symbolic links are followed. A link that leads back to one of its own
@@ -36,16 +37,19 @@ pub struct Scan {
     pub sources: Vec<Source>,
     /// Every folder walked (absolute), the input folder first.
     pub folders: Vec<PathBuf>,
-    /// How many files matched no pattern.
-    pub ignored: usize,
+    /// The files that matched no pattern, relative to the input folder, in
+    /// walk order.
+    pub ignored: Vec<String>,
 }
 
-/// Walks `input`, skipping the folders in `skip`. `claim` sees every file
+/// Walks `input`, skipping the folders in `skip` and the files and folders
+/// `excluded` names (by their path below `input`). `claim` sees every file
 /// first and may decide its kind (a user processor, an `embed:` glob); files
 /// it leaves alone are classified by name.
 pub fn scan(
     input: &Path,
     skip: &[&Path],
+    excluded: impl Fn(&str) -> bool,
     claim: impl Fn(&str) -> Option<SourceKind>,
 ) -> Result<Scan, ConfigureError> {
     if !input.is_dir() {
@@ -67,6 +71,12 @@ pub fn scan(
             continue;
         }
         let rel = relative_name(input, entry.path())?;
+        if entry.depth() > 0 && excluded(&rel) {
+            if entry.file_type().is_dir() {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
         if entry.file_type().is_dir() {
             match classify::classify_folder(&rel).filter(|_| entry.depth() > 0) {
                 Some(kind) => {
@@ -78,7 +88,7 @@ pub fn scan(
         } else {
             match claim(&rel).or_else(|| classify::classify_file(&rel, false)) {
                 Some(kind) => result.sources.push(Source { rel, kind }),
-                None => result.ignored += 1,
+                None => result.ignored.push(rel),
             }
         }
     }
@@ -122,4 +132,35 @@ fn walk_error(input: &Path, error: walkdir::Error) -> ConfigureError {
 fn dangling_target(path: &Path) -> Option<PathBuf> {
     let target = std::fs::read_link(path).ok()?;
     (!path.exists()).then_some(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excluded_entries_are_neither_sources_nor_ignored_and_unknown_files_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "a.png",
+            "a.jpg",
+            "notes.txt",
+            "raw/b.png",
+            "raw/c.txt",
+            "ui/d.webp",
+        ] {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, b"x").unwrap();
+        }
+        let excluded = |rel: &str| rel == "a.jpg" || rel == "raw";
+        let scanned = scan(dir.path(), &[], excluded, |_| None).unwrap();
+        let sources: Vec<&str> = scanned.sources.iter().map(|s| s.rel.as_str()).collect();
+        assert_eq!(sources, ["a.png"]);
+        assert_eq!(scanned.ignored, ["notes.txt", "ui/d.webp"]);
+        assert_eq!(
+            scanned.folders,
+            [dir.path().to_owned(), dir.path().join("ui")]
+        );
+    }
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use super::font::{FontOptions, compile_font};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
-use super::mesh::compile::compile_mesh;
+use super::mesh::compile::{TextureList, compile_mesh};
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
 use super::texture::{
@@ -191,6 +191,11 @@ pub struct MeshArgs {
     /// The simplifier's relative error budget, 0 to 1.
     #[arg(long, default_value_t = MeshSettings::default().lod_error)]
     pub lod_error: LodError,
+    /// The images of the source that have a texture edge (`none`, or indices
+    /// joined by `,`); a material naming any other image fails the edge.
+    /// Configure always passes it; without it nothing is checked.
+    #[arg(long)]
+    pub textures: Option<TextureList>,
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,

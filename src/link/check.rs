@@ -77,13 +77,19 @@ pub fn check_with(
     if let Some(recorded) = recorded {
         problems.extend(recorded.load_problems.iter().cloned());
     }
+    if let Some(recorded) = recorded.filter(|_| build_unfinished(root)) {
+        let listed = check_unfinished(root, recorded, &mut problems);
+        report_orphans(root, &listed, Some(recorded), &mut problems);
+        problems.sort();
+        return Err(problems);
+    }
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest_bytes = read_or_report(&manifest_path, &mut problems);
     let listed = manifest_bytes
         .as_deref()
         .map(|b| check_manifest(root, &manifest_path, b, recorded, &mut problems))
         .unwrap_or_default();
-    report_orphans(root, &listed, &mut problems);
+    report_orphans(root, &listed, recorded, &mut problems);
     let pack_entries = pack.and_then(|p| check_pack(root, p, &listed, recorded, &mut problems));
     if problems.is_empty() {
         Ok(Summary {
@@ -113,6 +119,84 @@ fn read_or_report(path: &Path, problems: &mut Vec<Problem>) -> Option<Vec<u8>> {
             )
         })
         .ok()
+}
+
+/// Whether the build of `root` stopped before its link: the manifest is
+/// missing (a strict build deletes it, and its packs, when an encoder
+/// fails). Only meaningful when the build's fragments are known.
+pub fn build_unfinished(root: &Path) -> bool {
+    !root.join(MANIFEST_FILE).exists()
+}
+
+/// Checks what a build that stopped early produced: one problem says the
+/// build did not finish and names the edges without a fragment (failed, or
+/// never run); every file the built fragments register is checked against
+/// its format and recorded hash. The cross-file rules wait for a whole
+/// build. Returns the runtime paths registered.
+fn check_unfinished(
+    root: &Path,
+    recorded: &Recorded,
+    problems: &mut Vec<Problem>,
+) -> BTreeSet<String> {
+    problem(
+        problems,
+        MANIFEST_FILE,
+        unfinished_message(recorded.unfinished()),
+    );
+    let mut refs = CrossRefs::default();
+    let mut listed = BTreeSet::new();
+    for entry in recorded.built_entries() {
+        match std::fs::read(root.join(&entry.path)) {
+            Ok(file) => {
+                recorded.check_output(&entry.path, &file, problems);
+                check_entry_file(&entry.path, &file, entry.kind, &mut refs, problems);
+            }
+            Err(_) => problem(
+                problems,
+                &entry.path,
+                "its fragment lists it but it is missing",
+            ),
+        }
+        listed.insert(entry.path.clone());
+    }
+    listed
+}
+
+/// How many edges a list shows by name in a message.
+const NAMES_SHOWN: usize = 10;
+
+/// The problem of an unfinished build, naming up to [`NAMES_SHOWN`] of the
+/// edges whose fragment is missing (by fragment path, as the list has it).
+fn unfinished_message(missing: &[String]) -> String {
+    let mut what = String::from("missing: the build did not finish");
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing
+            .iter()
+            .take(NAMES_SHOWN)
+            .map(|f| edge_name(f))
+            .collect();
+        let more = missing.len().saturating_sub(NAMES_SHOWN);
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        what += &format!(
+            "; {} edges failed or never ran: {}{tail}",
+            missing.len(),
+            names.join(", ")
+        );
+    }
+    what + "; run ninja to see the errors, and check again once it succeeds"
+}
+
+/// The edge a fragment path belongs to: `<build>/frag/<edge>.frag` gives
+/// `<edge>` (the source, or `<source>.tex_<i>` for a mesh's image).
+fn edge_name(fragment: &str) -> &str {
+    let name = fragment
+        .rsplit_once("frag/")
+        .map_or(fragment, |(_, name)| name);
+    name.strip_suffix(".frag").unwrap_or(name)
 }
 
 /// Validates the manifest and its entries; returns the listed runtime paths.
@@ -364,14 +448,21 @@ fn stem(path: &str) -> &str {
 /// and the id files.
 const LINK_FILES: [&str; 3] = [MANIFEST_FILE, C_HEADER_FILE, RUST_MODULE_FILE];
 
-/// Reports files below `root` that the manifest does not list.
-fn report_orphans(root: &Path, listed: &BTreeSet<String>, problems: &mut Vec<Problem>) {
+/// Reports files below `root` that the manifest does not list, other than
+/// those left out with a failed source (which `recorded` reports).
+fn report_orphans(
+    root: &Path,
+    listed: &BTreeSet<String>,
+    recorded: Option<&Recorded>,
+    problems: &mut Vec<Problem>,
+) {
     for entry in WalkDir::new(root).sort_by_file_name().into_iter().flatten() {
         if !entry.file_type().is_file() {
             continue;
         }
         let rel = runtime_name(root, entry.path());
-        if !LINK_FILES.contains(&rel.as_str()) && !listed.contains(&rel) {
+        let left_out = recorded.is_some_and(|r| r.left_out(&rel));
+        if !LINK_FILES.contains(&rel.as_str()) && !listed.contains(&rel) && !left_out {
             problem(problems, rel, "orphan: no job produced this file");
         }
     }

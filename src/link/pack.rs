@@ -190,7 +190,7 @@ struct ListedPart {
 }
 
 /// Reads every part (or fragment) file that `list` names: the parts, and all
-/// their fragments in list order.
+/// their fragments in list order, those of failed sources withdrawn.
 fn read_parts(list: &Path) -> Result<(Vec<ListedPart>, Vec<Fragment>), LinkError> {
     let mut parts = Vec::new();
     let mut fragments = Vec::new();
@@ -203,6 +203,7 @@ fn read_parts(list: &Path) -> Result<(Vec<ListedPart>, Vec<Fragment>), LinkError
             fragments: start..fragments.len(),
         });
     }
+    super::withdraw_failed_sources(&mut fragments);
     Ok((parts, fragments))
 }
 

@@ -15,13 +15,14 @@
 //! Fragments written before the hash record existed have none, and the first
 //! and last rules then skip their files.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::fragment::{FileHash, Fragment};
+use crate::fragment::{FileHash, Fragment, FragmentEntry, FragmentError};
 use crate::fsutil;
 
 use super::check::Problem;
+use super::withdraw_failed_sources;
 
 /// The recorded hashes and embedded sources of one build.
 #[derive(Debug, Default)]
@@ -34,6 +35,13 @@ pub struct Recorded {
     /// Fragments (or the list) that could not be read, and sources whose
     /// fragment records a failure (a `keep_going` build).
     pub load_problems: Vec<Problem>,
+    /// Files of the built edges of failed sources, left out of the output
+    /// with their source.
+    left_out: HashSet<String>,
+    /// Listed fragments that do not exist, as the list names them.
+    unfinished: Vec<String>,
+    /// The entries of every built fragment.
+    entries: Vec<FragmentEntry>,
 }
 
 impl Recorded {
@@ -51,22 +59,55 @@ impl Recorded {
                 return recorded;
             }
         };
+        let mut fragments = Vec::new();
         for line in text.lines().filter(|line| !line.is_empty()) {
             match Fragment::read(&base.join(line)) {
-                Ok(fragment) if fragment.failed() => {
-                    let first = fragment.errors.first().map_or("", String::as_str);
-                    let what = format!("failed to build and is not in the output ({first})");
-                    recorded.load_problems.push(problem(&fragment.source, what));
+                Ok(fragment) => fragments.push(fragment),
+                Err(FragmentError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    recorded.unfinished.push(line.to_owned());
                 }
-                Ok(fragment) => recorded.add(&fragment, input),
                 Err(e) => recorded.load_problems.push(problem(line, error_text(&e))),
+            }
+        }
+        recorded.left_out = withdraw_failed_sources(&mut fragments)
+            .into_iter()
+            .collect();
+        for fragment in &fragments {
+            if fragment.failed() {
+                let first = fragment.errors.first().map_or("", String::as_str);
+                let what = format!("failed to build and is not in the output ({first})");
+                recorded.load_problems.push(problem(&fragment.source, what));
+            } else {
+                recorded.add(fragment, input);
             }
         }
         recorded
     }
 
+    /// The fragments the list names that do not exist: edges that failed in
+    /// a strict build (a failing edge deletes its fragment) or never ran.
+    pub fn unfinished(&self) -> &[String] {
+        &self.unfinished
+    }
+
+    /// Every manifest entry the built fragments register, as the manifest
+    /// would list them: what a build that stopped early did produce.
+    pub fn built_entries(&self) -> &[FragmentEntry] {
+        &self.entries
+    }
+
+    /// Whether `path` is a file a built edge of a failed source wrote: left
+    /// out of the manifest with its source, which is reported as failed, so
+    /// not an orphan.
+    pub fn left_out(&self, path: &str) -> bool {
+        self.left_out.contains(path)
+    }
+
     /// Adds one fragment's records.
     fn add(&mut self, fragment: &Fragment, input: Option<&Path>) {
+        self.entries.extend(fragment.entries.iter().cloned());
         for hash in &fragment.hashes {
             self.hashes.insert(hash.path.clone(), hash.clone());
         }
@@ -261,13 +302,17 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_fragments_are_problems() {
+    fn unreadable_fragments_are_problems_and_missing_ones_an_unfinished_build() {
         let dir = tempfile::tempdir().unwrap();
         let list = dir.path().join("fragments.list");
-        std::fs::write(&list, "frag/missing.frag\n").unwrap();
-        let problems = Recorded::load(&list, dir.path(), None).load_problems;
+        std::fs::create_dir(dir.path().join("frag")).unwrap();
+        std::fs::write(dir.path().join("frag/bad.frag"), "not a fragment\n").unwrap();
+        std::fs::write(&list, "frag/missing.frag\nfrag/bad.frag\n").unwrap();
+        let recorded = Recorded::load(&list, dir.path(), None);
+        assert_eq!(recorded.unfinished(), ["frag/missing.frag"]);
+        let problems = recorded.load_problems;
         assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].path, "frag/missing.frag");
+        assert_eq!(problems[0].path, "frag/bad.frag");
         let problems =
             Recorded::load(&dir.path().join("nope.list"), dir.path(), None).load_problems;
         assert!(problems[0].what.contains("cannot read"), "{problems:?}");

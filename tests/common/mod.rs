@@ -121,9 +121,21 @@ impl Project {
         self.run(LINK, args)
     }
 
-    /// Runs `ninja <args>` in the project folder.
+    /// Runs `ninja <args>` in the project folder. A build of the default
+    /// targets that succeeds must also pass `ninja check` (`assetc-link
+    /// check` with the build's own arguments): a green build never ships
+    /// output that its own check refuses.
     pub fn ninja(&self, args: &[&str]) -> Run {
-        self.run(&ninja_program(), args)
+        let run = self.run(&ninja_program(), args);
+        if run.ok && builds_default_targets(args) && self.path("build.ninja").exists() {
+            let check = self.run(&ninja_program(), &["check"]);
+            assert!(
+                check.ok,
+                "ninja {args:?} succeeded but its output fails the check:\n{}{}\nthe build printed:\n{}{}",
+                check.stdout, check.stderr, run.stdout, run.stderr
+            );
+        }
+        run
     }
 
     /// `assetc configure` followed by `ninja`, both expected to succeed.
@@ -215,6 +227,24 @@ impl Project {
             .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
         Run::from(output)
     }
+}
+
+/// Whether `ninja <args>` builds the default targets: no target named, no
+/// tool (`-t`), no dry run (`-n`).
+fn builds_default_targets(args: &[&str]) -> bool {
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        match *word {
+            "-n" | "-t" => return false,
+            // Options whose value is the next word.
+            "-j" | "-k" | "-l" | "-d" | "-w" => {
+                words.next();
+            }
+            option if option.starts_with('-') => {}
+            _target => return false,
+        }
+    }
+    true
 }
 
 /// The Ninja to test with: `$NINJA` or `ninja` on the PATH.

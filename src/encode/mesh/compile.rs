@@ -5,14 +5,22 @@
 //! skinned and animated glTF, the `.hanim`. The images the materials use are
 //! not touched here: each has its own texture edge, and the `.hmat` rows only
 //! hold their ids.
+//!
+//! Configure tells the edge which images got a texture edge
+//! (`--textures 0,2`, or `none`); a material row naming any other texture is
+//! refused, so a green build never ships a `.hmat` pointing at a texture no
+//! edge built. The list is on the command line, so an image appearing or
+//! disappearing (which re-runs configure) re-runs the mesh edge too.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use super::build::{BuildOptions, build_mesh};
-use super::scene::Scene;
+use super::scene::{Scene, texture_ref};
 use super::{gltf as gltf_source, obj as obj_source};
 use crate::encode::command::MeshArgs;
 use crate::encode::job::{EncodeError, Encoded, JobArgs, OutputFile};
+use crate::format::hash::asset_hash;
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::format::{hanim, hmat, hmesh};
 use crate::fsutil;
@@ -49,6 +57,9 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
     };
     let built = build_mesh(&imported.scene, &source_ref, &options)
         .map_err(|e| invalid(job, "cannot build the mesh", e))?;
+    if let Some(planned) = &args.textures {
+        check_texture_refs(job, &built.materials, &source_ref, planned)?;
+    }
     let mut files = vec![
         output(hmesh::write_hmesh(&built.mesh), AssetKind::Mesh, job)?,
         output(
@@ -121,6 +132,69 @@ fn invalid(
     }
 }
 
+/// The images of a mesh source that have a texture edge: `none`, or their
+/// indices joined by `,` (`0,2`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextureList(pub Vec<usize>);
+
+impl std::str::FromStr for TextureList {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text == "none" {
+            return Ok(Self::default());
+        }
+        text.split(',')
+            .map(|index| {
+                index
+                    .parse()
+                    .map_err(|_| format!("'{index}' is not an image index (use `none` or `0,2`)"))
+            })
+            .collect::<Result<_, _>>()
+            .map(Self)
+    }
+}
+
+impl std::fmt::Display for TextureList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        let words: Vec<String> = self.0.iter().map(usize::to_string).collect();
+        f.write_str(&words.join(","))
+    }
+}
+
+/// Refuses a material row naming a texture outside `planned`, the images
+/// configure gave a texture edge.
+fn check_texture_refs(
+    job: &JobArgs,
+    rows: &[hmat::GpuMaterial],
+    source_ref: &str,
+    planned: &TextureList,
+) -> Result<(), EncodeError> {
+    let built: HashSet<u64> = planned
+        .0
+        .iter()
+        .map(|index| asset_hash(&texture_ref(source_ref, *index)))
+        .collect();
+    let unbuilt = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(slot, row)| row.texture_refs().map(move |id| (slot, id)))
+        .find(|(_, id)| *id != 0 && !built.contains(id));
+    match unbuilt {
+        None => Ok(()),
+        Some((slot, id)) => Err(EncodeError::Invalid {
+            path: job.input.clone(),
+            what: format!(
+                "material slot {slot} names texture {id:#018x}, which no texture edge of this source builds (planned: {planned}); run `assetc configure` again"
+            ),
+            source: None,
+        }),
+    }
+}
+
 /// The reference's canonical source ref: the path below the input folder,
 /// extension dropped, lowercased (`Models/Chair.GLB` is `models/chair`).
 pub fn source_ref(source: &str) -> String {
@@ -138,5 +212,19 @@ mod tests {
         assert_eq!(source_ref("noext"), "noext");
         assert!(obj_source::is_obj("m/Crate.OBJ"));
         assert!(!obj_source::is_obj("m/crate.glb"));
+    }
+
+    #[test]
+    fn texture_lists_read_and_print_alike() {
+        for text in ["none", "0", "0,2,11"] {
+            let list: TextureList = text.parse().unwrap();
+            assert_eq!(list.to_string(), text);
+        }
+        assert_eq!(
+            "none".parse::<TextureList>().unwrap().0,
+            Vec::<usize>::new()
+        );
+        assert!("".parse::<TextureList>().is_err());
+        assert!("1,x".parse::<TextureList>().unwrap_err().contains("'x'"));
     }
 }

@@ -83,6 +83,13 @@ pub struct TextureUse {
     pub source: ImageSource,
 }
 
+/// The ref of a mesh source's image `index`, `<source_ref>/tex_<index>`:
+/// its texture's manifest path without the extension, whose hash the
+/// `.hmat` rows hold.
+pub fn texture_ref(source_ref: &str, index: usize) -> String {
+    format!("{source_ref}/tex_{index}")
+}
+
 /// Where an image's bytes live.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImageSource {

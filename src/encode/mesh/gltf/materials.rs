@@ -9,7 +9,7 @@ use ::gltf::json::{self, material::AlphaMode as JsonAlphaMode, validation::Check
 
 use super::uri::{is_data_uri, resolve_file_uri};
 use super::{GltfError, guarded};
-use crate::encode::mesh::scene::{ImageSource, SourceMaterial, TextureUse};
+use crate::encode::mesh::scene::{ImageSource, SourceMaterial, TextureUse, texture_ref};
 use crate::encode::texture::TextureMode;
 use crate::format::hash::asset_hash;
 use crate::format::hmat::{ALPHA_MODE_SHIFT, AlphaMode, FLAG_DOUBLE_SIDED, GpuMaterial};
@@ -128,12 +128,27 @@ fn sourceless_warning(material: usize, slot: Slot, texture: usize) -> String {
     )
 }
 
-/// The images the materials of `document` (the file at `source`) use, sorted
-/// by image index, each with the mode of its first use (materials in index
-/// order, slots base colour, metallic-roughness, normal, occlusion,
-/// emissive) and where its bytes are. Also returns warnings: an image used
-/// later in another mode (the first mode is kept), and textures without a
-/// source image (the slot stays empty).
+/// The images a glTF's materials use, as [`texture_uses`] finds them.
+#[derive(Debug, Default)]
+pub struct ImageUses {
+    /// The images whose bytes can be found, sorted by image index, each with
+    /// the mode of its first use: configure gives each a texture edge.
+    pub uses: Vec<TextureUse>,
+    /// The images a slot uses whose bytes cannot be found (a missing file, a
+    /// URI leaving the input folder, an image with neither URI nor buffer
+    /// view), one error each, naming `images[i]`. The mesh edge refuses the
+    /// source while there are any: its `.hmat` would name textures no edge
+    /// builds.
+    pub unusable: Vec<GltfError>,
+    /// An image used later in another mode (the first mode is kept), and
+    /// textures without a source image (the slot stays empty).
+    pub warnings: Vec<String>,
+}
+
+/// The images the materials of `document` (the file at `source`) use, each
+/// with the mode of its first use (materials in index order, slots base
+/// colour, metallic-roughness, normal, occlusion, emissive) and where its
+/// bytes are, or why they cannot be found.
 ///
 /// External image URIs follow the buffer rules (relative, inside
 /// `input_root`) and must name an existing file.
@@ -141,19 +156,25 @@ pub fn texture_uses(
     document: &::gltf::Document,
     source: &Path,
     input_root: &Path,
-) -> Result<(Vec<TextureUse>, Vec<String>), GltfError> {
+) -> Result<ImageUses, GltfError> {
     guarded("", || {
         let root = document.as_json();
         let (first_uses, warnings) = first_uses(root);
-        let mut uses = Vec::with_capacity(first_uses.len());
+        let mut found = ImageUses {
+            warnings,
+            ..ImageUses::default()
+        };
         for (index, (mode, _)) in first_uses {
-            uses.push(TextureUse {
-                index,
-                mode,
-                source: image_source(root, index, source, input_root)?,
-            });
+            match image_source(root, index, source, input_root) {
+                Ok(image) => found.uses.push(TextureUse {
+                    index,
+                    mode,
+                    source: image,
+                }),
+                Err(error) => found.unusable.push(error),
+            }
         }
-        Ok((uses, warnings))
+        Ok(found)
     })
 }
 
@@ -270,7 +291,7 @@ pub(super) fn source_materials(
             let strength = strengths.get(m).copied().flatten().unwrap_or(1.0);
             let mut row = factors(material, strength);
             for used in slot_textures(material) {
-                let reference = texture_ref(root, source_ref, m, used, warnings);
+                let reference = slot_ref(root, source_ref, m, used, warnings);
                 *texture_slot(&mut row, used.slot) = reference;
             }
             SourceMaterial {
@@ -311,7 +332,7 @@ fn factors(material: &json::Material, emissive_strength: f32) -> GpuMaterial {
 }
 
 /// The ref of a slot's texture, 0 (with a warning) when it has no image.
-fn texture_ref(
+fn slot_ref(
     root: &json::Root,
     source_ref: &str,
     material: usize,
@@ -329,7 +350,7 @@ fn texture_ref(
             used.tex_coord
         ));
     }
-    asset_hash(&format!("{source_ref}/tex_{image}"))
+    asset_hash(&texture_ref(source_ref, image))
 }
 
 /// The row field holding a slot's texture ref.

@@ -84,7 +84,7 @@ use crate::encode::mesh::scene::Scene;
 
 pub use buffers::{Buffers, image_bytes, load_buffers};
 pub use document::{parse_document, read_json};
-pub use materials::texture_uses;
+pub use materials::{ImageUses, texture_uses};
 
 /// What went wrong in a glTF source, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -164,7 +164,8 @@ impl Default for ImportOptions {
 /// extension, lowercased (`models/chair`). Buffers are loaded from files next
 /// to the source; URIs must stay inside `input_root`. Returns the scene and
 /// the extra files read (external buffers), for the depfile. Image URIs
-/// must obey the buffer rules too, though their texture edges read them.
+/// must obey the buffer rules too, and every image a material uses must
+/// exist, though their texture edges read them.
 pub fn import_gltf(
     bytes: &[u8],
     source: &Path,
@@ -173,7 +174,7 @@ pub fn import_gltf(
     options: &ImportOptions,
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
     let (gltf, repairs) = document::parse_repairing(bytes)?;
-    check_image_uris(&gltf, source, input_root)?;
+    check_images(&gltf, source, input_root)?;
     let compression = compressed::read(gltf.document.as_json())?;
     let mut buffers = load_buffers(&gltf, source, input_root, &compression.fallback_buffers)?;
     buffers.decoded_views = compressed::decode_views(&compression, &buffers.data)?;
@@ -184,20 +185,22 @@ pub fn import_gltf(
     Ok((scene, buffers.files))
 }
 
-/// Refuses an external image URI that leaves the input folder (configure
-/// could not plan its texture edge, so this edge reports it). Nothing is
-/// read.
-fn check_image_uris(
-    gltf: &::gltf::Gltf,
-    source: &Path,
-    input_root: &Path,
-) -> Result<(), GltfError> {
+/// Refuses an external image URI that leaves the input folder, and an image
+/// a material slot uses whose bytes cannot be found (a missing file, say):
+/// configure could plan no texture edge for either, and the `.hmat` would
+/// name a texture that is never built. Only existence is checked; the
+/// texture edges read the images.
+fn check_images(gltf: &::gltf::Gltf, source: &Path, input_root: &Path) -> Result<(), GltfError> {
     for (index, image) in gltf.document.as_json().images.iter().enumerate() {
         if let Some(uri) = image.uri.as_deref().filter(|uri| !uri::is_data_uri(uri)) {
             uri::resolve_file_uri(uri, &format!("images[{index}].uri"), source, input_root)?;
         }
     }
-    Ok(())
+    let found = texture_uses(&gltf.document, source, input_root)?;
+    match found.unusable.into_iter().next() {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
 }
 
 /// Everything [`import_gltf`] does once the buffers are in memory.

@@ -80,6 +80,7 @@ fn glb_gltf_with_bin_and_data_uri_give_the_same_scene() {
     });
     one_triangle(&mut b, Some(material));
     let dir = input_folder();
+    std::fs::write(dir.path().join("models/wood.png"), b"png").unwrap();
     let gltf_path = b.write_gltf(&dir.path().join("models"), "thing").unwrap();
     let from_files = import_at(&std::fs::read(&gltf_path).unwrap(), dir.path(), true).unwrap();
     let from_glb = import_at(&b.to_glb(), dir.path(), true).unwrap();
@@ -549,7 +550,11 @@ fn materials_carry_factors_flags_defaults_and_texture_refs() {
     let mesh = triangle_mesh(&mut b, Some(full));
     let node = b.add_node(Node::mesh(mesh));
     b.add_scene(&[node]);
-    let scene = import(&b.to_embedded_gltf(), true).unwrap();
+    let dir = input_folder();
+    for i in 0..5 {
+        std::fs::write(dir.path().join(format!("models/t{i}.png")), b"png").unwrap();
+    }
+    let (scene, _) = import_at(&b.to_embedded_gltf(), dir.path(), true).unwrap();
     assert_eq!(scene.materials.len(), 3);
     assert_eq!(scene.materials[0].name, "");
     assert_eq!(scene.materials[0].row, GpuMaterial::default());
@@ -620,7 +625,9 @@ fn texture_uses_lists_first_modes_sources_and_warnings() {
     std::fs::write(dir.path().join("models/textures/wood.png"), b"png").unwrap();
     let source = dir.path().join("models/thing.gltf");
     let gltf = parse_document(&textured().to_glb()).unwrap();
-    let (uses, warnings) = texture_uses(&gltf.document, &source, dir.path()).unwrap();
+    let found = texture_uses(&gltf.document, &source, dir.path()).unwrap();
+    assert!(found.unusable.is_empty(), "{:?}", found.unusable);
+    let (uses, warnings) = (found.uses, found.warnings);
     assert_eq!(
         uses,
         vec![
@@ -652,13 +659,20 @@ fn texture_uses_lists_first_modes_sources_and_warnings() {
 }
 
 #[test]
-fn texture_uses_refuses_missing_and_escaping_image_files() {
+fn texture_uses_sets_missing_and_escaping_image_files_apart() {
     let dir = input_folder();
     let source = dir.path().join("models/thing.gltf");
     let gltf = parse_document(&textured().to_glb()).unwrap();
-    let err = texture_uses(&gltf.document, &source, dir.path()).unwrap_err();
-    assert_eq!(err.location, "images[0].uri");
-    assert_eq!(err.file, Some(dir.path().join("models/textures/wood.png")));
+    let found = texture_uses(&gltf.document, &source, dir.path()).unwrap();
+    // images[0] is a missing file; the embedded images 1 and 2 are still used.
+    assert_eq!(found.unusable.len(), 1, "{:?}", found.unusable);
+    assert_eq!(found.unusable[0].location, "images[0].uri");
+    assert_eq!(
+        found.unusable[0].file,
+        Some(dir.path().join("models/textures/wood.png"))
+    );
+    let used: Vec<usize> = found.uses.iter().map(|u| u.index).collect();
+    assert_eq!(used, [1, 2]);
 
     let mut b = GltfBuilder::new();
     let image = b.add_image_uri("../../secret.png");
@@ -668,12 +682,27 @@ fn texture_uses_refuses_missing_and_escaping_image_files() {
         ..Material::default()
     });
     let gltf = parse_document(&b.to_glb()).unwrap();
-    let err = texture_uses(&gltf.document, &source, dir.path()).unwrap_err();
+    let found = texture_uses(&gltf.document, &source, dir.path()).unwrap();
+    assert!(found.uses.is_empty());
+    let error = found.unusable[0].to_string();
     assert!(
-        err.to_string()
-            .contains("images[0].uri: uri \"../../secret.png\" points outside"),
+        error.contains("images[0].uri: uri \"../../secret.png\" points outside"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_import_refuses_a_material_image_that_does_not_exist() {
+    let dir = input_folder();
+    let err = import_at(&textured().to_glb(), dir.path(), true).unwrap_err();
+    assert_eq!(err.location, "images[0].uri");
+    assert!(
+        err.what.contains("names a file that does not exist"),
         "{err}"
     );
+    std::fs::create_dir(dir.path().join("models/textures")).unwrap();
+    std::fs::write(dir.path().join("models/textures/wood.png"), b"png").unwrap();
+    import_at(&textured().to_glb(), dir.path(), true).expect("every image is there");
 }
 
 #[test]

@@ -39,7 +39,7 @@ use super::mtl::{MapStatement, MtlMaterial, parse_mtl};
 use super::paths::{self, Folder, Lookup, Resolved};
 use super::scan::{LibraryStatement, library_statements};
 use super::text::decode;
-use crate::encode::mesh::scene::{ImageSource, SourceMaterial, TextureUse};
+use crate::encode::mesh::scene::{self, ImageSource, SourceMaterial, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::format::hash::asset_hash;
 use crate::format::hmat::{ALPHA_MODE_SHIFT, AlphaMode, GpuMaterial};
@@ -380,7 +380,9 @@ fn material_row(material: &LoadedMaterial, source_ref: &str) -> GpuMaterial {
         AlphaMode::Opaque
     };
     let texture_ref = |index: Option<usize>| {
-        index.map_or(0, |index| asset_hash(&format!("{source_ref}/tex_{index}")))
+        index.map_or(0, |index| {
+            asset_hash(&scene::texture_ref(source_ref, index))
+        })
     };
     let default_emission = if mtl.emissive_map.is_some() { 1.0 } else { 0.0 };
     GpuMaterial {
