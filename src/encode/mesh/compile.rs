@@ -32,7 +32,7 @@ pub fn compile_mesh(job: &JobArgs, args: &MeshArgs) -> Result<Encoded, EncodeErr
     let imported = if obj_source::is_obj(&job.source) {
         import_obj(job, &input_root, &source_ref)?
     } else {
-        import_gltf(job, &input_root, &source_ref, args.merge)?
+        import_gltf(job, &input_root, &source_ref, args)?
     };
     // Configure decided from the same glTF whether the source is skinned and
     // animated (it is a regeneration input, so the two cannot disagree): the
@@ -90,10 +90,13 @@ fn import_gltf(
     job: &JobArgs,
     input_root: &Path,
     source_ref: &str,
-    merge: bool,
+    args: &MeshArgs,
 ) -> Result<Imported, EncodeError> {
     let bytes = fsutil::read(&job.input)?;
-    let options = gltf_source::ImportOptions { merge };
+    let options = gltf_source::ImportOptions {
+        merge: args.merge,
+        planned_textures: args.textures.as_ref().map(|list| list.0.clone()),
+    };
     let (scene, inputs) =
         gltf_source::import_gltf(&bytes, &job.input, input_root, source_ref, &options)
             .map_err(|e| invalid(job, "cannot read glTF", e))?;

@@ -178,6 +178,33 @@ pub fn texture_uses(
     })
 }
 
+/// The refusal of the first image a material uses that is not in `planned`
+/// (the images configure gave a texture edge), explained: the file is
+/// missing or leaves the input folder (looked up now, as configure did), or
+/// configure's plan is out of date. `None` when every used image is planned.
+pub(super) fn unplanned_image(
+    root: &json::Root,
+    planned: &[usize],
+    source: &Path,
+    input_root: &Path,
+) -> Option<GltfError> {
+    let (first_uses, _) = first_uses(root);
+    let (index, (_, material)) = first_uses
+        .into_iter()
+        .find(|(index, _)| !planned.contains(index))?;
+    let why = match image_source(root, index, source, input_root) {
+        Err(error) => error,
+        Ok(_) => GltfError::at(
+            format!("images[{index}]"),
+            "has no texture edge in build.ninja (written before the image was there); run `assetc configure` again",
+        ),
+    };
+    Some(GltfError {
+        what: format!("{} (materials[{material}] uses it)", why.what),
+        ..why
+    })
+}
+
 /// For each image used, its first mode and the material that set it, plus
 /// the warnings about conflicts and sourceless textures.
 fn first_uses(root: &json::Root) -> (BTreeMap<usize, (TextureMode, usize)>, Vec<String>) {

@@ -140,18 +140,25 @@ fn and_list(items: &[String]) -> String {
 }
 
 /// How [`import_gltf`] lays out the scene.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportOptions {
     /// Bake static nodes' world transforms into their vertices, one submesh
     /// per primitive per instance (`true`), or emit each mesh once in its own
     /// space (`false`).
     pub merge: bool,
+    /// The images configure gave a texture edge (`--textures`): an image a
+    /// material uses outside this list fails the import. `None` (a run by
+    /// hand) checks instead that every such image's file exists.
+    pub planned_textures: Option<Vec<usize>>,
 }
 
 impl Default for ImportOptions {
-    /// `merge: true`, the `assetc.yml` default.
+    /// `merge: true`, the `assetc.yml` default; images checked on disk.
     fn default() -> Self {
-        Self { merge: true }
+        Self {
+            merge: true,
+            planned_textures: None,
+        }
     }
 }
 
@@ -174,7 +181,12 @@ pub fn import_gltf(
     options: &ImportOptions,
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
     let (gltf, repairs) = document::parse_repairing(bytes)?;
-    check_images(&gltf, source, input_root)?;
+    check_images(
+        &gltf,
+        source,
+        input_root,
+        options.planned_textures.as_deref(),
+    )?;
     let compression = compressed::read(gltf.document.as_json())?;
     let mut buffers = load_buffers(&gltf, source, input_root, &compression.fallback_buffers)?;
     buffers.decoded_views = compressed::decode_views(&compression, &buffers.data)?;
@@ -186,21 +198,34 @@ pub fn import_gltf(
 }
 
 /// Refuses an external image URI that leaves the input folder, and an image
-/// a material slot uses whose bytes cannot be found (a missing file, say):
-/// configure could plan no texture edge for either, and the `.hmat` would
-/// name a texture that is never built. Only existence is checked; the
-/// texture edges read the images.
-fn check_images(gltf: &::gltf::Gltf, source: &Path, input_root: &Path) -> Result<(), GltfError> {
-    for (index, image) in gltf.document.as_json().images.iter().enumerate() {
+/// a material slot uses that has no texture edge (`planned`, from
+/// configure) or, without a plan, whose bytes cannot be found: the `.hmat`
+/// would name a texture that is never built.
+///
+/// With a plan, the file system is only consulted to explain a refusal, so
+/// an edge run remotely, whose sandbox holds only the files it reads, checks
+/// the same as a local one. Nothing is read; the texture edges read the
+/// images.
+fn check_images(
+    gltf: &::gltf::Gltf,
+    source: &Path,
+    input_root: &Path,
+    planned: Option<&[usize]>,
+) -> Result<(), GltfError> {
+    let root = gltf.document.as_json();
+    for (index, image) in root.images.iter().enumerate() {
         if let Some(uri) = image.uri.as_deref().filter(|uri| !uri::is_data_uri(uri)) {
             uri::resolve_file_uri(uri, &format!("images[{index}].uri"), source, input_root)?;
         }
     }
-    let found = texture_uses(&gltf.document, source, input_root)?;
-    match found.unusable.into_iter().next() {
-        Some(error) => Err(error),
-        None => Ok(()),
-    }
+    let unplanned = match planned {
+        Some(planned) => materials::unplanned_image(root, planned, source, input_root),
+        None => texture_uses(&gltf.document, source, input_root)?
+            .unusable
+            .into_iter()
+            .next(),
+    };
+    unplanned.map_or(Ok(()), Err)
 }
 
 /// Everything [`import_gltf`] does once the buffers are in memory.

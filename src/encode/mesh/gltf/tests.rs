@@ -23,7 +23,16 @@ pub(super) fn import_at(
     merge: bool,
 ) -> Result<(Scene, Vec<PathBuf>), GltfError> {
     let source = dir.join("models/thing.gltf");
-    import_gltf(bytes, &source, dir, SOURCE_REF, &ImportOptions { merge })
+    import_gltf(
+        bytes,
+        &source,
+        dir,
+        SOURCE_REF,
+        &ImportOptions {
+            merge,
+            ..ImportOptions::default()
+        },
+    )
 }
 
 /// Imports a file that needs no external data.
@@ -703,6 +712,43 @@ fn an_import_refuses_a_material_image_that_does_not_exist() {
     std::fs::create_dir(dir.path().join("models/textures")).unwrap();
     std::fs::write(dir.path().join("models/textures/wood.png"), b"png").unwrap();
     import_at(&textured().to_glb(), dir.path(), true).expect("every image is there");
+}
+
+#[test]
+fn with_configure_s_plan_an_unplanned_image_is_refused_and_explained() {
+    let dir = input_folder();
+    let source = dir.path().join("models/thing.gltf");
+    let import = |planned: &[usize]| {
+        let options = ImportOptions {
+            merge: true,
+            planned_textures: Some(planned.to_vec()),
+        };
+        import_gltf(
+            &textured().to_glb(),
+            &source,
+            dir.path(),
+            SOURCE_REF,
+            &options,
+        )
+    };
+    // The plan is trusted: the sandbox of a remote run holds no image file.
+    import(&[0, 1, 2]).expect("every used image is planned");
+    let missing = import(&[1, 2]).unwrap_err();
+    assert_eq!(missing.location, "images[0].uri");
+    assert!(
+        missing
+            .what
+            .contains("names a file that does not exist (materials[0] uses it)"),
+        "{missing}"
+    );
+    std::fs::create_dir(dir.path().join("models/textures")).unwrap();
+    std::fs::write(dir.path().join("models/textures/wood.png"), b"png").unwrap();
+    let stale = import(&[1, 2]).unwrap_err();
+    assert_eq!(stale.location, "images[0]");
+    assert!(
+        stale.what.contains("run `assetc configure` again"),
+        "{stale}"
+    );
 }
 
 #[test]
