@@ -611,3 +611,28 @@ fn exclude_globs_are_a_known_key_and_match_files_and_folders() {
         "{error}"
     );
 }
+
+#[test]
+fn texture_naming_settings_cascade_and_their_keys_are_known() {
+    let (_dir, config) = load(
+        "default:\n  texture:\n    suffixes: { _Spec: gray, -bump: normal_dx }\n  rules:\n    \
+         - match: \"ui/**\"\n      texture: { mode: color, builtin_suffixes: false }\n",
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let plain = settings(&config, None, "t/rock_spec.png").texture;
+    assert_eq!(plain.mode, ModeSetting::Auto);
+    assert!(plain.builtin_suffixes);
+    assert_eq!(plain.suffixes.get("spec"), Some(ModeSetting::Gray));
+    assert_eq!(plain.suffixes.get("bump"), Some(ModeSetting::NormalDx));
+    let ui = settings(&config, None, "ui/button_normal.png").texture;
+    assert_eq!(ui.mode, ModeSetting::Color);
+    assert!(!ui.builtin_suffixes);
+    let (_dir, typo) = load("default:\n  texture:\n    suffix: { _spec: gray }\n");
+    assert!(
+        typo.warnings[0].message.contains("did you mean 'suffixes'"),
+        "{:?}",
+        typo.warnings
+    );
+    let error = load_error("default:\n  texture:\n    mode: bumpy\n").to_string();
+    assert!(error.contains("bumpy"), "{error}");
+}
