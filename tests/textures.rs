@@ -252,12 +252,18 @@ fn raw_texture(p: &Project, rel: &str) -> (u32, Option<Vec<u8>>, Vec<u8>) {
     let bytes = std::fs::read(p.path(rel)).unwrap();
     let view = assetc::format::ktx2::parse(&bytes).unwrap();
     let swizzle = view.key_value("KTXswizzle").map(<[u8]>::to_vec);
-    (view.header().vk_format, swizzle, view.level_data(0).to_vec())
+    (
+        view.header().vk_format,
+        swizzle,
+        view.level_data(0).to_vec(),
+    )
 }
 
 #[test]
 fn data_map_names_select_linear_modes_and_a_directx_normal_map_is_flipped() {
-    use assetc::format::ktx2::{VK_FORMAT_R8G8B8A8_SRGB as SRGB, VK_FORMAT_R8G8B8A8_UNORM as UNORM};
+    use assetc::format::ktx2::{
+        VK_FORMAT_R8G8B8A8_SRGB as SRGB, VK_FORMAT_R8G8B8A8_UNORM as UNORM,
+    };
     let p = Project::new(NAMED);
     for (index, name) in [
         "rock_albedo.png",
@@ -305,10 +311,7 @@ fn a_suffix_added_in_assetc_yml_rebuilds_only_the_textures_it_names() {
     p.png("assets/rock_spec.png", 4, 4, 2);
     p.png("assets/rock_normal.png", 4, 4, 3);
     p.build(&[]);
-    let with_suffix = NAMED.replace(
-        "mips: false }",
-        "mips: false, suffixes: { _spec: gray } }",
-    );
+    let with_suffix = NAMED.replace("mips: false }", "mips: false, suffixes: { _spec: gray } }");
     p.write("assetc.yml", with_suffix.as_bytes());
     p.touch("assetc.yml");
     let run = p.ninja(&[]).expect_ok("ninja");

@@ -552,6 +552,8 @@ presets:
     assert_eq!(desktop.spread, Spread(6));
     assert_eq!(desktop.mode, FontMode::Sdf);
     assert_eq!(desktop.charset.to_string(), "0x20-0x7e,0x400-0x4ff");
+    let (_dir, whole) = load("default:\n  font: { charset: font }\n");
+    assert!(settings(&whole, None, "x.ttf").font.charset.is_font());
     let mobile_ui = settings(&config, Some("mobile"), "ui/a.otf").font;
     assert_eq!(mobile_ui.spread, Spread(4));
     assert_eq!(mobile_ui.mode, FontMode::Msdf);
@@ -579,6 +581,7 @@ fn bad_font_knobs_name_their_line() {
             "default:\n  font:\n    charset: \"0x20-0x7e\"\n",
             "a list of codepoints",
         ),
+        ("default:\n  font:\n    charset: fonts\n", "or `font`"),
         (
             "default:\n  font:\n    px_per_em: 4\n",
             "px_per_em must be 8 to 512",

@@ -394,6 +394,12 @@ fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
             what: "cannot compile font".into(),
             source: Some(Box::new(e)),
         })?;
+    for warning in &compiled.warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
     let file = |bytes, kind| OutputFile {
         bytes,
         kind,
