@@ -217,7 +217,8 @@ fn broken_fonts_fail_their_own_edges_and_leave_nothing() {
 mod test_font;
 
 /// Small atlases keep these builds fast.
-const SMALL: &str = "input: assets\noutput: runtime\ndefault:\n  font: { px_per_em: 16, spread: 2 }\n";
+const SMALL: &str =
+    "input: assets\noutput: runtime\ndefault:\n  font: { px_per_em: 16, spread: 2 }\n";
 
 /// A generated font mapping space, the digits and the Thai letters.
 fn thai_font() -> Vec<u8> {
@@ -282,9 +283,14 @@ fn a_kana_font_fails_naming_its_blocks_until_charset_font_takes_them() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("`charset: [\"0x3040-0x309f\"]`"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("`charset: [\"0x3040-0x309f\"]`"),
+        "{}",
+        run.stdout
+    );
     assert!(!p.path("runtime/kana.hfont").exists());
-    let whole = format!("{SMALL}  rules:\n    - match: \"*.ttf\"\n      font: {{ charset: font }}\n");
+    let whole =
+        format!("{SMALL}  rules:\n    - match: \"*.ttf\"\n      font: {{ charset: font }}\n");
     p.write("assetc.yml", whole.as_bytes());
     p.touch("assetc.yml");
     let run = p.ninja(&[]).expect_ok("ninja");

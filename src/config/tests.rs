@@ -438,6 +438,8 @@ fn the_starter_loads_without_warnings_and_uses_every_key() {
         "compress:",
         "font:",
         "charset:",
+        "suffixes:",
+        "builtin_suffixes:",
     ] {
         assert!(STARTER_CONFIG.contains(key), "starter lacks {key}");
     }

@@ -263,10 +263,10 @@ pub fn texture_choice(stem: &str, texture: &TextureSettings) -> TextureChoice {
         .chain(DOTTED_SUFFIXES.iter().map(|(s, m)| (*s, *m, &['.'][..])));
     let mut best: Option<(usize, ModeSetting)> = None;
     for (suffix, mode, separators) in tables {
-        if best.is_some_and(|(length, _)| length >= suffix.len() + 1) {
+        let Some(length) = suffix_match(stem, suffix, separators) else {
             continue;
-        }
-        if let Some(length) = suffix_match(stem, suffix, separators) {
+        };
+        if best.is_none_or(|(longest, _)| length > longest) {
             best = Some((length, mode));
         }
     }
