@@ -109,22 +109,17 @@ const BLOCKS: &[(u32, u32, &str)] = &[
 const BLOCKS_SHOWN: usize = 4;
 
 /// Every BMP codepoint from U+0020 that `face` maps to a glyph other than
-/// `.notdef` (C1 controls aside), ascending.
+/// `.notdef` (C1 controls aside), ascending. Each codepoint is looked up,
+/// rather than the `cmap` groups walked: a hostile format 12 table can list
+/// any number of groups spanning all of Unicode, while this is always 65,504
+/// lookups.
 pub fn bmp_coverage(face: &Face) -> Vec<u32> {
-    let mut found = Vec::new();
-    if let Some(cmap) = face.tables().cmap {
-        for subtable in cmap.subtables.into_iter().filter(|s| s.is_unicode()) {
-            subtable.codepoints(|c| {
-                let drawn = subtable.glyph_index(c).is_some_and(|id| id.0 != 0);
-                if drawn && (FIRST..=LAST).contains(&c) && !(0x7F..=0x9F).contains(&c) {
-                    found.push(c);
-                }
-            });
-        }
-    }
-    found.sort_unstable();
-    found.dedup();
-    found
+    (FIRST..=LAST)
+        .filter(|c| !(0x7F..=0x9F).contains(c))
+        .filter_map(char::from_u32)
+        .filter(|&c| face.glyph_index(c).is_some_and(|id| id.0 != 0))
+        .map(u32::from)
+        .collect()
 }
 
 /// `charset: font` as ranges: the lowest [`MAX_FONT_CHARSET`] codepoints of

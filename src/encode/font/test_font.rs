@@ -16,10 +16,21 @@ const UNITS_PER_EM: u16 = 1000;
 /// repeats) to its own glyph; glyph 0 is `.notdef`. Every glyph is a square
 /// of 500 units on the baseline, 600 units wide.
 pub fn font_with(codepoints: &[u32]) -> Vec<u8> {
-    let glyphs = codepoints.len() + 1;
+    let groups: Vec<(u32, u32, u32)> = codepoints
+        .iter()
+        .enumerate()
+        .map(|(index, &c)| (c, c, index as u32 + 1))
+        .collect();
+    font_with_groups(&groups, codepoints.len() + 1)
+}
+
+/// A font of `glyphs` square glyphs whose `cmap` has exactly `groups`
+/// (first codepoint, last codepoint, glyph of the first), however
+/// overlapping or out of range: hostile tables are easy.
+pub fn font_with_groups(groups: &[(u32, u32, u32)], glyphs: usize) -> Vec<u8> {
     let (glyf, loca) = glyf_and_loca(glyphs);
     let tables: [(&[u8; 4], Vec<u8>); 7] = [
-        (b"cmap", cmap(codepoints)),
+        (b"cmap", cmap(groups)),
         (b"glyf", glyf),
         (b"head", head()),
         (b"hhea", hhea(glyphs)),
@@ -55,7 +66,7 @@ fn sfnt(tables: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {
 }
 
 /// `cmap` with one format 12 subtable (Windows, Unicode full repertoire).
-fn cmap(codepoints: &[u32]) -> Vec<u8> {
+fn cmap(groups: &[(u32, u32, u32)]) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend(0u16.to_be_bytes());
     out.extend(1u16.to_be_bytes());
@@ -64,13 +75,13 @@ fn cmap(codepoints: &[u32]) -> Vec<u8> {
     out.extend(12u32.to_be_bytes());
     out.extend(12u16.to_be_bytes());
     out.extend(0u16.to_be_bytes());
-    out.extend((16 + 12 * codepoints.len() as u32).to_be_bytes());
+    out.extend((16 + 12 * groups.len() as u32).to_be_bytes());
     out.extend(0u32.to_be_bytes());
-    out.extend((codepoints.len() as u32).to_be_bytes());
-    for (index, &codepoint) in codepoints.iter().enumerate() {
-        out.extend(codepoint.to_be_bytes());
-        out.extend(codepoint.to_be_bytes());
-        out.extend((index as u32 + 1).to_be_bytes());
+    out.extend((groups.len() as u32).to_be_bytes());
+    for &(first, last, glyph) in groups {
+        out.extend(first.to_be_bytes());
+        out.extend(last.to_be_bytes());
+        out.extend(glyph.to_be_bytes());
     }
     out
 }

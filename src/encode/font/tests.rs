@@ -436,3 +436,17 @@ fn charset_font_takes_the_fonts_own_coverage() {
     assert_eq!(codepoints, expected);
     assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
 }
+
+#[test]
+fn coverage_of_a_cmap_of_thousands_of_whole_unicode_groups_is_bounded() {
+    // 20,000 groups each spanning all of Unicode: walking them would take
+    // 2 * 10^10 steps; the coverage looks each BMP codepoint up once.
+    let groups = vec![(0, 0x10_FFFF, 1); 20_000];
+    let bytes = super::test_font::font_with_groups(&groups, 2);
+    let face = Face::parse(&bytes, 0).unwrap();
+    let covered = coverage::bmp_coverage(&face);
+    let scalars = (0x20..=0xFFFF).count() - (0x7F..=0x9F).count() - (0xD800..=0xDFFF).count();
+    // U+FFFF would be glyph 1 + 0xFFFF, past the 16-bit glyph ids.
+    assert_eq!(covered.len(), scalars - 1);
+    assert_eq!(covered.last(), Some(&0xFFFE));
+}
