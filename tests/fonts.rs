@@ -210,3 +210,94 @@ fn broken_fonts_fail_their_own_edges_and_leave_nothing() {
     p.ninja(&["-k", "0"]);
     assert!(p.path("runtime/notes.hfont").exists());
 }
+
+// Charsets that miss what a font covers (issue 27, item 10).
+
+#[path = "../src/encode/font/test_font.rs"]
+mod test_font;
+
+/// Small atlases keep these builds fast.
+const SMALL: &str =
+    "input: assets\noutput: runtime\ndefault:\n  font: { px_per_em: 16, spread: 2 }\n";
+
+/// A generated font mapping space, the digits and the Thai letters.
+fn thai_font() -> Vec<u8> {
+    let mut codepoints = vec![0x20];
+    codepoints.extend(0x30..=0x39);
+    codepoints.extend(0x0E01..=0x0E3A);
+    codepoints.extend(0x0E3F..=0x0E5B);
+    test_font::font_with(&codepoints)
+}
+
+/// A generated font mapping only Hiragana.
+fn kana_font() -> Vec<u8> {
+    let codepoints: Vec<u32> = (0x3041..=0x3096).collect();
+    test_font::font_with(&codepoints)
+}
+
+#[test]
+fn a_thai_font_under_the_default_charset_builds_with_a_warning_that_says_what_to_set() {
+    let p = Project::new(SMALL);
+    p.write("assets/thai.ttf", &thai_font());
+    let run = p.build(&[]);
+    assert!(
+        run.stdout.contains(
+            "assetc-encode: warning: assets/thai.ttf: the font has only 11 of the charset's 191 \
+             codepoints (0x20-0x7e,0xa0-0xff) but maps 87 others: it covers Thai \
+             (U+0E00-U+0E7F, 87 codepoints), Basic Latin (U+0000-U+007F, 11 codepoints); set \
+             `font: charset:` for it in assetc.yml (a rule matching this font), for example \
+             `charset: [\"0x20-0x7e\", \"0x0e00-0x0e7f\"]`, or `charset: font`"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(font(&p, "runtime/thai.hfont").glyphs.len(), 12);
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    // Following the advice rebuilds the font with its script, silently.
+    let advised = format!(
+        "{SMALL}  rules:\n    - match: \"thai.ttf\"\n      font: {{ charset: [\"0x20-0x7e\", \"0x0e00-0x0e7f\"] }}\n"
+    );
+    p.write("assetc.yml", advised.as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(font_edges(&run), ["FONT assets/thai.ttf"]);
+    assert!(!run.stdout.contains("warning"), "{}", run.stdout);
+    assert_eq!(font(&p, "runtime/thai.hfont").glyphs.len(), 99);
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    p.assert_no_op();
+}
+
+#[test]
+fn a_kana_font_fails_naming_its_blocks_until_charset_font_takes_them() {
+    let p = Project::new(SMALL);
+    p.write("assets/kana.ttf", &kana_font());
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&[]);
+    assert!(!run.ok);
+    assert!(
+        run.stdout.contains(
+            "assetc-encode: error: assets/kana.ttf: cannot compile font\n  caused by: the font \
+             has none of the charset's codepoints (0x20-0x7e,0xa0-0xff); the font covers \
+             Hiragana (U+3040-U+309F, 86 codepoints); set `font: charset:` for it in assetc.yml"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("`charset: [\"0x3040-0x309f\"]`"),
+        "{}",
+        run.stdout
+    );
+    assert!(!p.path("runtime/kana.hfont").exists());
+    let whole =
+        format!("{SMALL}  rules:\n    - match: \"*.ttf\"\n      font: {{ charset: font }}\n");
+    p.write("assetc.yml", whole.as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert!(!run.stdout.contains("warning"), "{}", run.stdout);
+    let glyphs = font(&p, "runtime/kana.hfont").glyphs;
+    assert_eq!(glyphs.len(), 87);
+    assert_eq!(glyphs[86].codepoint, 0x3096);
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    p.assert_no_op();
+}

@@ -229,3 +229,135 @@ fn luts_build_and_a_bad_one_names_its_line() {
     );
     p.assert_no_op();
 }
+
+// Data maps named the way painting tools name them (issue 27, item 2).
+
+#[path = "../src/encode/mesh/fixtures.rs"]
+mod fixtures;
+
+/// Raw, unsupercompressed textures, so level 0 is the texels themselves; a
+/// rule makes every `ui/` image colour whatever its name.
+const NAMED: &str = r#"
+input: assets
+output: runtime
+default:
+  texture: { compress: false, zstd_level: 0, mips: false }
+  rules:
+    - match: "ui/**"
+      texture: { mode: color }
+"#;
+
+/// The format, swizzle and level 0 of a raw KTX2 in the project.
+fn raw_texture(p: &Project, rel: &str) -> (u32, Option<Vec<u8>>, Vec<u8>) {
+    let bytes = std::fs::read(p.path(rel)).unwrap();
+    let view = assetc::format::ktx2::parse(&bytes).unwrap();
+    let swizzle = view.key_value("KTXswizzle").map(<[u8]>::to_vec);
+    (
+        view.header().vk_format,
+        swizzle,
+        view.level_data(0).to_vec(),
+    )
+}
+
+#[test]
+fn data_map_names_select_linear_modes_and_a_directx_normal_map_is_flipped() {
+    use assetc::format::ktx2::{
+        VK_FORMAT_R8G8B8A8_SRGB as SRGB, VK_FORMAT_R8G8B8A8_UNORM as UNORM,
+    };
+    let p = Project::new(NAMED);
+    for (index, name) in [
+        "rock_albedo.png",
+        "rock_Normal.png",
+        "rock_NormalDX.png",
+        "rock-ao.png",
+        "rock_ORM.png",
+        "rock.n.png",
+        "ui/button_normal.png",
+    ]
+    .iter()
+    .enumerate()
+    {
+        p.png(&format!("assets/{name}"), 4, 4, index as u8);
+    }
+    p.build(&[]);
+    let source = |seed| common::pattern(4, 4, seed);
+    let rg01 = Some(b"rg01\0".to_vec());
+    let cases = [
+        ("rock_albedo", SRGB, None, source(0)),
+        ("rock_Normal", UNORM, rg01.clone(), source(1)),
+        ("rock-ao", UNORM, Some(b"r001\0".to_vec()), source(3)),
+        ("rock_ORM", UNORM, None, source(4)),
+        ("rock.n", UNORM, rg01.clone(), source(5)),
+        ("ui/button_normal", SRGB, None, source(6)),
+    ];
+    for (stem, format, swizzle, texels) in cases {
+        let found = raw_texture(&p, &format!("runtime/{stem}.ktx2"));
+        assert_eq!(found, (format, swizzle, texels), "{stem}");
+    }
+    let flipped: Vec<u8> = source(2)
+        .chunks_exact(4)
+        .flat_map(|t| [t[0], 255 - t[1], t[2], t[3]])
+        .collect();
+    let dx = raw_texture(&p, "runtime/rock_NormalDX.ktx2");
+    assert_eq!(dx, (UNORM, rg01, flipped));
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    p.assert_no_op();
+}
+
+#[test]
+fn a_suffix_added_in_assetc_yml_rebuilds_only_the_textures_it_names() {
+    let p = Project::new(NAMED);
+    p.png("assets/rock_albedo.png", 4, 4, 1);
+    p.png("assets/rock_spec.png", 4, 4, 2);
+    p.png("assets/rock_normal.png", 4, 4, 3);
+    p.build(&[]);
+    let with_suffix = NAMED.replace("mips: false }", "mips: false, suffixes: { _spec: gray } }");
+    p.write("assetc.yml", with_suffix.as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(encode_edges(&run), ["TEXTURE assets/rock_spec.png"]);
+    let (format, swizzle, _) = raw_texture(&p, "runtime/rock_spec.ktx2");
+    assert_eq!(format, assetc::format::ktx2::VK_FORMAT_R8G8B8A8_UNORM);
+    assert_eq!(swizzle.as_deref(), Some(&b"r001\0"[..]));
+    // Turning the built-in table off turns `_normal` back into colour.
+    let without = with_suffix.replace("_spec: gray }", "_spec: gray }, builtin_suffixes: false");
+    p.write("assetc.yml", without.as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(encode_edges(&run), ["TEXTURE assets/rock_normal.png"]);
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    p.assert_no_op();
+}
+
+#[test]
+fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
+    let p = Project::new(NAMED);
+    let mut b = fixtures::GltfBuilder::new();
+    let image = b.add_image_uri("rock_normal.png");
+    let texture = b.add_texture(Some(image));
+    let material = b.add_material(&fixtures::Material {
+        base_color_texture: Some(texture),
+        ..fixtures::Material::default()
+    });
+    let mesh = fixtures::triangle_mesh(&mut b, Some(material));
+    let node = b.add_node(fixtures::Node::mesh(mesh));
+    b.add_scene(&[node]);
+    p.png("assets/m/rock_normal.png", 4, 4, 7);
+    b.write_gltf(&p.path("assets/m"), "rock").unwrap();
+    let configure = p.assetc(&["configure"]).expect_ok("configure");
+    assert!(
+        configure.stderr.contains(
+            "m/rock.gltf: its material reads m/rock_normal.png as colour (base colour or \
+             emissive), but its name's `_normal` makes it a normal map (linear data); the \
+             material slot wins: it is encoded as sRGB colour for this mesh"
+        ),
+        "{}",
+        configure.stderr
+    );
+    p.ninja(&[]).expect_ok("ninja");
+    let (format, swizzle, texels) = raw_texture(&p, "runtime/m/rock/tex_0.ktx2");
+    assert_eq!(format, assetc::format::ktx2::VK_FORMAT_R8G8B8A8_SRGB);
+    assert_eq!((swizzle, texels), (None, common::pattern(4, 4, 7)));
+    assert!(!p.path("runtime/m/rock_normal.ktx2").exists());
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+}

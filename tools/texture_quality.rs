@@ -261,6 +261,7 @@ fn timed_encode(
         zstd_level: ZSTD_LEVEL,
         mips,
         max_size: 0,
+        flip_green: false,
     };
     let mut best = (Vec::new(), f64::INFINITY);
     for _ in 0..repeat.max(1) {

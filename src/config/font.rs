@@ -14,6 +14,11 @@
 //! are the same setting and give the same encoder command line. On that
 //! command line the set is written in its canonical form, ranges joined by
 //! `,` (`0x20-0x7e,0xa0-0xff,0x20ac`), which [`Charset`]'s `FromStr` reads back.
+//!
+//! `charset: font` stands for every codepoint the font itself maps in the
+//! Basic Multilingual Plane, up to the encoder's limit; it is resolved against
+//! the font by the encoder (`encode::font::coverage`), and written `font` on
+//! the command line.
 
 use core::ops::RangeInclusive;
 
@@ -22,15 +27,27 @@ use serde::Deserialize;
 /// The largest Unicode codepoint.
 const MAX_CODEPOINT: u32 = 0x10_FFFF;
 
-/// A set of Unicode codepoints as sorted, disjoint, non-adjacent inclusive
-/// ranges (at least one).
+/// The word that selects the font's own coverage.
+const FONT_WORD: &str = "font";
+
+/// A set of Unicode codepoints: sorted, disjoint, non-adjacent inclusive
+/// ranges (at least one), or the font's own coverage (`font`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Charset(Vec<RangeInclusive<u32>>);
+pub struct Charset(Codepoints);
+
+/// What a [`Charset`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Codepoints {
+    /// Listed ranges.
+    Ranges(Vec<RangeInclusive<u32>>),
+    /// Whatever the font maps in the BMP, resolved by the encoder.
+    Font,
+}
 
 impl Default for Charset {
     /// ASCII printable (U+0020 to U+007E) and Latin-1 (U+00A0 to U+00FF).
     fn default() -> Self {
-        Self(vec![0x20..=0x7E, 0xA0..=0xFF])
+        Self(Codepoints::Ranges(vec![0x20..=0x7E, 0xA0..=0xFF]))
     }
 }
 
@@ -56,18 +73,31 @@ impl Charset {
                 ));
             }
         }
-        Ok(Self(merge(ranges)))
+        Ok(Self(Codepoints::Ranges(merge(ranges))))
     }
 
-    /// The ranges, sorted and disjoint.
+    /// The font's own coverage in the Basic Multilingual Plane (`font`).
+    pub fn from_font() -> Self {
+        Self(Codepoints::Font)
+    }
+
+    /// Whether this is `font`, which the encoder resolves against the font.
+    pub fn is_font(&self) -> bool {
+        self.0 == Codepoints::Font
+    }
+
+    /// The ranges, sorted and disjoint; none for `font`.
     pub fn ranges(&self) -> &[RangeInclusive<u32>] {
-        &self.0
+        match &self.0 {
+            Codepoints::Ranges(ranges) => ranges,
+            Codepoints::Font => &[],
+        }
     }
 
-    /// Every codepoint of the set that is a Unicode scalar value (surrogates
-    /// are skipped), ascending.
+    /// Every codepoint of the ranges that is a Unicode scalar value
+    /// (surrogates are skipped), ascending; none for `font`.
     pub fn chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.0
+        self.ranges()
             .iter()
             .flat_map(|r| r.clone().filter_map(char::from_u32))
     }
@@ -126,8 +156,11 @@ impl TryFrom<Vec<String>> for Charset {
 impl std::str::FromStr for Charset {
     type Err = String;
 
-    /// Reads the `--charset` flag: entries joined by `,`.
+    /// Reads the `--charset` flag: entries joined by `,`, or `font`.
     fn from_str(text: &str) -> Result<Self, String> {
+        if text == FONT_WORD {
+            return Ok(Self::from_font());
+        }
         let entries: Vec<String> = text.split(',').map(str::to_owned).collect();
         entries.try_into()
     }
@@ -136,7 +169,10 @@ impl std::str::FromStr for Charset {
 impl std::fmt::Display for Charset {
     /// The canonical form: `0x20-0x7e,0xa0-0xff` (a lone codepoint as `0x41`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (index, range) in self.0.iter().enumerate() {
+        if self.is_font() {
+            return f.write_str(FONT_WORD);
+        }
+        for (index, range) in self.ranges().iter().enumerate() {
             if index > 0 {
                 f.write_str(",")?;
             }
@@ -151,28 +187,49 @@ impl std::fmt::Display for Charset {
 }
 
 impl<'de> Deserialize<'de> for Charset {
-    /// Reads a YAML list of entries; a unit (only the key probe of `keys.rs`
-    /// offers one) reads as the default set.
+    /// Reads a YAML list of entries, or the word `font`; a unit (only the key
+    /// probe of `keys.rs` offers one) reads as the default set.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         match deserializer.deserialize_any(EntryListVisitor)? {
             None => Ok(Self::default()),
-            Some(entries) => Self::try_from(entries).map_err(serde::de::Error::custom),
+            Some(CharsetValue::Font) => Ok(Self::from_font()),
+            Some(CharsetValue::Entries(entries)) => {
+                Self::try_from(entries).map_err(serde::de::Error::custom)
+            }
         }
     }
 }
 
-/// Reads a YAML list of charset entries as text.
+/// A `charset:` value as written.
+enum CharsetValue {
+    /// The word `font`.
+    Font,
+    /// A list of codepoints and ranges.
+    Entries(Vec<String>),
+}
+
+/// Reads a YAML list of charset entries as text, or the word `font`.
 struct EntryListVisitor;
 
 impl<'de> serde::de::Visitor<'de> for EntryListVisitor {
-    type Value = Option<Vec<String>>;
+    type Value = Option<CharsetValue>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a list of codepoints and ranges, such as [\"0x20-0x7e\", \"0xa0-0xff\"]")
+        f.write_str(
+            "a list of codepoints and ranges, such as [\"0x20-0x7e\", \"0xa0-0xff\"], or `font`",
+        )
     }
 
     fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
         Ok(None)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        if text == FONT_WORD {
+            Ok(Some(CharsetValue::Font))
+        } else {
+            Err(E::invalid_value(serde::de::Unexpected::Str(text), &self))
+        }
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
@@ -180,7 +237,7 @@ impl<'de> serde::de::Visitor<'de> for EntryListVisitor {
         while let Some(entry) = seq.next_element::<String>()? {
             entries.push(entry);
         }
-        Ok(Some(entries))
+        Ok(Some(CharsetValue::Entries(entries)))
     }
 }
 
@@ -253,6 +310,16 @@ mod tests {
             assert!(error.contains(why), "{bad}: {error}");
         }
         assert!(Charset::new(Vec::new()).is_err());
+    }
+
+    #[test]
+    fn font_stands_for_the_fonts_own_coverage() {
+        let font: Charset = "font".parse().unwrap();
+        assert!(font.is_font());
+        assert_eq!(font.to_string(), "font");
+        assert_eq!(font.chars().count(), 0);
+        assert!(!Charset::default().is_font());
+        assert!("fonts".parse::<Charset>().is_err());
     }
 
     #[test]

@@ -93,9 +93,19 @@ default:
     mips: true
     # Halve larger sources until neither side exceeds this; 0: no limit.
     max_size: 0
+    # How texels are read. auto: by the name (rock_normal.png is a normal
+    # map, rock_NormalDX.png one with green flipped, rock_ao.png grayscale,
+    # rock_orm.png linear data; docs/textures.md has the table). color,
+    # normal, normal_dx, gray or linear: that, whatever the name.
+    mode: auto
+    # Name suffixes added to the built-in table, such as { _spec: gray }.
+    suffixes: {}
+    # false: only assetc's own .n, .ao, .h and .r names select a mode.
+    builtin_suffixes: true
   font:
     # Codepoints to compile, as hexadecimal codepoints or ranges (0x or U+);
-    # those the font lacks are skipped. This is ASCII plus Latin-1.
+    # those the font lacks are skipped. This is ASCII plus Latin-1; `font`
+    # takes whatever the font covers (Thai, kana, icons …).
     charset: ["0x20-0x7e", "0xa0-0xff"]
     # Atlas texels per em, and how far (in texels) the distance field
     # reaches on each side of an outline.
@@ -110,6 +120,8 @@ default:
     - match: "ui/*"
       texture:
         compress: false
+        # UI art is colour even when named like button_normal.png.
+        mode: color
 
 # Named variants of the build, picked with `--preset <name>`. A preset's
 # settings sit on top of `default`, and its rules win over the default rules.

@@ -19,7 +19,8 @@
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
 //! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
 //! (one-or-many glob values), `ids.rs` (the `ids:` key), `size.rs` (byte
-//! sizes such as `5G`).
+//! sizes such as `5G`), `texture.rs` (the texture mode and name-suffix
+//! values).
 
 mod error;
 mod font;
@@ -34,6 +35,7 @@ mod schema;
 mod select;
 mod settings;
 mod size;
+mod texture;
 mod yaml;
 
 #[cfg(test)]
@@ -52,6 +54,7 @@ pub use settings::{
     PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 pub use size::ByteSize;
+pub use texture::{ModeSetting, SuffixTable};
 
 /// The name of the config file that [`Config::discover`] looks for.
 pub const CONFIG_FILE_NAME: &str = "assetc.yml";

@@ -10,6 +10,7 @@
 use serde::Deserialize;
 
 use super::font::{Charset, FontMode};
+use super::texture::{ModeSetting, SuffixTable};
 use crate::encode::uastc::MAX_QUALITY;
 
 /// Declares a resolved settings group, its optional layer twin and the overlay.
@@ -80,6 +81,17 @@ settings_group! {
         mips: bool = true,
         /// Halve the source until neither side exceeds this; 0 means no limit.
         max_size: u32 = 0,
+        /// How the texels are read: `auto` lets the file's name decide (the
+        /// suffix tables); `color`, `normal`, `normal_dx`, `gray` or `linear`
+        /// forces that mode on every source the layer applies to.
+        mode: ModeSetting = ModeSetting::Auto,
+        /// Name suffixes and their modes, added to the built-in table (an
+        /// entry here wins over a built-in one with the same suffix).
+        suffixes: SuffixTable = SuffixTable::default(),
+        /// Whether the built-in table of painting-tool suffixes (`_normal`,
+        /// `_ao`, `_roughness` …) applies; assetc's own `.n`, `.ao`, `.h`
+        /// and `.r` always do.
+        builtin_suffixes: bool = true,
     }
 }
 

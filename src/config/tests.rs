@@ -438,6 +438,8 @@ fn the_starter_loads_without_warnings_and_uses_every_key() {
         "compress:",
         "font:",
         "charset:",
+        "suffixes:",
+        "builtin_suffixes:",
     ] {
         assert!(STARTER_CONFIG.contains(key), "starter lacks {key}");
     }
@@ -552,6 +554,8 @@ presets:
     assert_eq!(desktop.spread, Spread(6));
     assert_eq!(desktop.mode, FontMode::Sdf);
     assert_eq!(desktop.charset.to_string(), "0x20-0x7e,0x400-0x4ff");
+    let (_dir, whole) = load("default:\n  font: { charset: font }\n");
+    assert!(settings(&whole, None, "x.ttf").font.charset.is_font());
     let mobile_ui = settings(&config, Some("mobile"), "ui/a.otf").font;
     assert_eq!(mobile_ui.spread, Spread(4));
     assert_eq!(mobile_ui.mode, FontMode::Msdf);
@@ -579,6 +583,7 @@ fn bad_font_knobs_name_their_line() {
             "default:\n  font:\n    charset: \"0x20-0x7e\"\n",
             "a list of codepoints",
         ),
+        ("default:\n  font:\n    charset: fonts\n", "or `font`"),
         (
             "default:\n  font:\n    px_per_em: 4\n",
             "px_per_em must be 8 to 512",
@@ -610,4 +615,29 @@ fn exclude_globs_are_a_known_key_and_match_files_and_folders() {
         matches!(error, ConfigError::BadGlob { line: 3, .. }),
         "{error}"
     );
+}
+
+#[test]
+fn texture_naming_settings_cascade_and_their_keys_are_known() {
+    let (_dir, config) = load(
+        "default:\n  texture:\n    suffixes: { _Spec: gray, -bump: normal_dx }\n  rules:\n    \
+         - match: \"ui/**\"\n      texture: { mode: color, builtin_suffixes: false }\n",
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let plain = settings(&config, None, "t/rock_spec.png").texture;
+    assert_eq!(plain.mode, ModeSetting::Auto);
+    assert!(plain.builtin_suffixes);
+    assert_eq!(plain.suffixes.get("spec"), Some(ModeSetting::Gray));
+    assert_eq!(plain.suffixes.get("bump"), Some(ModeSetting::NormalDx));
+    let ui = settings(&config, None, "ui/button_normal.png").texture;
+    assert_eq!(ui.mode, ModeSetting::Color);
+    assert!(!ui.builtin_suffixes);
+    let (_dir, typo) = load("default:\n  texture:\n    suffix: { _spec: gray }\n");
+    assert!(
+        typo.warnings[0].message.contains("did you mean 'suffixes'"),
+        "{:?}",
+        typo.warnings
+    );
+    let error = load_error("default:\n  texture:\n    mode: bumpy\n").to_string();
+    assert!(error.contains("bumpy"), "{error}");
 }

@@ -11,6 +11,7 @@
 //! | matches an `embed:` glob         | embed         | same path             |
 //! | `*.n.png`, `*.n.jpg`             | normal map    | `*.n.ktx2`            |
 //! | `*.ao.png`, `*.h.png`, `*.r.png` | grayscale     | `*.ao.ktx2` …         |
+//! | `*_normal.png`, `*_ao.png` …     | by the suffix table below | `*_normal.ktx2` … |
 //! | `*.png`, `*.jpg`, `*.jpeg`       | colour        | `*.ktx2`              |
 //! | `*.ktx2`                         | texture, passed through | `*.ktx2` (the same bytes) |
 //! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
@@ -24,6 +25,15 @@
 //!
 //! Suffixes compare case-insensitively; output names keep the source's case.
 //!
+//! An image's mode comes from the last part of its stem (the name before the
+//! extension), after a `_`, `-` or `.`: [`CONVENTION_SUFFIXES`] are the names
+//! painting tools and engines write (`rock_Normal.png`, `rock-ao.png`,
+//! `rock_NormalDX.png`, whose green channel is flipped), `assetc.yml` adds to
+//! them (`texture.suffixes`) or turns them off (`texture.builtin_suffixes`),
+//! and a rule's `texture.mode` overrides any name ([`texture_choice`]).
+//! assetc's own `.n`, `.ao`, `.h` and `.r` (after a `.` only) always apply.
+//! The longest matching suffix wins, and on a tie `assetc.yml`'s own entry.
+//!
 //!
 //! A font's atlas is `<stem>.font.ktx2`, not `<stem>.ktx2` as in the
 //! reference tool: `ui/inter.ttf` and `ui/inter.png` would otherwise both
@@ -36,6 +46,7 @@
 //! list them: the edge declares only its fragment and manages the `.spv` files
 //! itself (see `encode::shader::output`).
 
+use crate::config::{ModeSetting, TextureSettings};
 use crate::encode::texture::TextureMode;
 
 /// What a source compiles as.
@@ -93,13 +104,49 @@ const FOLDER_ASSETS: &[(&str, SourceKind)] = &[
 /// The folder suffix of texture arrays.
 const ARRAY_SUFFIX: &str = ".array";
 
-/// Image suffixes that select a texture mode, checked before plain images.
-const TEXTURE_MODE_SUFFIXES: &[(&str, TextureMode)] = &[
-    (".n", TextureMode::Normal),
-    (".ao", TextureMode::Gray),
-    (".h", TextureMode::Gray),
-    (".r", TextureMode::Gray),
+/// assetc's own name suffixes: always on, and only after a `.` (`rock.n.png`).
+const DOTTED_SUFFIXES: &[(&str, ModeSetting)] = &[
+    ("n", ModeSetting::Normal),
+    ("ao", ModeSetting::Gray),
+    ("h", ModeSetting::Gray),
+    ("r", ModeSetting::Gray),
 ];
+
+/// The suffixes painting tools and engines write (Substance, ambientCG, Poly
+/// Haven, Unreal and Unity conventions), lowercase, matched after a `_`, `-`
+/// or `.`; on unless `texture.builtin_suffixes` is `false`.
+pub const CONVENTION_SUFFIXES: &[(&str, ModeSetting)] = &[
+    ("n", ModeSetting::Normal),
+    ("nrm", ModeSetting::Normal),
+    ("nor", ModeSetting::Normal),
+    ("normal", ModeSetting::Normal),
+    ("normalgl", ModeSetting::Normal),
+    ("normal_gl", ModeSetting::Normal),
+    ("nor_gl", ModeSetting::Normal),
+    ("normaldx", ModeSetting::NormalDx),
+    ("normal_dx", ModeSetting::NormalDx),
+    ("nor_dx", ModeSetting::NormalDx),
+    ("ao", ModeSetting::Gray),
+    ("occlusion", ModeSetting::Gray),
+    ("ambientocclusion", ModeSetting::Gray),
+    ("rough", ModeSetting::Gray),
+    ("roughness", ModeSetting::Gray),
+    ("metal", ModeSetting::Gray),
+    ("metallic", ModeSetting::Gray),
+    ("metalness", ModeSetting::Gray),
+    ("height", ModeSetting::Gray),
+    ("disp", ModeSetting::Gray),
+    ("displacement", ModeSetting::Gray),
+    ("h", ModeSetting::Gray),
+    ("mask", ModeSetting::Gray),
+    ("orm", ModeSetting::Linear),
+    ("arm", ModeSetting::Linear),
+    ("occlusionroughnessmetallic", ModeSetting::Linear),
+];
+
+/// The separators a suffix may follow: any for table entries, `.` for
+/// [`DOTTED_SUFFIXES`].
+const SEPARATORS: &[char] = &['_', '-', '.'];
 
 /// Image files: decoded and encoded, or (KTX2) checked and passed through.
 const IMAGE_EXTENSIONS: &[&str] = &[".png", ".jpg", ".jpeg", ".ktx2"];
@@ -140,12 +187,200 @@ pub fn classify_file(rel: &str, embedded: bool) -> Option<SourceKind> {
         .map(|(_, kind)| *kind)
 }
 
-/// The texture mode a stem's last suffix selects (`rock.n` is a normal map).
+/// The texture mode a stem selects under the built-in tables alone (the scan
+/// knows no settings; configure settles each source with [`settle_texture`]).
 fn texture_mode(stem: &str) -> TextureMode {
-    TEXTURE_MODE_SUFFIXES
+    texture_choice(stem, &TextureSettings::default()).texture_mode()
+}
+
+/// What decided a texture's mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChoiceReason {
+    /// A rule's (or a preset's, or `default:`'s) `texture.mode`.
+    Rule,
+    /// The end of the file name, as written there (`_Normal`).
+    Suffix(String),
+    /// Nothing: a name without a known suffix is colour.
+    Unnamed,
+}
+
+/// How a texture source is read, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureChoice {
+    /// The mode; never [`ModeSetting::Auto`].
+    pub mode: ModeSetting,
+    /// What decided it.
+    pub reason: ChoiceReason,
+}
+
+impl TextureChoice {
+    /// The encoder's mode.
+    pub fn texture_mode(&self) -> TextureMode {
+        match self.mode {
+            ModeSetting::Color | ModeSetting::Auto => TextureMode::Color,
+            ModeSetting::Normal | ModeSetting::NormalDx => TextureMode::Normal,
+            ModeSetting::Gray => TextureMode::Gray,
+            ModeSetting::Linear => TextureMode::Linear,
+        }
+    }
+
+    /// Whether the encoder flips the green channel (a DirectX normal map).
+    pub fn flips_green(&self) -> bool {
+        self.mode == ModeSetting::NormalDx
+    }
+
+    /// What decided the mode, for messages.
+    fn reason_text(&self) -> String {
+        match &self.reason {
+            ChoiceReason::Rule => format!("`texture.mode: {}` in assetc.yml", self.mode.name()),
+            ChoiceReason::Suffix(written) => format!("its name's `{written}`"),
+            ChoiceReason::Unnamed => "its name".into(),
+        }
+    }
+}
+
+/// How the image with `stem` (its path without the extension, or a texture
+/// array folder's without `.array`) is read under `texture`: a forced
+/// `mode`, else the longest suffix of `texture.suffixes`, the convention
+/// table (unless turned off) and [`DOTTED_SUFFIXES`], else colour.
+pub fn texture_choice(stem: &str, texture: &TextureSettings) -> TextureChoice {
+    if texture.mode != ModeSetting::Auto {
+        return TextureChoice {
+            mode: texture.mode,
+            reason: ChoiceReason::Rule,
+        };
+    }
+    let conventions: &[(&str, ModeSetting)] = if texture.builtin_suffixes {
+        CONVENTION_SUFFIXES
+    } else {
+        &[]
+    };
+    let user = &texture.suffixes.0;
+    let tables = user
         .iter()
-        .find(|(suffix, _)| ends_with_ignore_case(stem, suffix))
-        .map_or(TextureMode::Color, |(_, mode)| *mode)
+        .map(|(suffix, mode)| (suffix.as_str(), *mode, SEPARATORS))
+        .chain(conventions.iter().map(|(s, m)| (*s, *m, SEPARATORS)))
+        .chain(DOTTED_SUFFIXES.iter().map(|(s, m)| (*s, *m, &['.'][..])));
+    let mut best: Option<(usize, ModeSetting)> = None;
+    for (suffix, mode, separators) in tables {
+        let Some(length) = suffix_match(stem, suffix, separators) else {
+            continue;
+        };
+        if best.is_none_or(|(longest, _)| length > longest) {
+            best = Some((length, mode));
+        }
+    }
+    match best {
+        Some((length, mode)) => TextureChoice {
+            mode,
+            reason: ChoiceReason::Suffix(stem[stem.len() - length..].to_string()),
+        },
+        None => TextureChoice {
+            mode: ModeSetting::Color,
+            reason: ChoiceReason::Unnamed,
+        },
+    }
+}
+
+/// The length of `separator + suffix` when `stem`'s file name ends with
+/// them after at least one other character.
+fn suffix_match(stem: &str, suffix: &str, separators: &[char]) -> Option<usize> {
+    let name = stem.rsplit('/').next().unwrap_or(stem);
+    let rest = strip_suffix_any(name, &[suffix])?;
+    let before = rest.strip_suffix(separators)?;
+    (!before.is_empty()).then_some(suffix.len() + 1)
+}
+
+/// A scanned source's kind once its settings are known: a texture's or
+/// texture array's mode by [`texture_choice`], and the extra encoder flags
+/// it needs (`--flip-green`). Other kinds are returned unchanged.
+pub fn settle_texture(
+    kind: SourceKind,
+    rel: &str,
+    texture: &TextureSettings,
+) -> (SourceKind, Vec<String>) {
+    let (choice, array) = match kind {
+        SourceKind::Texture(_) => match strip_suffix_any(rel, IMAGE_EXTENSIONS) {
+            Some(stem) => (texture_choice(stem, texture), false),
+            None => return (kind, Vec::new()),
+        },
+        SourceKind::TextureArray(_) => match strip_suffix_any(rel, &[ARRAY_SUFFIX]) {
+            Some(stem) => (texture_choice(stem, texture), true),
+            None => return (kind, Vec::new()),
+        },
+        _ => return (kind, Vec::new()),
+    };
+    let mode = choice.texture_mode();
+    let flags = if choice.flips_green() {
+        vec!["--flip-green".to_string()]
+    } else {
+        Vec::new()
+    };
+    let settled = if array {
+        SourceKind::TextureArray(mode)
+    } else {
+        SourceKind::Texture(mode)
+    };
+    (settled, flags)
+}
+
+/// The warning for an image file that a mesh source's material slot reads in
+/// `slot` mode while its own name or rule says the opposite about colour
+/// (data named as colour by a rule or suffix, or colour named as data). The
+/// slot wins: the mesh's texture edge encodes the image in the slot's mode.
+/// A name without a known suffix says nothing, so it never disagrees.
+pub fn slot_disagreement(
+    image: &str,
+    texture: &TextureSettings,
+    mesh: &str,
+    slot: TextureMode,
+) -> Option<String> {
+    let stem = strip_suffix_any(image, IMAGE_EXTENSIONS)?;
+    let choice = texture_choice(stem, texture);
+    let named_colour = choice.texture_mode().is_srgb();
+    if choice.reason == ChoiceReason::Unnamed || named_colour == slot.is_srgb() {
+        return None;
+    }
+    Some(format!(
+        "{mesh}: its material reads {image} as {}, but {} makes it {}; the material slot wins: \
+         it is encoded as {} for this mesh (rename the file, or set `texture.mode` in a rule, \
+         to make them agree)",
+        slot_text(slot),
+        choice.reason_text(),
+        mode_text(choice.mode),
+        mode_text_of(slot),
+    ))
+}
+
+/// A material slot's use of an image, for messages.
+fn slot_text(slot: TextureMode) -> &'static str {
+    match slot {
+        TextureMode::Color => "colour (base colour or emissive)",
+        TextureMode::Normal => "its normal map",
+        TextureMode::Gray => "grayscale data",
+        TextureMode::Linear => "data (metallic-roughness or occlusion)",
+    }
+}
+
+/// What a mode makes of an image, for messages.
+fn mode_text(mode: ModeSetting) -> &'static str {
+    match mode {
+        ModeSetting::Color | ModeSetting::Auto => "sRGB colour",
+        ModeSetting::Normal => "a normal map (linear data)",
+        ModeSetting::NormalDx => "a DirectX normal map (linear data)",
+        ModeSetting::Gray => "grayscale data (linear)",
+        ModeSetting::Linear => "linear data",
+    }
+}
+
+/// [`mode_text`] of an encoder mode.
+fn mode_text_of(mode: TextureMode) -> &'static str {
+    mode_text(match mode {
+        TextureMode::Color => ModeSetting::Color,
+        TextureMode::Normal => ModeSetting::Normal,
+        TextureMode::Gray => ModeSetting::Gray,
+        TextureMode::Linear => ModeSetting::Linear,
+    })
 }
 
 /// The runtime output paths (relative to the output folder) of a source.
@@ -222,7 +457,190 @@ mod tests {
         assert_eq!(mode("rock.h.png"), Some(TextureMode::Gray));
         assert_eq!(mode("rock.r.jpeg"), Some(TextureMode::Gray));
         assert_eq!(mode("rockn.png"), Some(TextureMode::Color));
+        assert_eq!(mode("rock_normal.png"), Some(TextureMode::Normal));
+        assert_eq!(mode("rock_orm.png"), Some(TextureMode::Linear));
         assert_eq!(mode("notes.txt"), None);
+    }
+
+    /// The mode and deciding suffix of `name` under `texture`.
+    fn chosen(name: &str, texture: &TextureSettings) -> (ModeSetting, ChoiceReason) {
+        let stem = strip_suffix_any(name, IMAGE_EXTENSIONS).unwrap();
+        let choice = texture_choice(stem, texture);
+        (choice.mode, choice.reason)
+    }
+
+    fn by_suffix(mode: ModeSetting, written: &str) -> (ModeSetting, ChoiceReason) {
+        (mode, ChoiceReason::Suffix(written.into()))
+    }
+
+    #[test]
+    fn painting_tool_suffixes_select_data_modes() {
+        let defaults = TextureSettings::default();
+        let cases = [
+            (
+                "t/rock_Normal.png",
+                by_suffix(ModeSetting::Normal, "_Normal"),
+            ),
+            ("rock-nrm.jpg", by_suffix(ModeSetting::Normal, "-nrm")),
+            ("rock_n.png", by_suffix(ModeSetting::Normal, "_n")),
+            (
+                "rock_NormalGL.png",
+                by_suffix(ModeSetting::Normal, "_NormalGL"),
+            ),
+            (
+                "rock_NormalDX.png",
+                by_suffix(ModeSetting::NormalDx, "_NormalDX"),
+            ),
+            (
+                "rock_nor_dx.png",
+                by_suffix(ModeSetting::NormalDx, "_nor_dx"),
+            ),
+            ("rock_AO.png", by_suffix(ModeSetting::Gray, "_AO")),
+            (
+                "rock_Roughness.png",
+                by_suffix(ModeSetting::Gray, "_Roughness"),
+            ),
+            (
+                "rock_metallic.png",
+                by_suffix(ModeSetting::Gray, "_metallic"),
+            ),
+            ("rock_disp.png", by_suffix(ModeSetting::Gray, "_disp")),
+            ("rock_h.png", by_suffix(ModeSetting::Gray, "_h")),
+            ("rock_mask.png", by_suffix(ModeSetting::Gray, "_mask")),
+            ("rock_ORM.png", by_suffix(ModeSetting::Linear, "_ORM")),
+            (
+                "rock_OcclusionRoughnessMetallic.png",
+                by_suffix(ModeSetting::Linear, "_OcclusionRoughnessMetallic"),
+            ),
+            ("rock.n.png", by_suffix(ModeSetting::Normal, ".n")),
+            ("rock.r.png", by_suffix(ModeSetting::Gray, ".r")),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(chosen(name, &defaults), expected, "{name}");
+        }
+        let colour = (ModeSetting::Color, ChoiceReason::Unnamed);
+        for name in [
+            "rock.png",
+            "normal.png",
+            "_n.png",
+            "rocknormal.png",
+            "rock_r.png",
+            "n/x.png",
+        ] {
+            assert_eq!(chosen(name, &defaults), colour, "{name}");
+        }
+    }
+
+    #[test]
+    fn assetc_yml_adds_replaces_and_forces() {
+        let added = TextureSettings {
+            suffixes: crate::config::SuffixTable(vec![
+                ("mask".into(), ModeSetting::Color),
+                ("spec".into(), ModeSetting::Gray),
+                ("dx".into(), ModeSetting::NormalDx),
+            ]),
+            ..TextureSettings::default()
+        };
+        assert_eq!(
+            chosen("ui_mask.png", &added),
+            by_suffix(ModeSetting::Color, "_mask")
+        );
+        assert_eq!(
+            chosen("a-spec.png", &added),
+            by_suffix(ModeSetting::Gray, "-spec")
+        );
+        // The longest suffix wins: `_normal_dx` over the user's `_dx`.
+        assert_eq!(
+            chosen("a_normal_dx.png", &added),
+            by_suffix(ModeSetting::NormalDx, "_normal_dx")
+        );
+        let replaced = TextureSettings {
+            builtin_suffixes: false,
+            ..added.clone()
+        };
+        assert_eq!(chosen("rock_normal.png", &replaced).0, ModeSetting::Color);
+        assert_eq!(chosen("rock.n.png", &replaced).0, ModeSetting::Normal);
+        let forced = TextureSettings {
+            mode: ModeSetting::Linear,
+            ..added
+        };
+        assert_eq!(
+            chosen("rock_normal.png", &forced),
+            (ModeSetting::Linear, ChoiceReason::Rule)
+        );
+    }
+
+    #[test]
+    fn settling_sets_the_mode_and_the_green_flip() {
+        let defaults = TextureSettings::default();
+        let colour = SourceKind::Texture(TextureMode::Color);
+        assert_eq!(
+            settle_texture(colour, "a/rock_NormalDX.png", &defaults),
+            (
+                SourceKind::Texture(TextureMode::Normal),
+                vec!["--flip-green".to_string()]
+            )
+        );
+        assert_eq!(
+            settle_texture(colour, "a/rock_orm.jpg", &defaults),
+            (SourceKind::Texture(TextureMode::Linear), Vec::new())
+        );
+        let array = SourceKind::TextureArray(TextureMode::Color);
+        assert_eq!(
+            settle_texture(array, "terrain_normal.array", &defaults),
+            (SourceKind::TextureArray(TextureMode::Normal), Vec::new())
+        );
+        assert_eq!(
+            settle_texture(SourceKind::Mesh, "rock_normal.glb", &defaults),
+            (SourceKind::Mesh, Vec::new())
+        );
+    }
+
+    #[test]
+    fn a_slot_that_disagrees_with_the_name_is_named_and_wins() {
+        let defaults = TextureSettings::default();
+        let warning = slot_disagreement(
+            "m/rock_normal.png",
+            &defaults,
+            "m/rock.gltf",
+            TextureMode::Color,
+        )
+        .unwrap();
+        assert!(
+            warning.starts_with("m/rock.gltf: its material reads m/rock_normal.png as colour"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains("its name's `_normal` makes it a normal map"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains("the material slot wins: it is encoded as sRGB colour"),
+            "{warning}"
+        );
+        let forced = TextureSettings {
+            mode: ModeSetting::Color,
+            ..TextureSettings::default()
+        };
+        let reverse =
+            slot_disagreement("m/orm.png", &forced, "m/rock.gltf", TextureMode::Linear).unwrap();
+        assert!(
+            reverse.contains("`texture.mode: color` in assetc.yml makes it sRGB colour"),
+            "{reverse}"
+        );
+        assert!(reverse.contains("encoded as linear data"), "{reverse}");
+        for (image, slot) in [
+            ("m/rock_normal.png", TextureMode::Normal),
+            ("m/rock_orm.png", TextureMode::Gray),
+            ("m/rock.png", TextureMode::Linear),
+            ("m/rock_albedo.png", TextureMode::Color),
+        ] {
+            assert_eq!(
+                slot_disagreement(image, &defaults, "m/r.gltf", slot),
+                None,
+                "{image}"
+            );
+        }
     }
 
     #[test]

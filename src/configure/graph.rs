@@ -150,13 +150,15 @@ impl Plan {
                 continue;
             }
             let settings = selection.settings_for(&source.rel);
+            let (kind, naming_flags) =
+                classify::settle_texture(source.kind, &source.rel, &settings.texture);
             let mut job = Job {
                 source: source.rel.clone(),
                 input: source.rel.clone(),
                 name: source.rel.clone(),
-                kind: source.kind,
-                outputs: classify::outputs(source.kind, &source.rel),
-                flags: settings_flags(source.kind, &settings),
+                kind,
+                outputs: classify::outputs(kind, &source.rel),
+                flags: [settings_flags(kind, &settings), naming_flags].concat(),
                 shares: None,
             };
             if source.kind != SourceKind::Mesh {
@@ -172,6 +174,13 @@ impl Plan {
                 match mesh_texture_job(&config.input, &source.rel, &settings, texture) {
                     Some(job) => {
                         if job.input != job.source {
+                            let image = selection.settings_for(&job.input).texture;
+                            warnings.extend(classify::slot_disagreement(
+                                &job.input,
+                                &image,
+                                &job.source,
+                                texture.mode,
+                            ));
                             mesh_images.insert(job.input.clone());
                         }
                         texture_jobs.push((texture.index, job));

@@ -65,6 +65,10 @@ pub struct TextureArgs {
     /// a buffer view or a data URI) instead of reading the input as an image.
     #[arg(long)]
     pub gltf_image: Option<usize>,
+    /// Invert the green channel first: the source is a DirectX-convention
+    /// normal map, the output follows OpenGL's (as glTF does).
+    #[arg(long)]
+    pub flip_green: bool,
     /// The texture settings.
     #[command(flatten)]
     pub surface: SurfaceArgs,
@@ -102,7 +106,7 @@ pub struct SurfaceArgs {
 }
 
 impl SurfaceArgs {
-    /// The encoder options these flags select for `mode`.
+    /// The encoder options these flags select for `mode`, without a green flip.
     pub fn options(&self, mode: TextureMode) -> TextureOptions {
         TextureOptions {
             mode,
@@ -114,6 +118,17 @@ impl SurfaceArgs {
             zstd_level: self.zstd_level.0,
             mips: self.mips,
             max_size: self.max_size,
+            flip_green: false,
+        }
+    }
+}
+
+impl TextureArgs {
+    /// The encoder options these flags select, the green flip included.
+    pub fn options(&self) -> TextureOptions {
+        TextureOptions {
+            flip_green: self.flip_green,
+            ..self.surface.options(self.mode)
         }
     }
 }
@@ -248,7 +263,7 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
         Some(index) => gltf_image(job, index)?,
         None => (fsutil::read(&job.input)?, Vec::new()),
     };
-    let options = args.surface.options(args.mode);
+    let options = args.options();
     if let Some(format) = gpu_source::sniff(&source) {
         return passed_through(job, source, format, &options, extra_inputs);
     }
@@ -312,7 +327,7 @@ fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
 
 fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let layers = folder::array_layers(&job.input)?;
-    let options = args.surface.options(args.mode);
+    let options = args.options();
     let bytes =
         encode_images(&layers.images, Shape::Array, &options).map_err(|e| cannot_encode(job, e))?;
     Ok(texture_output(bytes, args.mode, layers.inputs))
@@ -379,6 +394,12 @@ fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
             what: "cannot compile font".into(),
             source: Some(Box::new(e)),
         })?;
+    for warning in &compiled.warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
     let file = |bytes, kind| OutputFile {
         bytes,
         kind,

@@ -12,7 +12,10 @@
 //! 5. write the KTX 2.0 container.
 //!
 //! Colour textures are sRGB; normal maps and grayscale textures are linear
-//! with a `KTXswizzle` of `rg01` and `r001`. A source that is already a GPU
+//! with a `KTXswizzle` of `rg01` and `r001`. A DirectX-convention normal map
+//! (green pointing down) has its green channel flipped before step 1
+//! (`flip_green`), so every normal map we write follows the OpenGL convention
+//! that glTF uses. A source that is already a GPU
 //! texture (KTX2) is passed through instead ([`gpu_source`]).
 
 pub mod gpu_source;
@@ -82,6 +85,9 @@ pub struct TextureOptions {
     /// The largest width or height of the base level; larger sources drop
     /// their top levels until they fit. 0 means no limit.
     pub max_size: u32,
+    /// Invert the green channel of every source texel first (a DirectX
+    /// normal map becomes an OpenGL one).
+    pub flip_green: bool,
 }
 
 /// Why a texture could not be encoded. Messages never name the file; the caller
@@ -130,6 +136,13 @@ pub fn encode_images(
     shape: Shape,
     options: &TextureOptions,
 ) -> Result<Vec<u8>, TextureError> {
+    let flipped: Vec<Rgba8Image>;
+    let images = if options.flip_green {
+        flipped = images.iter().map(green_flipped).collect();
+        &flipped
+    } else {
+        images
+    };
     let base = &images[0];
     let range = kept_levels(base.width, base.height, options.mips, options.max_size);
     let (width, height) = level_size(base, range.start);
@@ -170,6 +183,16 @@ pub fn encode_images(
     };
     write_supercompressed(layout, &levels, options.zstd_level)
         .map_err(|(level, source)| TextureError::Compress { level, source })
+}
+
+/// `image` with its green channel inverted (`g` becomes `255 - g`): a
+/// DirectX normal map's Y axis turned into OpenGL's.
+fn green_flipped(image: &Rgba8Image) -> Rgba8Image {
+    let mut flipped = image.clone();
+    for texel in flipped.pixels.chunks_exact_mut(4) {
+        texel[1] = 255 - texel[1];
+    }
+    flipped
 }
 
 /// The size of mip `level` of `image`.
@@ -275,6 +298,7 @@ mod tests {
             zstd_level: 3,
             mips: true,
             max_size: 0,
+            flip_green: false,
         }
     }
 
@@ -447,6 +471,24 @@ mod tests {
         for source in [&b""[..], b"not an image", &png[..png.len() / 2]] {
             let error = encode_texture(source, &options(TextureMode::Gray)).unwrap_err();
             assert!(matches!(error, TextureError::Image(_)), "{error}");
+        }
+    }
+
+    #[test]
+    fn flip_green_inverts_only_the_green_channel_at_level_zero() {
+        for case in png_cases() {
+            let flipped = TextureOptions {
+                flip_green: true,
+                ..options(TextureMode::Normal)
+            };
+            let file = encode_texture(&case.file, &flipped).unwrap();
+            let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
+            let expected: Vec<u8> = case
+                .expected
+                .chunks_exact(4)
+                .flat_map(|t| [t[0], 255 - t[1], t[2], t[3]])
+                .collect();
+            assert!(inflated_level(&reader, 0) == expected, "{}", case.name);
         }
     }
 

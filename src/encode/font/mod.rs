@@ -4,7 +4,8 @@
 //! One module per step:
 //!
 //! 1. [`face`]: parse the font (ttf-parser) and select the glyphs of the
-//!    charset, `.notdef` first;
+//!    charset, `.notdef` first; [`coverage`] resolves `charset: font` and
+//!    refuses, or warns about, a charset that misses what the font covers;
 //! 2. [`outline`] and [`raster`]: each glyph outline becomes a distance field
 //!    (`fdsm`) in a cell of whole texels;
 //! 3. [`pack`]: the cells are shelf-packed into one atlas;
@@ -18,6 +19,7 @@
 //! encode runs under `catch_unwind` and a panic becomes [`FontError::Crashed`].
 
 pub mod atlas;
+pub mod coverage;
 pub mod face;
 pub mod kerning;
 pub mod outline;
@@ -60,6 +62,8 @@ pub struct CompiledFont {
     pub hfont: Vec<u8>,
     /// The atlas KTX2 bytes.
     pub atlas: Vec<u8>,
+    /// What the user should know about the charset, one line each.
+    pub warnings: Vec<String>,
 }
 
 /// Why a font could not be compiled. Messages never name the file; the
@@ -73,10 +77,12 @@ pub enum FontError {
     #[error(transparent)]
     Structure(#[from] StructureError),
     /// The font maps none of the charset's codepoints.
-    #[error("the font has none of the charset's codepoints ({charset})")]
+    #[error("the font has none of the charset's codepoints ({charset}); {advice}")]
     NoGlyphs {
         /// The charset in its canonical form.
         charset: Charset,
+        /// What the font covers and how to set `charset` for it.
+        advice: String,
     },
     /// One glyph is absurdly large at this `px_per_em`.
     #[error(transparent)]
@@ -122,12 +128,7 @@ fn compile(
 ) -> Result<CompiledFont, FontError> {
     let face = Face::parse(source, 0).map_err(FontError::Parse)?;
     check_structure(&face)?;
-    let glyphs = select_glyphs(&face, &options.charset);
-    if glyphs.len() < 2 {
-        return Err(FontError::NoGlyphs {
-            charset: options.charset.clone(),
-        });
-    }
+    let (glyphs, warnings) = charset_glyphs(&face, &options.charset)?;
     let field_options = FieldOptions {
         px_per_em: options.px_per_em,
         spread: options.spread,
@@ -189,7 +190,43 @@ fn compile(
         kerning,
     };
     let hfont = hfont::write_hfont(&font).map_err(FontError::Format)?;
-    Ok(CompiledFont { hfont, atlas })
+    Ok(CompiledFont {
+        hfont,
+        atlas,
+        warnings,
+    })
+}
+
+/// The glyphs `charset` selects (`font` resolved to the font's coverage),
+/// and the warnings about it; an error naming what the font covers when it
+/// selects none.
+fn charset_glyphs(
+    face: &Face,
+    charset: &Charset,
+) -> Result<(Vec<SelectedGlyph>, Vec<String>), FontError> {
+    let covered = coverage::bmp_coverage(face);
+    let no_glyphs = || FontError::NoGlyphs {
+        charset: charset.clone(),
+        advice: coverage::no_glyph_advice(&covered, charset),
+    };
+    let mut warnings = Vec::new();
+    let resolved = if charset.is_font() {
+        let (resolved, warning) = coverage::font_charset(&covered).ok_or_else(no_glyphs)?;
+        warnings.extend(warning);
+        resolved
+    } else {
+        charset.clone()
+    };
+    let glyphs = select_glyphs(face, &resolved);
+    if glyphs.len() < 2 {
+        return Err(no_glyphs());
+    }
+    warnings.extend(coverage::thin_charset_warning(
+        &covered,
+        charset,
+        glyphs.len() - 1,
+    ));
+    Ok((glyphs, warnings))
 }
 
 /// One glyph row: its advance, and for a drawn glyph its quad (the whole
@@ -223,5 +260,7 @@ fn gpu_glyph(
     row
 }
 
+#[cfg(test)]
+pub mod test_font;
 #[cfg(test)]
 mod tests;

@@ -365,3 +365,88 @@ fn damaged_fonts_never_panic() {
         }
     }
 }
+
+/// A generated font mapping space, the digits and the Thai block's letters.
+fn thai_font() -> Vec<u8> {
+    let mut codepoints = vec![0x20];
+    codepoints.extend(0x30..=0x39);
+    codepoints.extend(0x0E01..=0x0E3A);
+    codepoints.extend(0x0E3F..=0x0E5B);
+    super::test_font::font_with(&codepoints)
+}
+
+/// A generated font mapping only Hiragana.
+fn hiragana_font() -> Vec<u8> {
+    let codepoints: Vec<u32> = (0x3041..=0x3096).collect();
+    super::test_font::font_with(&codepoints)
+}
+
+fn small(charset: &str) -> FontOptions {
+    FontOptions {
+        charset: charset.parse().unwrap(),
+        px_per_em: 16,
+        spread: 2,
+        ..options(FontMode::Sdf)
+    }
+}
+
+#[test]
+fn a_script_font_under_the_latin_charset_builds_with_a_warning() {
+    let compiled = compile_font(&thai_font(), &small("0x20-0x7e,0xa0-0xff"), 0).unwrap();
+    assert_eq!(read_hfont(&compiled.hfont).unwrap().glyphs.len(), 12);
+    assert_eq!(compiled.warnings.len(), 1, "{:?}", compiled.warnings);
+    let warning = &compiled.warnings[0];
+    assert!(
+        warning.contains("only 11 of the charset's 191 codepoints"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("Thai (U+0E00-U+0E7F, 87 codepoints)"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("[\"0x20-0x7e\", \"0x0e00-0x0e7f\"]"),
+        "{warning}"
+    );
+    let thai = compile_font(&thai_font(), &small("0x20-0x7e,0x0e00-0x0e7f"), 0).unwrap();
+    assert_eq!(read_hfont(&thai.hfont).unwrap().glyphs.len(), 99);
+    assert!(thai.warnings.is_empty(), "{:?}", thai.warnings);
+}
+
+#[test]
+fn a_font_without_the_charset_fails_naming_what_it_covers() {
+    let error = compile_font(&hiragana_font(), &small("0x20-0x7e,0xa0-0xff"), 0).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with(
+            "the font has none of the charset's codepoints (0x20-0x7e,0xa0-0xff); the font \
+             covers Hiragana (U+3040-U+309F, 86 codepoints); set `font: charset:`"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("`charset: [\"0x3040-0x309f\"]`"), "{text}");
+}
+
+#[test]
+fn charset_font_takes_the_fonts_own_coverage() {
+    let compiled = compile_font(&hiragana_font(), &small("font"), 0).unwrap();
+    let font = read_hfont(&compiled.hfont).unwrap();
+    let codepoints: Vec<u32> = font.glyphs.iter().map(|g| g.codepoint).collect();
+    let expected: Vec<u32> = std::iter::once(0).chain(0x3041..=0x3096).collect();
+    assert_eq!(codepoints, expected);
+    assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
+}
+
+#[test]
+fn coverage_of_a_cmap_of_thousands_of_whole_unicode_groups_is_bounded() {
+    // 20,000 groups each spanning all of Unicode: walking them would take
+    // 2 * 10^10 steps; the coverage looks each BMP codepoint up once.
+    let groups = vec![(0, 0x10_FFFF, 1); 20_000];
+    let bytes = super::test_font::font_with_groups(&groups, 2);
+    let face = Face::parse(&bytes, 0).unwrap();
+    let covered = coverage::bmp_coverage(&face);
+    let scalars = (0x20..=0xFFFF).count() - (0x7F..=0x9F).count() - (0xD800..=0xDFFF).count();
+    // U+FFFF would be glyph 1 + 0xFFFF, past the 16-bit glyph ids.
+    assert_eq!(covered.len(), scalars - 1);
+    assert_eq!(covered.last(), Some(&0xFFFE));
+}

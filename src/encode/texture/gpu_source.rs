@@ -107,6 +107,11 @@ pub fn pass_through(
         )),
         _ => {}
     }
+    if options.flip_green {
+        warnings.push(
+            "the source is a KTX2 and is passed through as it is: the green flip of a DirectX normal map (its name, or `texture.mode: normal_dx`) is not applied".to_owned(),
+        );
+    }
     Ok(PassedThrough {
         colorspace,
         warnings,
@@ -132,6 +137,7 @@ mod tests {
             zstd_level: 3,
             mips: true,
             max_size: 0,
+            flip_green: false,
         }
     }
 
@@ -145,6 +151,22 @@ mod tests {
         let mismatched = pass_through(&ktx2, GpuFormat::Ktx2, &options(true)).unwrap();
         assert_eq!(mismatched.warnings.len(), 1);
         assert!(mismatched.warnings[0].contains("compress: true"));
+    }
+
+    #[test]
+    fn a_green_flip_is_not_applied_to_a_ktx2_and_says_so() {
+        let ktx2 = encode_texture(&solid_png(8, 8, [1, 2, 3, 255]), &options(false)).unwrap();
+        let flip = TextureOptions {
+            flip_green: true,
+            ..options(false)
+        };
+        let passed = pass_through(&ktx2, GpuFormat::Ktx2, &flip).unwrap();
+        assert_eq!(passed.warnings.len(), 1);
+        assert!(
+            passed.warnings[0].contains("green flip"),
+            "{:?}",
+            passed.warnings
+        );
     }
 
     #[test]

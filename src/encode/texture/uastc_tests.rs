@@ -94,6 +94,7 @@ fn uastc_options(mode: TextureMode, quality: u8) -> TextureOptions {
         zstd_level: 18,
         mips: true,
         max_size: 0,
+        flip_green: false,
     }
 }
 
