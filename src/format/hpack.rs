@@ -262,7 +262,17 @@ impl PackSlot<'_> {
     }
 }
 
-impl PackItem<'_> {
+impl<'a> PackItem<'a> {
+    /// `data` stored under `path`, with the kind [`PackKind::from_path`]
+    /// judges from the path, as assetc's own packs have it.
+    pub fn new(path: &'a str, data: &'a [u8]) -> Self {
+        Self {
+            path,
+            kind: PackKind::from_path(path),
+            data,
+        }
+    }
+
     /// The item without its bytes, sharing with no other.
     pub fn slot(&self) -> PackSlot<'_> {
         PackSlot {
@@ -831,11 +841,7 @@ mod tests {
     use super::*;
 
     fn item<'a>(path: &'a str, data: &'a [u8]) -> PackItem<'a> {
-        PackItem {
-            path,
-            kind: PackKind::from_path(path),
-            data,
-        }
+        PackItem::new(path, data)
     }
 
     const MESH: &[u8] = &[0x11; 40];
@@ -1129,13 +1135,20 @@ mod tests {
         assert!(err.what.contains("header or TOC"), "{err}");
     }
 
+    /// Parses `bytes`, which must be refused for overlapping payloads, and
+    /// returns the byte offset of the error.
+    fn overlap_refused(bytes: &[u8]) -> u64 {
+        let err = parse(bytes).unwrap_err();
+        assert_eq!(err.field, "PackEntry.offset");
+        assert!(err.what.contains("overlaps"), "{err}");
+        err.offset
+    }
+
     #[test]
     fn rejects_overlapping_payloads() {
         let mut bytes = golden_two_entries();
         patch(&mut bytes, 46, &80u64.to_le_bytes());
-        let err = parse(&bytes).unwrap_err();
-        assert_eq!(err.field, "PackEntry.offset");
-        assert!(err.what.contains("overlaps"), "{err}");
+        overlap_refused(&bytes);
     }
 
     /// The golden pack with "b.x" pointing at the payload of "a.x" (80, 3)
@@ -1165,9 +1178,7 @@ mod tests {
     fn rejects_a_shared_offset_with_another_size() {
         let mut bytes = golden_shared();
         patch(&mut bytes, 54, &2u64.to_le_bytes());
-        let err = parse(&bytes).unwrap_err();
-        assert_eq!((err.offset, err.field), (24, "PackEntry.offset"));
-        assert!(err.what.contains("overlaps"), "{err}");
+        assert_eq!(overlap_refused(&bytes), 24);
     }
 
     #[test]
@@ -1177,12 +1188,7 @@ mod tests {
         let a = pack.find("a").unwrap().offset;
         let b_record = HEADER_BYTES + TOC_ENTRY_FIXED_BYTES + 1;
         patch(&mut bytes, b_record, &(a + 16).to_le_bytes());
-        let err = parse(&bytes).unwrap_err();
-        assert_eq!(
-            (err.offset, err.field),
-            (b_record as u64, "PackEntry.offset")
-        );
-        assert!(err.what.contains("overlaps"), "{err}");
+        assert_eq!(overlap_refused(&bytes), b_record as u64);
     }
 
     #[test]

@@ -205,11 +205,7 @@ mod tests {
     use crate::format::hpack::{PackItem, write_pack};
 
     fn item<'a>(path: &'a str, data: &'a [u8]) -> PackItem<'a> {
-        PackItem {
-            path,
-            kind: PackKind::from_path(path),
-            data,
-        }
+        PackItem::new(path, data)
     }
 
     #[test]

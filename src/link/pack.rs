@@ -464,11 +464,7 @@ mod tests {
     fn items<'a>(files: &[(&'a str, &'a [u8])]) -> Vec<PackItem<'a>> {
         files
             .iter()
-            .map(|&(path, data)| PackItem {
-                path,
-                kind: PackKind::from_path(path),
-                data,
-            })
+            .map(|&(path, data)| PackItem::new(path, data))
             .collect()
     }
 
