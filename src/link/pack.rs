@@ -9,6 +9,13 @@
 //!   members' fragments alone, so the pack describes itself and can be mounted
 //!   without the global manifest.
 //!
+//! **Identical files are stored once:** files with the same BLAKE3 and size
+//! share one payload, placed by the first of them in path order
+//! ([`plan_pack`]). The hash of a reused entry is the one its encoder
+//! recorded (its bytes were checked against it, or its part is unchanged);
+//! every file read from the folder is hashed here. The layout therefore
+//! depends only on paths and bytes, as a clean build's does.
+//!
 //! **Incremental:** rebuilding a pack after an edit does not re-read every
 //! file. Each entry of the previous pack (the file being replaced) whose
 //! bytes hash to the BLAKE3 value the file's fragment records is taken from
