@@ -778,7 +778,8 @@ static inline assetc_result assetc_pack_next(const assetc_pack *pack, assetc_pac
  * Opens the pack in `data[0 .. size)`: checks the header (magic, version, zero
  * flags, a TOC that fits the file and can hold `count` records) and then walks
  * the whole TOC once with assetc_pack_next. The buffer must outlive `pack`.
- * Not checked: that payloads do not overlap and that the padding is zero.
+ * Not checked: that two payloads are the same range (entries with identical
+ * bytes share one payload) or disjoint, and that the padding is zero.
  */
 static inline assetc_result assetc_pack_open(assetc_pack *pack, const void *data, size_t size)
 {

@@ -9,7 +9,8 @@
 //!   offset and size, the constants, the byte-enum names and sample ids;
 //! - `read_pack.c` reads the demo project's `.hpack` (built by the real
 //!   binaries) through the header's readers: the TOC, the manifest, every
-//!   mesh's counts and every material's base-colour texture;
+//!   mesh's counts and every material's base-colour texture; and the same
+//!   pack with a second copy of every texture, sharing its payload;
 //! - damaged packs (truncated, corrupted) must make `read_pack` fail with a
 //!   message, never crash; the corruption cases run under AddressSanitizer and
 //!   UBSan when the compiler supports them.
@@ -283,6 +284,41 @@ fn read_pack_reads_the_demo_pack_like_the_rust_crate() {
     let result = run(&exe, &[&pack]);
     assert_eq!(result.code, Some(0), "read_pack failed:\n{}", result.stderr);
     assert_same_lines("read_pack on the demo pack", &result.stdout, &expected);
+}
+
+#[test]
+fn read_pack_reads_shared_payloads_like_the_rust_crate() {
+    let (project, pack) = demo_pack();
+    let exe = build_c("read_pack.c", project.root(), "read_pack", &[]);
+    let bytes = std::fs::read(&pack).expect("read the pack");
+    let demo = hpack::parse(&bytes).expect("the demo pack is valid");
+    // Every texture again under a second path: the copies share its payload.
+    let copies: Vec<(String, &[u8])> = demo
+        .iter()
+        .filter(|entry| entry.kind == PackKind::Texture)
+        .map(|entry| (format!("zz/{}", entry.path), demo.data(&entry)))
+        .collect();
+    let items: Vec<hpack::PackItem<'_>> = demo
+        .iter()
+        .map(|entry| hpack::PackItem::new(entry.path, demo.data(&entry)))
+        .chain(
+            copies
+                .iter()
+                .map(|(path, data)| hpack::PackItem::new(path, data)),
+        )
+        .collect();
+    let shared = hpack::write_pack(&items).expect("write the pack");
+    let parsed = hpack::parse(&shared).expect("the shared pack is valid");
+    assert!(parsed.shared_entries() >= copies.len() && !copies.is_empty());
+    let file = project.path("shared.hpack");
+    std::fs::write(&file, &shared).expect("write the shared pack");
+    let result = run(&exe, &[&file]);
+    assert_eq!(result.code, Some(0), "read_pack failed:\n{}", result.stderr);
+    assert_same_lines(
+        "read_pack on a pack with shared payloads",
+        &result.stdout,
+        &expected_listing(&shared),
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 //! Named packs (`packs:` in assetc.yml) through the real `assetc configure`,
 //! `assetc-link pack --own-manifest` and `ninja`: contents and embedded
 //! manifests, overlap, incrementality, membership changes, failures, `check`,
-//! `pack info`, and config errors.
+//! `pack info`, config errors, and identical files stored once.
 
 mod common;
+
+#[path = "../src/encode/mesh/fixtures.rs"]
+mod fixtures;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -12,6 +15,7 @@ use std::path::Path;
 use assetc::format::hman::{self, ManifestEntry};
 use assetc::format::hpack;
 use common::{Project, Run};
+use fixtures::{GltfBuilder, Material, Node};
 
 const CONFIG: &str = r#"
 embed: ["data/*"]
@@ -315,4 +319,89 @@ fn bad_pack_configs_name_their_line() {
             "expected {expected:?} in:\n{stderr}"
         );
     }
+}
+
+/// `assetc.yml` of a single pack of raw textures.
+const SHARED_IMAGE_CONFIG: &str = "pack: true\ndefault:\n  texture: { compress: false }\n";
+
+/// Writes `assets/models/<name>.gltf` for each of `names`: one triangle whose
+/// base colour is the image file `image` beside them.
+fn write_models_sharing(p: &Project, names: &[&str], image: &str) {
+    let mut gltf = GltfBuilder::new();
+    let texture = gltf.add_image_uri(image);
+    let texture = gltf.add_texture(Some(texture));
+    let base_color_texture = Some(texture);
+    let material = gltf.add_material(&Material {
+        base_color_texture,
+        ..Material::default()
+    });
+    let root = fixtures::triangle_mesh(&mut gltf, Some(material));
+    let root = gltf.add_node(Node::mesh(root));
+    gltf.add_scene(&[root]);
+    let dir = p.path("assets/models");
+    fs::create_dir_all(&dir).unwrap();
+    for name in names {
+        gltf.write_gltf(&dir, name).unwrap();
+    }
+}
+
+/// Checks the single pack of the three-model project: the models' textures
+/// share one payload, every entry is the folder's file, and `pack info`
+/// reports the sharing. Returns the shared texture's bytes.
+fn assert_textures_stored_once(p: &Project) -> Vec<u8> {
+    let bytes = fs::read(p.path("runtime.hpack")).unwrap();
+    let pack = hpack::parse(&bytes).unwrap();
+    for entry in pack.iter() {
+        let file = fs::read(p.path(&format!("runtime/{}", entry.path))).unwrap();
+        assert!(pack.data(&entry) == file, "{} differs", entry.path);
+    }
+    let textures: Vec<_> = ["a", "b", "c"]
+        .map(|m| pack.find(&format!("models/{m}/tex_0.ktx2")).unwrap())
+        .into();
+    let texture = pack.data(&textures[0]).to_vec();
+    assert!(textures.iter().all(|t| t.offset == textures[0].offset));
+    let saved = 2 * texture.len() as u64;
+    assert_eq!(pack.shared_entries(), 2);
+    assert_eq!(pack.entry_bytes() - pack.payload_bytes(), saved);
+    let unshared = pack.header_bytes() + pack.toc_bytes() + pack.entry_bytes();
+    assert!(pack.file_bytes() < unshared, "the pack holds every copy");
+    let run = p.assetc(&["pack", "info", "--json"]).expect_ok("pack info");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["shared"]["entries"], 2);
+    assert_eq!(report["shared"]["bytes"], saved);
+    assert_eq!(report["layout"]["payload"], pack.payload_bytes());
+    texture
+}
+
+/// The three-model project, with its image, configured.
+fn shared_image_project() -> Project {
+    let p = Project::new(SHARED_IMAGE_CONFIG);
+    p.png("assets/models/shared.png", 16, 16, 7);
+    write_models_sharing(&p, &["a", "b", "c"], "shared.png");
+    p.assetc(&["configure"]).expect_ok("configure");
+    p
+}
+
+#[test]
+fn identical_files_are_stored_once_in_a_pack() {
+    let p = shared_image_project();
+    p.ninja(&["-j2"]).expect_ok("ninja -j2");
+    let first = assert_textures_stored_once(&p);
+    let clean = fs::read(p.path("runtime.hpack")).unwrap();
+    let serial = shared_image_project();
+    serial.ninja(&["-j1"]).expect_ok("ninja -j1");
+    assert_eq!(fs::read(serial.path("runtime.hpack")).unwrap(), clean);
+    // An edit of the image reaches every model and still shares one payload.
+    p.png("assets/models/shared.png", 16, 16, 8);
+    p.ninja(&[]).expect_ok("the edit");
+    assert_ne!(assert_textures_stored_once(&p), first);
+    // Back to the first image: the incremental pack is the clean build's.
+    p.png("assets/models/shared.png", 16, 16, 7);
+    p.ninja(&[]).expect_ok("the edit back");
+    assert_eq!(fs::read(p.path("runtime.hpack")).unwrap(), clean);
+    let text = p.assetc(&["pack", "info"]).expect_ok("pack info").stdout;
+    assert!(
+        text.contains("shared: 2 entries reuse an identical entry's payload"),
+        "{text}"
+    );
 }

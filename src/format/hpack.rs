@@ -28,6 +28,13 @@
 //! at or after the end of the TOC, and each next one at the first multiple of
 //! 16 at or after the end of the previous one; the gaps are zero bytes.
 //!
+//! **Shared payloads.** An entry whose bytes are exactly those of an entry
+//! earlier in path order points at that entry's payload (same offset and
+//! size) instead of storing them again; empty entries are never shared. The
+//! reference SDK's `ValidatePack` only requires every range to lie inside the
+//! file, so its readers accept this. Two ranges are either identical or
+//! disjoint: a partial overlap is refused.
+//!
 //! **The file ends right after the last payload, with no padding after it**
 //! (with no entries, right after the header). This is what the reference
 //! packer writes, so our packs match its output byte for byte. The reader also
@@ -39,6 +46,7 @@
 //! but a 16-byte aligned pack lends its payloads 16-byte aligned.
 
 use core::fmt;
+use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
@@ -194,17 +202,19 @@ impl std::error::Error for PackError {}
 /// Serialises `items` into the bytes of a `.hpack` file.
 ///
 /// Items are sorted by path, so any ordering of the same set yields identical
-/// bytes. Fails on a repeated path, an empty or unclean path (see
-/// [`check_runtime_path`]) or a path longer than `u16::MAX` bytes. Each item's
-/// `kind` is written as given.
+/// bytes. Items with identical non-empty bytes share one payload, placed by
+/// the first of them in path order. Fails on a repeated path, an empty or
+/// unclean path (see [`check_runtime_path`]) or a path longer than `u16::MAX`
+/// bytes. Each item's `kind` is written as given.
 pub fn write_pack(items: &[PackItem<'_>]) -> Result<Vec<u8>, PackError> {
-    let slots: Vec<PackSlot<'_>> = items.iter().map(PackItem::slot).collect();
+    let slots = slots_sharing_equal_bytes(items);
     let plan = plan_pack(&slots)?;
     let mut out = Vec::with_capacity(usize::try_from(plan.len).unwrap_or(0));
     out.extend_from_slice(&plan.prefix);
     for (placed, item) in plan
         .placed
         .iter()
+        .filter(|p| !p.shared)
         .filter_map(|p| Some(p).zip(items.get(p.slot)))
     {
         out.resize(placed.offset as usize, 0);
@@ -213,9 +223,22 @@ pub fn write_pack(items: &[PackItem<'_>]) -> Result<Vec<u8>, PackError> {
     Ok(out)
 }
 
+/// The slots of `items`, those with identical bytes marked as one content.
+fn slots_sharing_equal_bytes<'a>(items: &'a [PackItem<'a>]) -> Vec<PackSlot<'a>> {
+    let mut first_with: HashMap<&[u8], usize> = HashMap::new();
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| PackSlot {
+            content: Some(*first_with.entry(item.data).or_insert(index)),
+            ..item.slot()
+        })
+        .collect()
+}
+
 /// What the layout of a pack needs to know of one file: its path, type and
-/// size, not its bytes. A writer that streams payloads from elsewhere (an
-/// older pack, say) plans with these.
+/// size, not its bytes, and which other files hold the same bytes. A writer
+/// that streams payloads from elsewhere (an older pack, say) plans with these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PackSlot<'a> {
     /// Path relative to the output root, `/`-separated.
@@ -224,15 +247,39 @@ pub struct PackSlot<'a> {
     pub kind: PackKind,
     /// The file's size in bytes.
     pub size: u64,
+    /// A number the caller gives every slot holding the same bytes: slots of
+    /// equal `content` and size share one payload (the caller vouches that
+    /// their bytes are identical). `None` never shares; nor does an empty slot.
+    pub content: Option<usize>,
 }
 
-impl PackItem<'_> {
-    /// The item without its bytes.
+impl PackSlot<'_> {
+    /// What identifies the slot's bytes among those that may share a payload.
+    fn shared_key(&self) -> Option<(usize, u64)> {
+        self.content
+            .filter(|_| self.size > 0)
+            .map(|content| (content, self.size))
+    }
+}
+
+impl<'a> PackItem<'a> {
+    /// `data` stored under `path`, with the kind [`PackKind::from_path`]
+    /// judges from the path, as assetc's own packs have it.
+    pub fn new(path: &'a str, data: &'a [u8]) -> Self {
+        Self {
+            path,
+            kind: PackKind::from_path(path),
+            data,
+        }
+    }
+
+    /// The item without its bytes, sharing with no other.
     pub fn slot(&self) -> PackSlot<'_> {
         PackSlot {
             path: self.path,
             kind: self.kind,
             size: self.data.len() as u64,
+            content: None,
         }
     }
 }
@@ -244,23 +291,29 @@ pub struct PlacedSlot {
     pub slot: usize,
     /// Byte offset of its payload in the pack.
     pub offset: u64,
+    /// Whether the payload is an earlier slot's, so there is nothing to write.
+    pub shared: bool,
 }
 
 /// The layout of a pack: its header and TOC bytes, then each payload's place
 /// in path order. Every byte between `prefix` and the payloads, and between
-/// payloads, is zero; the file ends where the last payload does.
+/// payloads, is zero; the file ends where the last payload does. A shared
+/// slot's payload is the one at its offset, written for an earlier slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackPlan {
     /// The header and the TOC, the file's first bytes.
     pub prefix: Vec<u8>,
-    /// The payloads in path order, which is also file order.
+    /// The payloads in path order, which is also file order for those that
+    /// are not shared.
     pub placed: Vec<PlacedSlot>,
     /// The size of the whole file.
     pub len: u64,
 }
 
 /// Lays out a pack of `slots` exactly as [`write_pack`] writes it, checking
-/// the same rules.
+/// the same rules: in path order, each slot whose content an earlier slot
+/// placed points at that payload, and every other one is placed after the
+/// last.
 pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
     let sorted = sort_and_check(slots)?;
     let count = u32::try_from(sorted.len()).map_err(|_| PackError::TooManyEntries {
@@ -273,15 +326,25 @@ pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
     let mut prefix = Vec::with_capacity(HEADER_BYTES + toc_bytes);
     prefix.extend_from_slice(&PackHeader::new(count, toc_bytes as u64).to_bytes());
     let mut cursor = (HEADER_BYTES + toc_bytes) as u64;
+    let mut placed_contents: HashMap<(usize, u64), u64> = HashMap::new();
     let mut placed = Vec::with_capacity(sorted.len());
     for (index, slot) in sorted {
-        let offset = align_payload(cursor).unwrap_or(u64::MAX);
+        let earlier = slot
+            .shared_key()
+            .and_then(|key| placed_contents.get(&key).copied());
+        let offset = earlier.unwrap_or_else(|| align_payload(cursor).unwrap_or(u64::MAX));
         encode_toc_record(slot, offset, &mut prefix);
         placed.push(PlacedSlot {
             slot: index,
             offset,
+            shared: earlier.is_some(),
         });
-        cursor = offset.saturating_add(slot.size);
+        if earlier.is_none() {
+            cursor = offset.saturating_add(slot.size);
+            if let Some(key) = slot.shared_key() {
+                placed_contents.insert(key, offset);
+            }
+        }
     }
     Ok(PackPlan {
         prefix,
@@ -360,6 +423,7 @@ pub struct Pack<'a> {
     bytes: &'a [u8],
     header: PackHeader,
     entries: Vec<PackEntry<'a>>,
+    payloads: Payloads,
 }
 
 impl<'a> Pack<'a> {
@@ -438,9 +502,21 @@ impl<'a> Pack<'a> {
         self.header.toc_bytes
     }
 
-    /// Sum of all payload sizes.
+    /// Bytes of payload stored in the file: a payload several entries share
+    /// counts once.
     pub fn payload_bytes(&self) -> u64 {
+        self.payloads.stored
+    }
+
+    /// Sum of every entry's size, a shared payload counted for each entry.
+    pub fn entry_bytes(&self) -> u64 {
         self.entries.iter().map(|entry| entry.size).sum()
+    }
+
+    /// Entries whose non-empty payload is an entry's earlier in file order
+    /// (the same offset and size), so stored once for both.
+    pub fn shared_entries(&self) -> usize {
+        self.payloads.shared
     }
 
     /// Alignment padding: every byte that is neither header, TOC nor payload.
@@ -459,15 +535,17 @@ impl<'a> Pack<'a> {
 /// records fill exactly `tocBytes`, with known kinds and valid paths in
 /// strictly ascending order; that every payload is 16-byte aligned, starts at
 /// or after the first aligned offset past the TOC, lies inside the file
-/// (checked arithmetic) and overlaps no other; that all bytes between
-/// payloads are zero; and that at most alignment padding follows the last one.
+/// (checked arithmetic) and is either another's exact range (shared) or
+/// overlaps no other; that all bytes between payloads are zero; and that at
+/// most alignment padding follows the last one.
 pub fn parse(bytes: &[u8]) -> FormatResult<Pack<'_>> {
     let toc = read_toc(bytes, bytes.len() as u64)?;
-    check_layout(bytes, toc.end, &toc.entries, &toc.record_offsets)?;
+    let payloads = check_layout(bytes, toc.end, &toc.entries, &toc.record_offsets)?;
     Ok(Pack {
         bytes,
         header: toc.header,
         entries: toc.entries,
+        payloads,
     })
 }
 
@@ -477,7 +555,7 @@ pub fn parse(bytes: &[u8]) -> FormatResult<Pack<'_>> {
 ///
 /// Checks every rule [`parse`] checks of the header, the records and each
 /// payload's range against `file_len`, but not the bytes outside the prefix:
-/// not that payloads never overlap, nor that padding is zero. Use it only on
+/// not that payloads are shared or disjoint, nor that padding is zero. Use it only on
 /// a file whose payload area is trusted (one this process's caller wrote and
 /// can tell is unchanged); [`parse`] is the check for any other file.
 pub fn parse_toc(prefix: &[u8], file_len: u64) -> FormatResult<Vec<PackEntry<'_>>> {
@@ -665,22 +743,37 @@ fn check_range(
     Ok(())
 }
 
-/// Walks the payloads in file order: no two overlap, the gaps between them
-/// are zero, and at most alignment padding follows the last one.
+/// What the payload area of a checked pack holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Payloads {
+    /// Bytes of distinct payloads.
+    stored: u64,
+    /// Non-empty entries whose range is an entry's earlier in file order.
+    shared: usize,
+}
+
+/// Walks the payloads in file order: two ranges are the same (a shared
+/// payload) or disjoint, the gaps between them are zero, and at most
+/// alignment padding follows the last one.
 fn check_layout(
     bytes: &[u8],
     toc_end: u64,
     entries: &[PackEntry<'_>],
     record_offsets: &[u64],
-) -> FormatResult<()> {
+) -> FormatResult<Payloads> {
     let mut by_offset: Vec<usize> = (0..entries.len()).collect();
     by_offset.sort_by_key(|&i| entries.get(i).map(|e| (e.offset, e.end())));
     let mut cursor = toc_end;
     let mut last: Option<&PackEntry<'_>> = None;
+    let mut payloads = Payloads::default();
     for (entry, &at) in by_offset
         .iter()
         .filter_map(|&i| entries.get(i).zip(record_offsets.get(i)))
     {
+        if last.is_some_and(|previous| same_range(previous, entry)) {
+            payloads.shared += usize::from(entry.size > 0);
+            continue;
+        }
         if let Some(previous) = last.filter(|_| entry.offset < cursor) {
             return Err(FormatError::new(
                 at,
@@ -697,9 +790,16 @@ fn check_layout(
         }
         check_zero_gap(bytes, cursor, entry.offset)?;
         cursor = entry.end();
+        payloads.stored += entry.size;
         last = Some(entry);
     }
-    check_tail(bytes, cursor)
+    check_tail(bytes, cursor)?;
+    Ok(payloads)
+}
+
+/// Whether two entries name exactly the same bytes of the file.
+fn same_range(a: &PackEntry<'_>, b: &PackEntry<'_>) -> bool {
+    (a.offset, a.size) == (b.offset, b.size)
 }
 
 /// Requires the bytes in `[start, end)` to be zero alignment padding.
@@ -741,11 +841,7 @@ mod tests {
     use super::*;
 
     fn item<'a>(path: &'a str, data: &'a [u8]) -> PackItem<'a> {
-        PackItem {
-            path,
-            kind: PackKind::from_path(path),
-            data,
-        }
+        PackItem::new(path, data)
     }
 
     const MESH: &[u8] = &[0x11; 40];
@@ -1039,13 +1135,123 @@ mod tests {
         assert!(err.what.contains("header or TOC"), "{err}");
     }
 
+    /// Parses `bytes`, which must be refused for overlapping payloads, and
+    /// returns the byte offset of the error.
+    fn overlap_refused(bytes: &[u8]) -> u64 {
+        let err = parse(bytes).unwrap_err();
+        assert_eq!(err.field, "PackEntry.offset");
+        assert!(err.what.contains("overlaps"), "{err}");
+        err.offset
+    }
+
     #[test]
     fn rejects_overlapping_payloads() {
         let mut bytes = golden_two_entries();
         patch(&mut bytes, 46, &80u64.to_le_bytes());
-        let err = parse(&bytes).unwrap_err();
-        assert_eq!(err.field, "PackEntry.offset");
-        assert!(err.what.contains("overlaps"), "{err}");
+        overlap_refused(&bytes);
+    }
+
+    /// The golden pack with "b.x" pointing at the payload of "a.x" (80, 3)
+    /// and the file ending after it.
+    fn golden_shared() -> Vec<u8> {
+        let mut bytes = golden_two_entries();
+        patch(&mut bytes, 46, &80u64.to_le_bytes());
+        patch(&mut bytes, 54, &3u64.to_le_bytes());
+        bytes.truncate(83);
+        bytes
+    }
+
+    #[test]
+    fn accepts_two_entries_with_the_same_range() {
+        let bytes = golden_shared();
+        let pack = parse(&bytes).unwrap();
+        let (a, b) = (pack.find("a.x").unwrap(), pack.find("b.x").unwrap());
+        assert_eq!((b.offset, b.size), (a.offset, a.size));
+        assert_eq!(pack.data(&b), &[0xa1, 0xa2, 0xa3]);
+        assert_eq!(pack.shared_entries(), 1);
+        assert_eq!((pack.payload_bytes(), pack.entry_bytes()), (3, 6));
+        assert_eq!(pack.padding_bytes(), 12);
+        assert_eq!(validate(&bytes), Ok(()));
+    }
+
+    #[test]
+    fn rejects_a_shared_offset_with_another_size() {
+        let mut bytes = golden_shared();
+        patch(&mut bytes, 54, &2u64.to_le_bytes());
+        assert_eq!(overlap_refused(&bytes), 24);
+    }
+
+    #[test]
+    fn rejects_a_payload_starting_inside_another() {
+        let mut bytes = write_pack(&[item("a", &[1; 40]), item("b", &[2; 8])]).unwrap();
+        let pack = parse(&bytes).unwrap();
+        let a = pack.find("a").unwrap().offset;
+        let b_record = HEADER_BYTES + TOC_ENTRY_FIXED_BYTES + 1;
+        patch(&mut bytes, b_record, &(a + 16).to_le_bytes());
+        assert_eq!(overlap_refused(&bytes), b_record as u64);
+    }
+
+    #[test]
+    fn identical_bytes_are_stored_once_where_the_first_path_puts_them() {
+        let items = [
+            item("d.bin", MESH),
+            item("b.bin", TEX),
+            item("c.bin", MESH),
+            item("a.bin", TEX),
+            item("e.bin", EMPTY),
+            item("f.bin", EMPTY),
+        ];
+        let bytes = write_pack(&items).unwrap();
+        let pack = parse(&bytes).unwrap();
+        let at = |path| pack.find(path).unwrap().offset;
+        assert_eq!(at("b.bin"), at("a.bin"));
+        assert_eq!(at("d.bin"), at("c.bin"));
+        assert!(at("a.bin") < at("c.bin"));
+        assert_eq!(pack.shared_entries(), 2);
+        assert_eq!(pack.payload_bytes(), (MESH.len() + TEX.len()) as u64);
+        assert_eq!(pack.entry_bytes(), 2 * (MESH.len() + TEX.len()) as u64);
+        for original in &items {
+            assert_eq!(pack.data(&pack.find(original.path).unwrap()), original.data);
+        }
+        // 24 + 6 × 24 TOC = 168; a.bin at 176 (17 bytes), c.bin at 208 (40
+        // bytes), the empty files at 256, where the file ends.
+        assert_eq!((at("a.bin"), at("c.bin"), at("e.bin")), (176, 208, 256));
+        assert_eq!(bytes.len(), 256);
+        let mut reordered = items.to_vec();
+        reordered.reverse();
+        assert_eq!(write_pack(&reordered).unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_plan_shares_only_slots_the_caller_marks_alike() {
+        let slot = |path, size, content| PackSlot {
+            path,
+            kind: PackKind::Other,
+            size,
+            content,
+        };
+        let plan = plan_pack(&[
+            slot("c", 5, Some(1)),
+            slot("a", 5, Some(1)),
+            slot("b", 5, None),
+            slot("d", 6, Some(1)),
+            slot("e", 0, Some(2)),
+            slot("f", 0, Some(2)),
+        ])
+        .unwrap();
+        let shared: Vec<(usize, bool)> = plan.placed.iter().map(|p| (p.slot, p.shared)).collect();
+        assert_eq!(
+            shared,
+            [
+                (1, false),
+                (2, false),
+                (0, true),
+                (3, false),
+                (4, false),
+                (5, false)
+            ]
+        );
+        assert_eq!(plan.placed[2].offset, plan.placed[0].offset);
     }
 
     #[test]

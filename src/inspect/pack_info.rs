@@ -1,8 +1,9 @@
 //! `assetc pack info`: what a `.hpack` holds and where its bytes go.
 //!
 //! The report has the layout breakdown (header, TOC, payload and alignment
-//! padding bytes, which add up to the file size), the entries and bytes per
-//! pack kind, and every entry with its kind, size and offset in path order.
+//! padding bytes, which add up to the file size), the entries whose payload
+//! another entry with identical bytes stores, the entries and bytes per pack
+//! kind, and every entry with its kind, size and offset in path order.
 //! `--json` prints a [`PackReport`] (schema `assetc-pack-info/1`).
 
 use std::collections::BTreeMap;
@@ -31,6 +32,8 @@ pub struct PackReport {
     pub version: u32,
     /// Where the file's bytes go.
     pub layout: Layout,
+    /// Entries stored once for several paths.
+    pub shared: Shared,
     /// Entries and bytes per pack kind name (every kind listed).
     pub kinds: BTreeMap<&'static str, KindTotals>,
     /// Every entry, sorted by path.
@@ -46,10 +49,20 @@ pub struct Layout {
     pub header: u64,
     /// The table of contents.
     pub toc: u64,
-    /// Entry payloads.
+    /// Entry payloads, a payload several entries share counted once.
     pub payload: u64,
     /// Zero bytes that keep payloads 16-byte aligned.
     pub padding: u64,
+}
+
+/// Entries that point at a payload an entry with identical bytes placed.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Shared {
+    /// Such entries.
+    pub entries: u64,
+    /// Their bytes, stored only once: the sum of every entry's size less
+    /// `payload`.
+    pub bytes: u64,
 }
 
 /// Entries and payload bytes of one kind.
@@ -57,7 +70,7 @@ pub struct Layout {
 pub struct KindTotals {
     /// Entries.
     pub entries: u64,
-    /// Payload bytes.
+    /// Their sizes summed (a shared payload counted for each entry).
     pub bytes: u64,
 }
 
@@ -126,6 +139,10 @@ pub fn inspect(path: &Path) -> Result<PackReport, PackInfoError> {
             payload: pack.payload_bytes(),
             padding: pack.padding_bytes(),
         },
+        shared: Shared {
+            entries: pack.shared_entries() as u64,
+            bytes: pack.entry_bytes() - pack.payload_bytes(),
+        },
         kinds,
         entries,
     })
@@ -146,6 +163,13 @@ pub fn render_text(report: &PackReport) -> String {
         "layout: header {} B, toc {} B, payload {} B, padding {} B",
         l.header, l.toc, l.payload, l.padding
     );
+    if report.shared.entries > 0 {
+        let _ = writeln!(
+            out,
+            "shared: {} entries reuse an identical entry's payload, {} B not stored again",
+            report.shared.entries, report.shared.bytes
+        );
+    }
     out.push_str("kinds:\n");
     for (kind, totals) in report.kinds.iter().filter(|(_, t)| t.entries > 0) {
         let _ = writeln!(
@@ -173,4 +197,52 @@ pub fn render_text(report: &PackReport) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hpack::{PackItem, write_pack};
+
+    fn item<'a>(path: &'a str, data: &'a [u8]) -> PackItem<'a> {
+        PackItem::new(path, data)
+    }
+
+    #[test]
+    fn a_shared_payload_is_counted_once_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.hpack");
+        let texture: &[u8] = &[9; 100];
+        let items = [
+            item("a/tex_0.ktx2", texture),
+            item("b/tex_0.ktx2", texture),
+            item("c/tex_0.ktx2", texture),
+            item("d.bin", b"d"),
+        ];
+        std::fs::write(&path, write_pack(&items).unwrap()).unwrap();
+        let report = inspect(&path).unwrap();
+        assert_eq!((report.shared.entries, report.shared.bytes), (2, 200));
+        let l = report.layout;
+        assert_eq!(l.payload, 101);
+        assert_eq!(l.header + l.toc + l.payload + l.padding, l.file);
+        assert_eq!(report.kinds["texture"].bytes, 300);
+        assert!(
+            render_text(&report).contains(
+                "shared: 2 entries reuse an identical entry's payload, 200 B not stored again\n"
+            ),
+            "{}",
+            render_text(&report)
+        );
+    }
+
+    #[test]
+    fn a_pack_without_sharing_prints_no_shared_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.hpack");
+        let items = [item("a.bin", b"a"), item("b.bin", b"b")];
+        std::fs::write(&path, write_pack(&items).unwrap()).unwrap();
+        let report = inspect(&path).unwrap();
+        assert_eq!((report.shared.entries, report.shared.bytes), (0, 0));
+        assert!(!render_text(&report).contains("shared:"));
+    }
 }

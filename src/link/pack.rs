@@ -9,6 +9,13 @@
 //!   members' fragments alone, so the pack describes itself and can be mounted
 //!   without the global manifest.
 //!
+//! **Identical files are stored once:** files with the same BLAKE3 and size
+//! share one payload, placed by the first of them in path order
+//! ([`plan_pack`]). The hash of a reused entry is the one its encoder
+//! recorded (its bytes were checked against it, or its part is unchanged);
+//! every file read from the folder is hashed here. The layout therefore
+//! depends only on paths and bytes, as a clean build's does.
+//!
 //! **Incremental:** rebuilding a pack after an edit does not re-read every
 //! file. Each entry of the previous pack (the file being replaced) whose
 //! bytes hash to the BLAKE3 value the file's fragment records is taken from
@@ -32,6 +39,7 @@
 //! `ASSETC_LINK_STATS` set, the step prints how many entries it reused (and
 //! of those, how many without hashing) and read.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::ops::Range;
@@ -106,11 +114,12 @@ pub fn link_pack(
     let mut stats = PackStats::default();
     let mut paths = Vec::with_capacity(wanted.len() + 1);
     let mut sources = Vec::with_capacity(wanted.len() + 1);
+    let mut digests = Vec::with_capacity(wanted.len() + 1);
     let mut cursor = 0;
     for file in &wanted {
         let reused = old.as_ref().and_then(|old| old.reusable(file, &mut cursor));
         paths.push(file.path);
-        sources.push(match reused {
+        let source = match reused {
             Some((entry, trusted)) => {
                 stats.reused += 1;
                 stats.trusted += usize::from(trusted);
@@ -120,21 +129,15 @@ pub fn link_pack(
                 stats.read += 1;
                 Source::Bytes(read(&root.join(file.path))?)
             }
-        });
+        };
+        digests.push(source.digest(file.hash));
+        sources.push(source);
     }
+    let manifest = Source::Bytes(manifest_of(&fragments, root, output, manifest)?);
     paths.push(MANIFEST_FILE);
-    sources.push(Source::Bytes(manifest_of(
-        &fragments, root, output, manifest,
-    )?));
-    let slots: Vec<PackSlot<'_>> = paths
-        .iter()
-        .zip(&sources)
-        .map(|(path, source)| PackSlot {
-            path,
-            kind: PackKind::from_path(path),
-            size: source.size(),
-        })
-        .collect();
+    digests.push(manifest.digest(None));
+    sources.push(manifest);
+    let slots = slots_of(&paths, &sources, &digests);
     let plan = plan_pack(&slots).map_err(|e| LinkError::Invalid {
         path: output.to_owned(),
         what: "cannot build the pack".into(),
@@ -177,6 +180,39 @@ impl Source<'_> {
             Source::Bytes(bytes) => bytes.len() as u64,
         }
     }
+
+    /// The BLAKE3 of the entry's bytes: hashed here for bytes just read, the
+    /// `recorded` hash for an entry of the previous pack (which holds the
+    /// recorded bytes: they were hashed, or their part is unchanged).
+    fn digest(&self, recorded: Option<&FileHash>) -> Option<blake3::Hash> {
+        match self {
+            Source::Previous(_) => recorded.and_then(|h| blake3::Hash::from_hex(&h.blake3).ok()),
+            Source::Bytes(bytes) => Some(blake3::hash(bytes)),
+        }
+    }
+}
+
+/// The pack's slots: each path with its kind, its size and, as its content,
+/// the index of the first file with the same digest, so that files with
+/// identical bytes share one payload.
+fn slots_of<'p>(
+    paths: &[&'p str],
+    sources: &[Source<'_>],
+    digests: &[Option<blake3::Hash>],
+) -> Vec<PackSlot<'p>> {
+    let mut first_with: HashMap<blake3::Hash, usize> = HashMap::new();
+    paths
+        .iter()
+        .zip(sources)
+        .zip(digests)
+        .enumerate()
+        .map(|(index, ((path, source), digest))| PackSlot {
+            path,
+            kind: PackKind::from_path(path),
+            size: source.size(),
+            content: digest.map(|d| *first_with.entry(d).or_insert(index)),
+        })
+        .collect()
 }
 
 /// One part file of the pack's list.
@@ -328,7 +364,7 @@ fn write_streamed(
         run: None,
     };
     out.write(0, &plan.prefix, old)?;
-    for placed in &plan.placed {
+    for placed in plan.placed.iter().filter(|placed| !placed.shared) {
         match (sources.get(placed.slot), old) {
             (Some(Source::Previous(entry)), Some(old)) => {
                 out.copy(entry.offset, placed.offset, entry.size, old)?;
@@ -429,17 +465,13 @@ fn manifest_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::hpack::{PackItem, write_pack};
+    use crate::format::hpack::{self, PackItem, write_pack};
     use crate::link::pack_state::identity_of;
 
     fn items<'a>(files: &[(&'a str, &'a [u8])]) -> Vec<PackItem<'a>> {
         files
             .iter()
-            .map(|&(path, data)| PackItem {
-                path,
-                kind: PackKind::from_path(path),
-                data,
-            })
+            .map(|&(path, data)| PackItem::new(path, data))
             .collect()
     }
 
@@ -460,9 +492,13 @@ mod tests {
                 }
             })
             .collect();
-        let listed = items(files);
-        let slots: Vec<PackSlot<'_>> = listed.iter().map(PackItem::slot).collect();
-        let plan = plan_pack(&slots).unwrap();
+        let paths: Vec<&str> = files.iter().map(|&(path, _)| path).collect();
+        let digests: Vec<Option<blake3::Hash>> = files
+            .iter()
+            .zip(&sources)
+            .map(|(&(path, data), source)| source.digest(Some(&FileHash::of(path, data))))
+            .collect();
+        let plan = plan_pack(&slots_of(&paths, &sources, &digests)).unwrap();
         let out = old_path.with_extension("new");
         write_atomic_with(&out, |file| {
             write_streamed(file, &plan, &sources, Some(&old))
@@ -496,6 +532,59 @@ mod tests {
             assert!(!held, "a changed pack is not held by the old one");
             let (bytes, held) = stream(&old_path, recorded, before);
             assert_eq!(bytes, std::fs::read(&old_path).unwrap());
+            assert!(held, "the same files are held by the old pack");
+        }
+    }
+
+    #[test]
+    fn a_streamed_pack_shares_payloads_as_the_pack_written_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let old_path = dir.path().join("old.hpack");
+        let shared: &[u8] = &[5; 33];
+        let before: &[(&str, &[u8])] = &[
+            ("a/tex_0.ktx2", shared),
+            ("b.bin", b"bb"),
+            ("c/tex_0.ktx2", shared),
+            ("d/tex_0.ktx2", shared),
+            ("e.bin", b""),
+            ("f.bin", b""),
+        ];
+        let old_pack = write_pack(&items(before)).unwrap();
+        assert_eq!(hpack::parse(&old_pack).unwrap().shared_entries(), 2);
+        std::fs::write(&old_path, &old_pack).unwrap();
+        let edits: [&[(&str, &[u8])]; 3] = [
+            // The entry that placed the shared bytes changes: the next one
+            // places them, copied from the old shared payload.
+            &[
+                ("a/tex_0.ktx2", &[6; 33]),
+                ("b.bin", b"bb"),
+                ("c/tex_0.ktx2", shared),
+                ("d/tex_0.ktx2", shared),
+            ],
+            // A new file holds the shared bytes, and another one an old
+            // file's: both point at the payloads already placed.
+            &[
+                ("a/tex_0.ktx2", shared),
+                ("aa.bin", b"bb"),
+                ("b.bin", b"bb"),
+                ("c/tex_0.ktx2", shared),
+                ("z/tex_0.ktx2", shared),
+            ],
+            // Nothing shared any more.
+            &[
+                ("a/tex_0.ktx2", b"a"),
+                ("c/tex_0.ktx2", b"c"),
+                ("d/tex_0.ktx2", shared),
+            ],
+        ];
+        for recorded in [false, true] {
+            for after in edits {
+                let (bytes, held) = stream(&old_path, recorded, after);
+                assert_eq!(bytes, write_pack(&items(after)).unwrap());
+                assert!(!held, "a changed pack is not held by the old one");
+            }
+            let (bytes, held) = stream(&old_path, recorded, before);
+            assert_eq!(bytes, old_pack);
             assert!(held, "the same files are held by the old pack");
         }
     }

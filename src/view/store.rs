@@ -216,3 +216,28 @@ fn read_inside(root: &Path, path: &str) -> Result<Vec<u8>, ViewError> {
         what: format!("cannot read: {e}"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::hpack::{PackItem, write_pack};
+
+    #[test]
+    fn a_pack_serves_every_entry_of_a_shared_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.hpack");
+        let items = [
+            PackItem::new("a/tex_0.ktx2", &[3; 20]),
+            PackItem::new("b.bin", b"b"),
+            PackItem::new("c/tex_0.ktx2", &[3; 20]),
+        ];
+        fs::write(&path, write_pack(&items).unwrap()).unwrap();
+        let store = Store::pack(&path).unwrap();
+        let listed = store.list().unwrap();
+        assert_eq!(listed.len(), 3);
+        for (item, file) in items.iter().zip(&listed) {
+            assert_eq!(*store.read_listed(file).unwrap(), *item.data);
+            assert_eq!(file.bytes, item.data.len() as u64);
+        }
+    }
+}
