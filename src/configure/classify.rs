@@ -242,7 +242,8 @@ impl TextureChoice {
 /// How the image with `stem` (its path without the extension, or a texture
 /// array folder's without `.array`) is read under `texture`: a forced
 /// `mode`, else the longest suffix of `texture.suffixes`, the convention
-/// table (unless turned off) and [`DOTTED_SUFFIXES`], else colour.
+/// table (unless turned off) and the dotted suffixes (`.n`, `.ao`, `.h`,
+/// `.r`), else colour.
 pub fn texture_choice(stem: &str, texture: &TextureSettings) -> TextureChoice {
     if texture.mode != ModeSetting::Auto {
         return TextureChoice {

@@ -54,7 +54,7 @@ pub struct Job {
     /// Set when another mesh source's texture edge encodes the same image
     /// file with the same flags: that edge's output (root-relative), which
     /// this edge takes as its input and passes through instead of encoding
-    /// the image again ([`share_image_encodes`]).
+    /// the image again (see `share_image_encodes`).
     pub shares: Option<String>,
 }
 
