@@ -79,3 +79,13 @@ pub fn finish<E: Error>(program: &str, result: Result<(), E>) -> ExitCode {
         }
     }
 }
+
+/// Serialises `value` as pretty JSON followed by a newline.
+pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    // Plain structs of numbers, strings and string-keyed maps always
+    // serialise; should one ever fail, the output says so as valid JSON.
+    let mut text = serde_json::to_string_pretty(value)
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string());
+    text.push('\n');
+    text
+}

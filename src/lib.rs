@@ -14,6 +14,8 @@ pub mod format;
 pub mod hot_reload;
 
 #[cfg(feature = "tool")]
+pub mod app;
+#[cfg(feature = "tool")]
 pub mod cache;
 #[cfg(feature = "tool")]
 pub mod cli;
@@ -33,6 +35,8 @@ pub mod fsutil;
 pub mod inspect;
 #[cfg(feature = "tool")]
 pub mod link;
+#[cfg(feature = "tool")]
+pub mod shell;
 #[cfg(feature = "tool")]
 pub mod view;
 #[cfg(feature = "tool")]

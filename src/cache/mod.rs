@@ -11,6 +11,7 @@
 //! `assetc cache stats` and `assetc cache trim` ([`command`]) look after the
 //! folder; [`stats`] keeps its counters. `docs/cache.md` is the user's view.
 
+pub mod cli;
 pub mod command;
 pub mod edge;
 pub mod key;
@@ -19,23 +20,11 @@ pub mod remote;
 pub mod stats;
 pub mod store;
 
+pub use cli::EncodeCli;
+
 use std::path::PathBuf;
 
 use crate::config::ByteSize;
-use crate::encode::command::Command;
-
-/// `assetc-encode`: compile one source asset (run by Ninja, one edge per
-/// asset), through the cache when one is named.
-#[derive(Debug, clap::Parser)]
-#[command(name = "assetc-encode", version, about)]
-pub struct EncodeCli {
-    /// Where results are shared.
-    #[command(flatten)]
-    pub cache: CacheArgs,
-    /// What to encode.
-    #[command(subcommand)]
-    pub command: Command,
-}
 
 /// The cache limit when none is given.
 pub const DEFAULT_MAX_SIZE: ByteSize = ByteSize(5 << 30);

@@ -50,8 +50,8 @@ pub use packs::NamedPack;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use select::Selection;
 pub use settings::{
-    ConeWeight, FontSettings, LodError, LodRatios, MeshSettings, MeshletTriangles, MeshletVertices,
-    PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
+    ConeWeight, FontSettings, LodError, LodRatios, MAX_QUALITY, MeshSettings, MeshletTriangles,
+    MeshletVertices, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 pub use size::ByteSize;
 pub use texture::{ModeSetting, SuffixTable};

@@ -11,7 +11,6 @@ use serde::Deserialize;
 
 use super::font::{Charset, FontMode};
 use super::texture::{ModeSetting, SuffixTable};
-use crate::encode::uastc::MAX_QUALITY;
 
 /// Declares a resolved settings group, its optional layer twin and the overlay.
 ///
@@ -95,7 +94,10 @@ settings_group! {
     }
 }
 
-/// A UASTC quality level, 0 to 4, checked when read.
+/// The highest UASTC quality level (`basisu -uastc_level 4`, "very slow").
+pub const MAX_QUALITY: u8 = 4;
+
+/// A UASTC quality level, 0 to [`MAX_QUALITY`], checked when read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "u8")]
 pub struct UastcQuality(pub u8);

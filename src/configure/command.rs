@@ -1,61 +1,18 @@
-//! The `assetc` command line: `configure` (the default), `init`,
-//! `--list-presets`, and the inspection commands `info` and `pack info`.
+//! `assetc configure`'s command line: its options, `--list-presets`, and
+//! the summary it prints. The `assetc` program's dispatch is `app::assetc`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::Args;
 
 use super::{ConfigureOptions, ConfigureReport, ToolPaths, ignored, run};
-use crate::cache::command::CacheCommand;
 use crate::cache::remote::RemoteArgs;
 use crate::cli::{finish, report_error, warn};
-use crate::config::{ByteSize, Config, RemoteConfig, write_starter};
-use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
-use crate::view::command::{ViewArgs, run_view};
-use crate::watch::command::{WatchArgs, run_watch};
+use crate::config::{ByteSize, Config, RemoteConfig};
 
+/// The program named in messages.
 const PROGRAM: &str = "assetc";
-
-/// `assetc`: turn a project's source assets into a Ninja build of GPU-ready files.
-#[derive(Debug, Parser)]
-#[command(
-    name = "assetc",
-    version,
-    about,
-    args_conflicts_with_subcommands = true
-)]
-pub struct Cli {
-    /// The subcommand; without one, assetc configures.
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Options for the implicit `configure`.
-    #[command(flatten)]
-    pub configure: ConfigureArgs,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Scan the input folder and write build.ninja (then run `ninja`).
-    Configure(Box<ConfigureArgs>),
-    /// Write a commented starter assetc.yml here (never overwrites).
-    Init,
-    /// Print per-file figures and totals for an output folder.
-    Info(InfoArgs),
-    /// Inspect a `.hpack`.
-    #[command(subcommand)]
-    Pack(PackCommand),
-    /// Look after a shared cache folder (see docs/cache.md).
-    #[command(subcommand)]
-    Cache(CacheCommand),
-    /// Serve a local web inspector of an output folder or a `.hpack`
-    /// (see docs/inspect.md).
-    View(ViewArgs),
-    /// Rebuild on every save and publish what changed to running engines
-    /// (see docs/hot-reload.md).
-    Watch(WatchArgs),
-}
 
 /// Options of `assetc configure`.
 #[derive(Debug, Args)]
@@ -96,23 +53,8 @@ pub struct ConfigureArgs {
     pub list_presets: bool,
 }
 
-impl Cli {
-    /// Runs the requested command.
-    pub fn run(self) -> ExitCode {
-        match self.command {
-            Some(Command::Configure(args)) => configure(&args),
-            Some(Command::Init) => init(),
-            Some(Command::Info(args)) => run_info(&args),
-            Some(Command::Pack(command)) => run_pack(&command),
-            Some(Command::Cache(command)) => command.run(),
-            Some(Command::View(args)) => run_view(&args),
-            Some(Command::Watch(args)) => run_watch(&args),
-            None => configure(&self.configure),
-        }
-    }
-}
-
-fn configure(args: &ConfigureArgs) -> ExitCode {
+/// Runs `assetc configure` (or `--list-presets`) with `args`.
+pub fn run_configure(args: &ConfigureArgs) -> ExitCode {
     let start_dir = PathBuf::from(".");
     if args.list_presets {
         return list_presets(&start_dir);
@@ -186,15 +128,6 @@ fn list_presets(start_dir: &std::path::Path) -> ExitCode {
                 };
                 println!("{name}{marker}");
             }
-        }),
-    )
-}
-
-fn init() -> ExitCode {
-    finish(
-        PROGRAM,
-        write_starter(std::path::Path::new(".")).map(|path| {
-            println!("assetc: wrote {}", path.display());
         }),
     )
 }

@@ -26,11 +26,12 @@ use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::fsutil;
 use crate::link::pack::pack_path;
+use crate::shell;
 
 /// The rule template, filled in by [`Plan::render`].
 const TEMPLATE: &str = include_str!("../../build.ninja.in");
 
-pub use crate::format::hman::MANIFEST_FILE;
+use crate::format::hman::MANIFEST_FILE;
 
 /// The failure report of `keep_going` builds, in the build folder.
 pub const FAILURE_REPORT: &str = "failed.txt";
@@ -425,7 +426,7 @@ impl Plan {
         let mut outputs: Vec<&str> = outs.iter().map(String::as_str).collect();
         outputs.push(frag);
         let (rule, implicit) = self.rule_of(job);
-        let mut vars = vec![("args", ninja::shell_join(&args))];
+        let mut vars = vec![("args", shell::shell_join(&args))];
         if deps != Deps::None {
             vars.push(("dep", dep));
         }
@@ -506,7 +507,7 @@ impl Plan {
             outputs: vec!["check"],
             rule: "link_check",
             implicit: defaults.clone(),
-            vars: vec![("check_args", ninja::shell_join(&check_args))],
+            vars: vec![("check_args", shell::shell_join(&check_args))],
             ..Build::default()
         });
         if self.keep_going {
@@ -538,7 +539,7 @@ impl Plan {
             rule: "link_ids",
             inputs: vec![list],
             implicit,
-            vars: vec![("ids_args", ninja::shell_join(&args))],
+            vars: vec![("ids_args", shell::shell_join(&args))],
         });
     }
 
@@ -784,7 +785,7 @@ fn tool_strings(tools: &ToolPaths) -> Result<[String; 3], ConfigureError> {
 
 /// Shell-quotes words and escapes them for a Ninja variable value.
 fn value_words<S: AsRef<str>>(words: &[S]) -> String {
-    ninja::escape_value(&ninja::shell_join(words))
+    ninja::escape_value(&shell::shell_join(words))
 }
 
 /// `path` relative to `root` with `/` separators, or absolute when outside it.

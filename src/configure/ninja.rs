@@ -65,28 +65,6 @@ pub fn escape_value(value: &str) -> String {
     value.replace('$', "$$")
 }
 
-/// Quotes one word for `/bin/sh`, leaving plain words untouched.
-pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=+,@%".contains(&b));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// Joins words into a shell command line, quoting each one.
-pub fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
-    words
-        .iter()
-        .map(|w| shell_quote(w.as_ref()))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// One `build` statement.
 #[derive(Debug, Default)]
 pub struct Build<'a> {
@@ -190,15 +168,6 @@ mod tests {
     #[test]
     fn values_escape_only_dollar() {
         assert_eq!(escape_value("a b:c$d"), "a b:c$$d");
-    }
-
-    #[test]
-    fn shell_quoting_survives_quotes_and_spaces() {
-        assert_eq!(shell_quote("x/y.png"), "x/y.png");
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
-        assert_eq!(shell_quote(""), "''");
-        assert_eq!(shell_join(&["a", "b c"]), "a 'b c'");
     }
 
     #[test]

@@ -14,10 +14,12 @@
 use std::path::Path;
 
 use super::classify::SourceKind;
-use super::graph::{Job, MANIFEST_FILE, root_relative};
+use super::graph::{Job, root_relative};
 use super::ninja::{self, Writer};
 use super::{ConfigureError, NINJA_FILE};
 use crate::config::{Config, ConfigError, Processor, Selection};
+use crate::format::hman::MANIFEST_FILE;
+use crate::shell;
 
 /// Rule names Ninja or our own link steps use besides those of the template.
 const RESERVED_RULES: [&str; 2] = ["phony", super::packs::NAMED_PACK_RULE];
@@ -84,10 +86,10 @@ impl ProcessorRule {
             "--colorspace",
             processor.colorspace.name(),
         ];
-        let template = ninja::escape_value(&ninja::shell_quote(&processor.command));
+        let template = ninja::escape_value(&shell::shell_quote(&processor.command));
         let command = format!(
             "$encode {} --root $outroot $invalidate $keepgoing $args -- {template}",
-            ninja::shell_join(&fixed)
+            shell::shell_join(&fixed)
         );
         let inputs = processor
             .inputs

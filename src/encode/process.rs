@@ -33,10 +33,10 @@ use clap::Args;
 
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::shader;
-use crate::configure::ninja::shell_quote;
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::format::{hanim, hfont, hmat, hmesh, ktx2};
 use crate::fsutil;
+use crate::shell::shell_quote;
 
 /// The arguments of `assetc-encode process`.
 #[derive(Debug, Args)]

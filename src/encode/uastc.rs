@@ -23,16 +23,13 @@ use basis_universal::{BasisTextureFormat, ColorSpace, Compressor, CompressorPara
 
 use super::image::Rgba8Image;
 
-/// The highest UASTC quality level (`basisu -uastc_level 4`, "very slow").
-pub const MAX_QUALITY: u8 = 4;
-
 /// Bytes in one UASTC 4x4 block.
 pub const BLOCK_BYTES: usize = 16;
 
 /// How to encode.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UastcOptions {
-    /// UASTC quality level, 0 (fastest) to [`MAX_QUALITY`].
+    /// UASTC quality level, 0 (fastest) to [`MAX_QUALITY`](crate::config::MAX_QUALITY).
     pub quality: u8,
     /// The RDO lambda (`basisu -uastc_rdo_l`), or `None` for no RDO. Higher
     /// values trade quality for smaller Zstandard output.
@@ -231,6 +228,7 @@ fn split_basis_file(
 mod tests {
     use super::*;
 
+    use crate::config::MAX_QUALITY;
     use crate::encode::image::test_images::Noise;
 
     /// A noisy image: hard for the encoder, so quality levels differ.

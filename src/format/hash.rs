@@ -36,6 +36,11 @@ pub const fn asset_hash(s: &str) -> u64 {
     hash
 }
 
+/// A 64-bit id as printed everywhere: `0x` and 16 lowercase hex digits.
+pub fn hex_id(id: u64) -> String {
+    format!("{id:#018x}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +71,11 @@ mod tests {
     fn differs_for_different_refs() {
         assert_ne!(asset_hash("court/tex_0"), asset_hash("court/tex_1"));
         assert_ne!(asset_hash("ab"), asset_hash("ba"));
+    }
+
+    #[test]
+    fn ids_print_as_fixed_width_hex() {
+        assert_eq!(hex_id(0x1f), "0x000000000000001f");
+        assert_eq!(hex_id(u64::MAX), "0xffffffffffffffff");
     }
 }

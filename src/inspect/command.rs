@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use super::{info, pack_info, to_json};
+use super::{info, pack_info};
+use crate::cli::to_json;
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
 use crate::fsutil::shown;

@@ -31,21 +31,6 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
-/// A 64-bit id as printed everywhere: `0x` and 16 lowercase hex digits.
-pub fn hex_id(id: u64) -> String {
-    format!("{id:#018x}")
-}
-
-/// Serialises `value` as pretty JSON followed by a newline.
-pub fn to_json<T: serde::Serialize>(value: &T) -> String {
-    // Plain structs of numbers, strings and string-keyed maps always
-    // serialise; should one ever fail, the output says so as valid JSON.
-    let mut text = serde_json::to_string_pretty(value)
-        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string());
-    text.push('\n');
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,11 +43,5 @@ mod tests {
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(3 << 20), "3.0 MiB");
         assert_eq!(human_bytes(5 << 30), "5.0 GiB");
-    }
-
-    #[test]
-    fn ids_print_as_fixed_width_hex() {
-        assert_eq!(hex_id(0x1f), "0x000000000000001f");
-        assert_eq!(hex_id(u64::MAX), "0xffffffffffffffff");
     }
 }

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::hex_id;
 use crate::encode::shader::validate_spirv;
 use crate::format::bytes::AlignedBytes;
 use crate::format::error::{FormatError, FormatResult};
+use crate::format::hash::hex_id;
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::format::{AssetFile, FileType, hanim, hfont, hman, hmat, hmesh, ktx2, open};
 

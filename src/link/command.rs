@@ -10,10 +10,10 @@ use super::ids::IdsTargets;
 use super::pack::{PackManifest, named_pack_path, pack_path};
 use super::recorded::Recorded;
 use super::{LinkError, check, ids, manifest, pack, part, report};
+use crate::cli::to_json;
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
 use crate::fsutil::{self, shown};
-use crate::inspect::to_json;
 
 /// `assetc-link`: merge fragments into the manifest and pack, or check an
 /// output folder.

@@ -16,9 +16,10 @@ use super::store::Store;
 use super::texture::{ImageIndex, decode, png_bytes, psnr};
 use super::{ViewError, anim, font, mesh, texture};
 use crate::encode::image::decode_image;
+use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::{hanim, hfont, hman, hmat, hmesh, ktx2};
-use crate::inspect::{hex_id, info, pack_info, stats};
+use crate::inspect::{info, pack_info, stats};
 use crate::link::check;
 
 /// The page, embedded in the binary.

@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 
 use super::material::Ids;
 use super::texture::{ImageIndex, image_url};
+use crate::format::hash::hex_id;
 use crate::format::hfont::{FLAG_MSDF, HFont};
-use crate::inspect::hex_id;
 
 /// The page's view of a font, its atlas resolved through the manifest.
 pub fn font_json(path: &str, font: &HFont<'_>, ids: &Ids) -> Value {

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use crate::format::hash::hex_id;
 use crate::format::hmat::{AlphaMode, GpuMaterial};
-use crate::inspect::hex_id;
 
 /// Asset ids to runtime paths, from the output's `assets.hman`.
 pub type Ids = HashMap<u64, String>;

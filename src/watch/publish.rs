@@ -70,7 +70,7 @@ impl Feed {
 
 /// The lines of one build, as [`crate::hot_reload::WatchClient`] reads them.
 pub fn block(outcome: &super::build::Outcome) -> String {
-    let id = |id: Option<u64>| id.map_or_else(|| "-".to_owned(), crate::inspect::hex_id);
+    let id = |id: Option<u64>| id.map_or_else(|| "-".to_owned(), crate::format::hash::hex_id);
     let status = if outcome.ok { "ok" } else { "failed" };
     let mut text = format!("build {} {status}\n", outcome.generation);
     for (path, file_id) in &outcome.changed {

@@ -1,0 +1,85 @@
+//! The `assetc` program: `configure` (the default), `init`, the inspection
+//! commands `info` and `pack info`, `cache`, `view` and `watch`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::cache::command::CacheCommand;
+use crate::cli::finish;
+use crate::config::write_starter;
+use crate::configure::command::{ConfigureArgs, run_configure};
+use crate::inspect::command::{InfoArgs, PackCommand, run_info, run_pack};
+use crate::view::command::{ViewArgs, run_view};
+use crate::watch::command::{WatchArgs, run_watch};
+
+/// `assetc`: turn a project's source assets into a Ninja build of GPU-ready files.
+#[derive(Debug, Parser)]
+#[command(
+    name = "assetc",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// The subcommand; without one, assetc configures.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options for the implicit `configure`.
+    #[command(flatten)]
+    pub configure: ConfigureArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scan the input folder and write build.ninja (then run `ninja`).
+    Configure(Box<ConfigureArgs>),
+    /// Write a commented starter assetc.yml here (never overwrites).
+    Init,
+    /// Print per-file figures and totals for an output folder.
+    Info(InfoArgs),
+    /// Inspect a `.hpack`.
+    #[command(subcommand)]
+    Pack(PackCommand),
+    /// Look after a shared cache folder (see docs/cache.md).
+    #[command(subcommand)]
+    Cache(CacheCommand),
+    /// Serve a local web inspector of an output folder or a `.hpack`
+    /// (see docs/inspect.md).
+    View(ViewArgs),
+    /// Rebuild on every save and publish what changed to running engines
+    /// (see docs/hot-reload.md).
+    Watch(WatchArgs),
+}
+
+/// Parses the command line and runs the command.
+pub fn main() -> ExitCode {
+    Cli::parse().run()
+}
+
+impl Cli {
+    /// Runs the requested command.
+    pub fn run(self) -> ExitCode {
+        match self.command {
+            Some(Command::Configure(args)) => run_configure(&args),
+            Some(Command::Init) => init(),
+            Some(Command::Info(args)) => run_info(&args),
+            Some(Command::Pack(command)) => run_pack(&command),
+            Some(Command::Cache(command)) => command.run(),
+            Some(Command::View(args)) => run_view(&args),
+            Some(Command::Watch(args)) => run_watch(&args),
+            None => run_configure(&self.configure),
+        }
+    }
+}
+
+/// `assetc init`: the starter `assetc.yml` in the working folder.
+fn init() -> ExitCode {
+    finish(
+        "assetc",
+        write_starter(std::path::Path::new(".")).map(|path| {
+            println!("assetc: wrote {}", path.display());
+        }),
+    )
+}

@@ -1,0 +1,13 @@
+//! The `assetc-link` program: the link steps Ninja runs after the encoders,
+//! and `check`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::link::command::Cli;
+
+/// Parses the command line and runs the step.
+pub fn main() -> ExitCode {
+    Cli::parse().command.run()
+}

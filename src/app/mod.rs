@@ -1,0 +1,9 @@
+//! The entry of each program: what its command line is and which room runs
+//! each command. This is the top floor: it imports `configure`, `inspect`,
+//! `view`, `watch`, `cache` and `link`, and nothing imports it. The files
+//! in `src/bin/` only call [`assetc::main`], [`encode::main`] and
+//! [`link::main`].
+
+pub mod assetc;
+pub mod encode;
+pub mod link;

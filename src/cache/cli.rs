@@ -1,0 +1,20 @@
+//! The `assetc-encode` command line: the cache and remote options, then the
+//! encoder and its settings. It lives in `cache/` because the action key is
+//! defined over it ([`super::key`] canonicalises every parsed setting); the
+//! program's entry, `app::encode`, parses it and runs the edge.
+
+use super::CacheArgs;
+use crate::encode::command::Command;
+
+/// `assetc-encode`: compile one source asset (run by Ninja, one edge per
+/// asset), through the cache when one is named.
+#[derive(Debug, clap::Parser)]
+#[command(name = "assetc-encode", version, about)]
+pub struct EncodeCli {
+    /// Where results are shared.
+    #[command(flatten)]
+    pub cache: CacheArgs,
+    /// What to encode.
+    #[command(subcommand)]
+    pub command: Command,
+}
