@@ -53,7 +53,6 @@ use bytemuck::{Pod, Zeroable};
 use super::bytes::{ByteReader, FileId, abbreviate, check_runtime_path};
 use super::error::{FormatError, FormatResult};
 use super::kind::PackKind;
-use super::open::AssetFile;
 
 /// The four bytes every pack starts with.
 pub const MAGIC: [u8; 4] = *b"HPAK";
@@ -472,19 +471,6 @@ impl<'a> Pack<'a> {
         range
             .and_then(|(start, end)| self.bytes.get(start..end))
             .unwrap_or_default()
-    }
-
-    /// The entry stored under `path`, identified and checked like any file
-    /// by [`open`](super::open::open), or `None` if the pack has no such
-    /// entry. Error offsets count from the start of the entry.
-    ///
-    /// Payloads start on multiples of 16 from the start of the pack, so when
-    /// the pack buffer is 16-byte aligned (see
-    /// [`AlignedBytes`](super::bytes::AlignedBytes)) meshes, materials and
-    /// fonts are lent in place like everything else.
-    pub fn open(&self, path: &str) -> Option<FormatResult<AssetFile<'a>>> {
-        let entry = self.find(path)?;
-        Some(super::open::open(self.data(&entry)))
     }
 
     /// Size of the whole file.

@@ -207,6 +207,21 @@ fn identify_or_fail(bytes: &[u8]) -> FormatResult<FileType> {
     })
 }
 
+impl<'a> Pack<'a> {
+    /// The entry stored under `path`, identified and checked like any file
+    /// by [`open`], or `None` if the pack has no such
+    /// entry. Error offsets count from the start of the entry.
+    ///
+    /// Payloads start on multiples of 16 from the start of the pack, so when
+    /// the pack buffer is 16-byte aligned (see
+    /// [`AlignedBytes`](super::bytes::AlignedBytes)) meshes, materials and
+    /// fonts are lent in place like everything else.
+    pub fn open(&self, path: &str) -> Option<FormatResult<AssetFile<'a>>> {
+        let entry = self.find(path)?;
+        Some(open(self.data(&entry)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bytemuck::Zeroable;
