@@ -1,7 +1,9 @@
 //! Helpers shared by the format readers: a bounds-checked cursor over
-//! untrusted bytes and the rule every runtime path follows, plus
-//! [`AlignedBytes`], the buffer an engine loads files into so the in-place
-//! readers can use them.
+//! untrusted bytes, the rule every runtime path follows, the in-place casts
+//! of `.hmesh`, `.hmat` and `.hfont`, plus [`AlignedBytes`], the buffer an
+//! engine loads files into so the in-place readers can use them.
+
+use bytemuck::{Pod, PodCastError};
 
 use super::error::{FormatError, FormatResult};
 
@@ -215,6 +217,49 @@ impl<'a> ByteReader<'a> {
         })?;
         Ok(path)
     }
+}
+
+/// Fails on a big-endian host: the in-place readers reinterpret little-endian
+/// bytes as native structs.
+pub(crate) fn require_little_endian(field: &'static str) -> FormatResult<()> {
+    if cfg!(target_endian = "big") {
+        return Err(FormatError::new(
+            0,
+            field,
+            "reading in place needs a little-endian host",
+        ));
+    }
+    Ok(())
+}
+
+/// Reinterprets `bytes`, which start at file offset `at`, as a slice of `T`.
+///
+/// The caller has checked that the length is a whole number of elements, so
+/// the only failure left is a misaligned buffer (which an empty slice cannot
+/// be).
+pub(crate) fn cast_in_place<'a, T: Pod>(
+    bytes: &'a [u8],
+    at: u64,
+    field: &'static str,
+) -> FormatResult<&'a [T]> {
+    if bytes.is_empty() {
+        return Ok(&[]);
+    }
+    bytemuck::try_cast_slice(bytes).map_err(|err| {
+        let what = match err {
+            PodCastError::TargetAlignmentGreaterAndInputNotAligned => format!(
+                "the data sits at a memory address that is not {align}-byte aligned; reading \
+                 in place needs the file buffer to start on a {align}-byte boundary",
+                align = align_of::<T>()
+            ),
+            _ => format!(
+                "{} bytes are not a whole number of {}-byte elements",
+                bytes.len(),
+                size_of::<T>()
+            ),
+        };
+        FormatError::new(at, field, what)
+    })
 }
 
 /// One 16-byte, 16-aligned block of an [`AlignedBytes`] buffer.
