@@ -66,9 +66,9 @@
 //! - `LODT` agreeing with `DESC` on the submesh count and sized for its rows,
 //!   every non-empty row a multiple of 3 inside `LODI`; `LODI` only with `LODT`.
 //!
-//! A [`FormatError`] names the byte offset of the offending element, the field
-//! (`"SubMesh.materialSlot"`, `"ChunkEntry.size"`, ...) and, in its message,
-//! the element's index.
+//! A [`FormatError`](crate::format::error::FormatError) names the byte
+//! offset of the offending element, the field (`"SubMesh.materialSlot"`,
+//! `"ChunkEntry.size"`, ...) and, in its message, the element's index.
 //!
 //! # Reading in place
 //!

@@ -122,8 +122,9 @@ impl<'a> HMesh<'a> {
         self.bytes
     }
 
-    /// The payload of the first chunk with id `id` (see [`fourcc`] and
-    /// [`chunk`]), known or not, or `None` if the table has no such chunk.
+    /// The payload of the first chunk with id `id` (see
+    /// [`fourcc`](super::fourcc) and [`chunk`]), known or not, or `None` if
+    /// the table has no such chunk.
     ///
     /// Every payload was checked to lie inside the file, so this is only a
     /// table scan; unknown chunks may repeat, and only the first is returned.
