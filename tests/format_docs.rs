@@ -613,8 +613,7 @@ fn every_table_names_a_known_layout() {
 fn repr_c_structs_in_source() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/format");
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("a directory entry").path();
+    for path in rust_files_below(&dir) {
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut after_repr = false;
@@ -635,6 +634,21 @@ fn repr_c_structs_in_source() -> Vec<String> {
     }
     names.sort();
     names
+}
+
+/// The `.rs` files in `dir` and its subfolders (a format split into a
+/// folder, such as `hmesh/`, keeps its structs in several files).
+fn rust_files_below(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            files.extend(rust_files_below(&path));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+    files
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Helpers shared by the format readers: a bounds-checked cursor over
-//! untrusted bytes and the rule every runtime path follows, plus
-//! [`AlignedBytes`], the buffer an engine loads files into so the in-place
-//! readers can use them.
+//! untrusted bytes, the rule every runtime path follows, the in-place casts
+//! of `.hmesh`, `.hmat` and `.hfont`, plus [`AlignedBytes`], the buffer an
+//! engine loads files into so the in-place readers can use them.
+
+use bytemuck::{Pod, PodCastError};
 
 use super::error::{FormatError, FormatResult};
 
@@ -93,6 +95,76 @@ pub(crate) fn read_fixed_header<T: bytemuck::Pod>(
         )
     })?;
     Ok(bytemuck::pod_read_unaligned(raw))
+}
+
+/// A fixed header stored little-endian at the start of a file and read
+/// through a [`ByteReader`] (`.hman` and `.hpack`); the struct holds
+/// host-order values.
+pub(crate) trait LeHeader: Pod {
+    /// The struct's name, for the error on a short file.
+    const NAME: &'static str;
+    /// The magic and version the reader accepts.
+    const ID: FileId;
+
+    /// Converts every integer field between host order and little-endian
+    /// (the conversion is its own inverse).
+    fn swap_to_or_from_le(self) -> Self;
+
+    /// The magic (read as a little-endian `u32`) and the version.
+    fn magic_and_version(&self) -> (u32, u32);
+}
+
+/// Reads the header `H` at the reader's position, in host order, and checks
+/// its magic and version.
+pub(crate) fn read_le_header<H: LeHeader>(reader: &mut ByteReader<'_>) -> FormatResult<H> {
+    let raw = reader.take(size_of::<H>(), H::NAME)?;
+    let header = bytemuck::pod_read_unaligned::<H>(raw).swap_to_or_from_le();
+    let (magic, version) = header.magic_and_version();
+    H::ID.check(magic, version)?;
+    Ok(header)
+}
+
+/// An error type of a writer whose records end in a path table field: a
+/// `u16` length and that many bytes of a clean runtime path (`.hman`
+/// entries, `.hpack` TOC records).
+pub(crate) trait PathFieldError: Sized {
+    /// The path does not fit the `u16` length.
+    fn too_long(path: String) -> Self;
+    /// The path is not a clean runtime path, for `reason`.
+    fn invalid(path: String, reason: &'static str) -> Self;
+}
+
+/// Refuses a path that a path field cannot hold or the reader would refuse
+/// (see [`check_runtime_path`]).
+pub(crate) fn check_path_field<E: PathFieldError>(path: &str) -> Result<(), E> {
+    if path.len() > usize::from(u16::MAX) {
+        return Err(E::too_long(path.to_owned()));
+    }
+    check_runtime_path(path).map_err(|reason| E::invalid(path.to_owned(), reason))
+}
+
+/// Appends a path field: the `u16` length, then the bytes. The length was
+/// checked by [`check_path_field`].
+pub(crate) fn push_path_field(path: &str, out: &mut Vec<u8>) {
+    let path_len = u16::try_from(path.len()).unwrap_or(u16::MAX);
+    out.extend_from_slice(&path_len.to_le_bytes());
+    out.extend_from_slice(path.as_bytes());
+}
+
+/// The message for a path longer than the `holder` (e.g. "a pack entry")
+/// can hold.
+pub(crate) fn path_too_long_message(path: &str, holder: &str) -> String {
+    format!(
+        "path of {} bytes exceeds the {} {holder} can hold: {:?}",
+        path.len(),
+        u16::MAX,
+        abbreviate(path)
+    )
+}
+
+/// The message for a path that is not a clean runtime path.
+pub(crate) fn invalid_path_message(path: &str, reason: &str) -> String {
+    format!("invalid runtime path {:?}: {reason}", abbreviate(path))
 }
 
 /// Shortens a path for an error message so a 64 KiB path does not flood it.
@@ -195,8 +267,19 @@ impl<'a> ByteReader<'a> {
         self.array(field).map(u64::from_le_bytes)
     }
 
+    /// Consumes a path field: a `u16` length (`len_field`), then that many
+    /// bytes that must form a valid runtime path (`path_field`).
+    pub(crate) fn path_field(
+        &mut self,
+        len_field: &'static str,
+        path_field: &'static str,
+    ) -> FormatResult<&'a str> {
+        let path_len = self.u16(len_field)?;
+        self.path(usize::from(path_len), path_field)
+    }
+
     /// Consumes `len` bytes that must form a valid runtime path.
-    pub(crate) fn path(&mut self, len: usize, field: &'static str) -> FormatResult<&'a str> {
+    fn path(&mut self, len: usize, field: &'static str) -> FormatResult<&'a str> {
         let at = self.offset();
         let raw = self.take(len, field)?;
         let path = core::str::from_utf8(raw).map_err(|err| {
@@ -215,6 +298,49 @@ impl<'a> ByteReader<'a> {
         })?;
         Ok(path)
     }
+}
+
+/// Fails on a big-endian host: the in-place readers reinterpret little-endian
+/// bytes as native structs.
+pub(crate) fn require_little_endian(field: &'static str) -> FormatResult<()> {
+    if cfg!(target_endian = "big") {
+        return Err(FormatError::new(
+            0,
+            field,
+            "reading in place needs a little-endian host",
+        ));
+    }
+    Ok(())
+}
+
+/// Reinterprets `bytes`, which start at file offset `at`, as a slice of `T`.
+///
+/// The caller has checked that the length is a whole number of elements, so
+/// the only failure left is a misaligned buffer (which an empty slice cannot
+/// be).
+pub(crate) fn cast_in_place<'a, T: Pod>(
+    bytes: &'a [u8],
+    at: u64,
+    field: &'static str,
+) -> FormatResult<&'a [T]> {
+    if bytes.is_empty() {
+        return Ok(&[]);
+    }
+    bytemuck::try_cast_slice(bytes).map_err(|err| {
+        let what = match err {
+            PodCastError::TargetAlignmentGreaterAndInputNotAligned => format!(
+                "the data sits at a memory address that is not {align}-byte aligned; reading \
+                 in place needs the file buffer to start on a {align}-byte boundary",
+                align = align_of::<T>()
+            ),
+            _ => format!(
+                "{} bytes are not a whole number of {}-byte elements",
+                bytes.len(),
+                size_of::<T>()
+            ),
+        };
+        FormatError::new(at, field, what)
+    })
 }
 
 /// One 16-byte, 16-aligned block of an [`AlignedBytes`] buffer.

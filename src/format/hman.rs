@@ -35,7 +35,10 @@ use core::fmt;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::bytes::{ByteReader, FileId, abbreviate, check_runtime_path};
+use super::bytes::{
+    ByteReader, FileId, LeHeader, PathFieldError, check_path_field, invalid_path_message,
+    path_too_long_message, push_path_field, read_le_header,
+};
 use super::error::{FormatError, FormatResult};
 use super::kind::{AssetKind, ColorSpace};
 
@@ -93,9 +96,21 @@ impl ManHeader {
     pub fn from_bytes(bytes: [u8; HEADER_BYTES]) -> Self {
         bytemuck::cast::<_, Self>(bytes).swap_to_or_from_le()
     }
+}
 
-    /// Converts every integer field between host order and little-endian (the
-    /// conversion is its own inverse).
+impl LeHeader for ManHeader {
+    const NAME: &'static str = "ManHeader";
+    const ID: FileId = FileId {
+        magic: u32::from_le_bytes(MAGIC),
+        version: VERSION,
+        magic_field: "ManHeader.magic",
+        version_field: "ManHeader.version",
+    };
+
+    fn magic_and_version(&self) -> (u32, u32) {
+        (u32::from_le_bytes(self.magic), self.version)
+    }
+
     fn swap_to_or_from_le(self) -> Self {
         Self {
             magic: self.magic,
@@ -147,7 +162,8 @@ pub enum ManifestError {
         /// The offending path.
         path: String,
     },
-    /// A path is not a clean relative runtime path (see [`check_runtime_path`]).
+    /// A path is not a clean relative runtime path (see
+    /// [`check_runtime_path`](super::bytes::check_runtime_path)).
     InvalidPath {
         /// The offending path.
         path: String,
@@ -179,15 +195,11 @@ impl fmt::Display for ManifestError {
                 "hash {hash:#018x}: {path:?} is listed both as {}/{} and as {}/{}",
                 first.0, first.1, second.0, second.1
             ),
-            ManifestError::PathTooLong { path } => write!(
-                f,
-                "path of {} bytes exceeds the {} a manifest entry can hold: {:?}",
-                path.len(),
-                u16::MAX,
-                abbreviate(path)
-            ),
+            ManifestError::PathTooLong { path } => {
+                f.write_str(&path_too_long_message(path, "a manifest entry"))
+            }
             ManifestError::InvalidPath { path, reason } => {
-                write!(f, "invalid runtime path {:?}: {reason}", abbreviate(path))
+                f.write_str(&invalid_path_message(path, reason))
             }
             ManifestError::TooManyEntries { count } => write!(
                 f,
@@ -200,6 +212,16 @@ impl fmt::Display for ManifestError {
 
 impl std::error::Error for ManifestError {}
 
+impl PathFieldError for ManifestError {
+    fn too_long(path: String) -> Self {
+        ManifestError::PathTooLong { path }
+    }
+
+    fn invalid(path: String, reason: &'static str) -> Self {
+        ManifestError::InvalidPath { path, reason }
+    }
+}
+
 /// Serialises `entries` into the bytes of a `.hman` file.
 ///
 /// Entries are sorted by id (ties by path), and repeated (id, path) pairs are
@@ -209,7 +231,7 @@ impl std::error::Error for ManifestError {}
 pub fn write_manifest(entries: &[ManifestEntry]) -> Result<Vec<u8>, ManifestError> {
     let unique = sort_and_dedup(entries)?;
     for entry in &unique {
-        check_entry_path(&entry.path)?;
+        check_path_field::<ManifestError>(&entry.path)?;
     }
     let count = u32::try_from(unique.len()).map_err(|_| ManifestError::TooManyEntries {
         count: unique.len(),
@@ -264,27 +286,12 @@ fn check_repeat(kept: &ManifestEntry, repeat: &ManifestEntry) -> Result<(), Mani
     Ok(())
 }
 
-/// Rejects a path the reader would refuse.
-fn check_entry_path(path: &str) -> Result<(), ManifestError> {
-    if path.len() > usize::from(u16::MAX) {
-        return Err(ManifestError::PathTooLong {
-            path: path.to_owned(),
-        });
-    }
-    check_runtime_path(path).map_err(|reason| ManifestError::InvalidPath {
-        path: path.to_owned(),
-        reason,
-    })
-}
-
-/// Appends one entry; the path length was checked by [`check_entry_path`].
+/// Appends one entry; the path was checked by [`check_path_field`].
 fn encode_entry(entry: &ManifestEntry, out: &mut Vec<u8>) {
-    let path_len = u16::try_from(entry.path.len()).unwrap_or(u16::MAX);
     out.extend_from_slice(&entry.hash.to_le_bytes());
     out.push(entry.kind as u8);
     out.push(entry.colorspace as u8);
-    out.extend_from_slice(&path_len.to_le_bytes());
-    out.extend_from_slice(entry.path.as_bytes());
+    push_path_field(&entry.path, out);
 }
 
 /// One entry of a parsed manifest, borrowing its path from the file bytes.
@@ -373,8 +380,9 @@ impl<'a> Manifest<'a> {
 /// Checks the magic, version and reserved field, that `count` can fit in the
 /// file before reserving memory for it, that every entry lies inside the file
 /// with a known kind and colour space and a valid path (see
-/// [`check_runtime_path`]), that ids ascend strictly (an equal id is a
-/// collision) and that no bytes follow the last entry.
+/// [`check_runtime_path`](super::bytes::check_runtime_path)), that ids ascend
+/// strictly (an equal id is a collision) and that no bytes follow the last
+/// entry.
 pub fn parse(bytes: &[u8]) -> FormatResult<Manifest<'_>> {
     let mut reader = ByteReader::new(bytes);
     let header = read_header(&mut reader)?;
@@ -409,14 +417,7 @@ pub fn validate(bytes: &[u8]) -> FormatResult<()> {
 
 /// Reads and checks the header, including that `count` entries could fit.
 fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<ManHeader> {
-    let header = ManHeader::from_bytes(reader.array("ManHeader")?);
-    FileId {
-        magic: u32::from_le_bytes(MAGIC),
-        version: VERSION,
-        magic_field: "ManHeader.magic",
-        version_field: "ManHeader.version",
-    }
-    .check(u32::from_le_bytes(header.magic), header.version)?;
+    let header: ManHeader = read_le_header(reader)?;
     let left = reader.remaining() as u64;
     let needed = u64::from(header.count) * ENTRY_FIXED_BYTES as u64;
     if needed > left {
@@ -444,8 +445,7 @@ fn read_entry<'a>(reader: &mut ByteReader<'a>) -> FormatResult<EntryRef<'a>> {
     let hash = reader.u64("ManEntry.hash")?;
     let kind = reader.code("ManEntry.kind", "kind", AssetKind::from_u8)?;
     let colorspace = reader.code("ManEntry.colorspace", "colour space", ColorSpace::from_u8)?;
-    let path_len = reader.u16("ManEntry.pathLen")?;
-    let path = reader.path(usize::from(path_len), "ManEntry.path")?;
+    let path = reader.path_field("ManEntry.pathLen", "ManEntry.path")?;
     Ok(EntryRef {
         hash,
         kind,
@@ -482,6 +482,7 @@ fn check_order(previous: &EntryRef<'_>, entry: &EntryRef<'_>, at: u64) -> Format
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::bytes::check_runtime_path;
 
     fn entry(hash: u64, kind: AssetKind, colorspace: ColorSpace, path: &str) -> ManifestEntry {
         ManifestEntry {

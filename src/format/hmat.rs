@@ -27,9 +27,8 @@ use core::mem::offset_of;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::bytes::{FileId, read_fixed_header};
+use super::bytes::{FileId, cast_in_place, read_fixed_header, require_little_endian};
 use super::error::{FormatError, FormatResult};
-use super::hmesh::{cast_in_place, require_little_endian};
 
 /// `"HMAT"` read as a little-endian `u32`.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"HMAT");

@@ -50,7 +50,10 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::bytes::{ByteReader, FileId, abbreviate, check_runtime_path};
+use super::bytes::{
+    ByteReader, FileId, LeHeader, PathFieldError, abbreviate, check_path_field,
+    invalid_path_message, path_too_long_message, push_path_field, read_le_header,
+};
 use super::error::{FormatError, FormatResult};
 use super::kind::PackKind;
 
@@ -111,9 +114,21 @@ impl PackHeader {
     pub fn from_bytes(bytes: [u8; HEADER_BYTES]) -> Self {
         bytemuck::cast::<_, Self>(bytes).swap_to_or_from_le()
     }
+}
 
-    /// Converts every integer field between host order and little-endian (the
-    /// conversion is its own inverse).
+impl LeHeader for PackHeader {
+    const NAME: &'static str = "PackHeader";
+    const ID: FileId = FileId {
+        magic: u32::from_le_bytes(MAGIC),
+        version: VERSION,
+        magic_field: "PackHeader.magic",
+        version_field: "PackHeader.version",
+    };
+
+    fn magic_and_version(&self) -> (u32, u32) {
+        (u32::from_le_bytes(self.magic), self.version)
+    }
+
     fn swap_to_or_from_le(self) -> Self {
         Self {
             magic: self.magic,
@@ -159,7 +174,7 @@ pub enum PackError {
         path: String,
     },
     /// A path is empty or not a clean relative runtime path (see
-    /// [`check_runtime_path`]).
+    /// [`check_runtime_path`](super::bytes::check_runtime_path)).
     InvalidPath {
         /// The offending path.
         path: String,
@@ -179,15 +194,11 @@ impl fmt::Display for PackError {
             PackError::DuplicatePath { path } => {
                 write!(f, "{:?} is listed twice in the pack", abbreviate(path))
             }
-            PackError::PathTooLong { path } => write!(
-                f,
-                "path of {} bytes exceeds the {} a pack entry can hold: {:?}",
-                path.len(),
-                u16::MAX,
-                abbreviate(path)
-            ),
+            PackError::PathTooLong { path } => {
+                f.write_str(&path_too_long_message(path, "a pack entry"))
+            }
             PackError::InvalidPath { path, reason } => {
-                write!(f, "invalid runtime path {:?}: {reason}", abbreviate(path))
+                f.write_str(&invalid_path_message(path, reason))
             }
             PackError::TooManyEntries { count } => {
                 write!(f, "{count} files exceed the {} a pack can hold", u32::MAX)
@@ -198,13 +209,24 @@ impl fmt::Display for PackError {
 
 impl std::error::Error for PackError {}
 
+impl PathFieldError for PackError {
+    fn too_long(path: String) -> Self {
+        PackError::PathTooLong { path }
+    }
+
+    fn invalid(path: String, reason: &'static str) -> Self {
+        PackError::InvalidPath { path, reason }
+    }
+}
+
 /// Serialises `items` into the bytes of a `.hpack` file.
 ///
 /// Items are sorted by path, so any ordering of the same set yields identical
 /// bytes. Items with identical non-empty bytes share one payload, placed by
 /// the first of them in path order. Fails on a repeated path, an empty or
-/// unclean path (see [`check_runtime_path`]) or a path longer than `u16::MAX`
-/// bytes. Each item's `kind` is written as given.
+/// unclean path (see [`check_runtime_path`](super::bytes::check_runtime_path))
+/// or a path longer than `u16::MAX` bytes. Each item's `kind` is written as
+/// given.
 pub fn write_pack(items: &[PackItem<'_>]) -> Result<Vec<u8>, PackError> {
     let slots = slots_sharing_equal_bytes(items);
     let plan = plan_pack(&slots)?;
@@ -360,7 +382,7 @@ fn sort_and_check<'s, 'a>(
     let mut sorted: Vec<(usize, &PackSlot<'a>)> = slots.iter().enumerate().collect();
     sorted.sort_by(|a, b| a.1.path.cmp(b.1.path));
     for (_, slot) in &sorted {
-        check_item_path(slot.path)?;
+        check_path_field::<PackError>(slot.path)?;
     }
     if let Some(pair) = sorted
         .windows(2)
@@ -373,27 +395,12 @@ fn sort_and_check<'s, 'a>(
     Ok(sorted)
 }
 
-/// Rejects a path the reader would refuse.
-fn check_item_path(path: &str) -> Result<(), PackError> {
-    if path.len() > usize::from(u16::MAX) {
-        return Err(PackError::PathTooLong {
-            path: path.to_owned(),
-        });
-    }
-    check_runtime_path(path).map_err(|reason| PackError::InvalidPath {
-        path: path.to_owned(),
-        reason,
-    })
-}
-
-/// Appends one TOC record; the path length was checked by [`check_item_path`].
+/// Appends one TOC record; the path was checked by [`check_path_field`].
 fn encode_toc_record(slot: &PackSlot<'_>, offset: u64, out: &mut Vec<u8>) {
-    let path_len = u16::try_from(slot.path.len()).unwrap_or(u16::MAX);
     out.extend_from_slice(&offset.to_le_bytes());
     out.extend_from_slice(&slot.size.to_le_bytes());
     out.push(slot.kind as u8);
-    out.extend_from_slice(&path_len.to_le_bytes());
-    out.extend_from_slice(slot.path.as_bytes());
+    push_path_field(slot.path, out);
 }
 
 /// One TOC entry of a parsed pack, borrowing its path from the file bytes.
@@ -595,14 +602,7 @@ pub fn validate(bytes: &[u8]) -> FormatResult<()> {
 
 /// Reads and checks the header, including that the TOC could fit.
 fn read_header(reader: &mut ByteReader<'_>) -> FormatResult<PackHeader> {
-    let header = PackHeader::from_bytes(reader.array("PackHeader")?);
-    FileId {
-        magic: u32::from_le_bytes(MAGIC),
-        version: VERSION,
-        magic_field: "PackHeader.magic",
-        version_field: "PackHeader.version",
-    }
-    .check(u32::from_le_bytes(header.magic), header.version)?;
+    let header: PackHeader = read_le_header(reader)?;
     if header.flags != 0 {
         return Err(FormatError::new(
             12,
@@ -640,8 +640,7 @@ fn read_record<'a>(reader: &mut ByteReader<'a>) -> FormatResult<PackEntry<'a>> {
     let offset = reader.u64("PackEntry.offset")?;
     let size = reader.u64("PackEntry.size")?;
     let kind = reader.code("PackEntry.kind", "kind", PackKind::from_u8)?;
-    let path_len = reader.u16("PackEntry.pathLen")?;
-    let path = reader.path(usize::from(path_len), "PackEntry.path")?;
+    let path = reader.path_field("PackEntry.pathLen", "PackEntry.path")?;
     Ok(PackEntry {
         path,
         kind,
