@@ -6,12 +6,12 @@
 
 use core::mem::offset_of;
 
+use super::chunks::{Chunk, ChunkSet, MeshletArrays, chunk_tag};
 use super::layout::{
     AABB_TOLERANCE, ChunkEntry, GpuJoint, GpuSkinVertex, GpuVertex, KNOWN_MESH_FLAGS,
     LodTableHeader, MeshBounds, MeshDesc, MeshLod, Meshlet, MeshletBounds, MeshletTriangle,
     NO_MATERIAL, SKIN_WEIGHT_TOLERANCE, SubMesh, chunk,
 };
-use super::read::{Chunk, ChunkSet, MeshletArrays, chunk_tag};
 use crate::format::error::{FormatError, FormatResult};
 
 /// Fails on the first non-finite value of `values`, which start at file

@@ -101,6 +101,7 @@
 //! path to it.
 
 mod check;
+mod chunks;
 mod layout;
 mod read;
 mod write;

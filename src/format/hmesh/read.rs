@@ -12,6 +12,7 @@ use super::check::{
     BoundsCheck, check_desc, check_lod_rows, check_mesh_bounds, check_meshlets, check_skeleton,
     check_skin, check_submeshes, check_vertex_refs, check_vertices,
 };
+use super::chunks::{Chunk, ChunkSet, MeshletArrays, chunk_tag, entry_offset};
 use super::layout::{
     CHUNK_ALIGN, ChunkEntry, ENTRY_BYTES, FileHeader, GpuJoint, GpuSkinVertex, GpuVertex,
     HEADER_BYTES, KNOWN_CHUNK_NAMES, KNOWN_CHUNKS, LodTableHeader, MAGIC, MeshBounds, MeshData,
@@ -329,64 +330,6 @@ fn read_chunk_table<'a>(bytes: &'a [u8], header: &FileHeader) -> FormatResult<&'
     cast_in_place(raw, HEADER_BYTES as u64, "ChunkEntry")
 }
 
-/// A known chunk found in the table.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Chunk<'a> {
-    /// The chunk's id as text, e.g. `"VTXS"`.
-    pub(super) name: &'static str,
-    /// Row in the chunk table.
-    pub(super) entry_index: usize,
-    /// File offset of the payload.
-    pub(super) offset: u64,
-    /// The payload.
-    pub(super) data: &'a [u8],
-}
-
-impl Chunk<'_> {
-    /// File offset of this chunk's table row.
-    pub(super) fn entry_at(&self) -> u64 {
-        entry_offset(self.entry_index)
-    }
-
-    /// File offset of field `field_offset` of element `index` of `T`s.
-    pub(super) fn element_at<T>(&self, index: usize, field_offset: usize) -> u64 {
-        self.offset + (index * size_of::<T>() + field_offset) as u64
-    }
-}
-
-/// The known chunks of a file, by id.
-pub(super) struct ChunkSet<'a> {
-    /// Indexed like [`KNOWN_CHUNKS`].
-    found: [Option<Chunk<'a>>; KNOWN_CHUNKS.len()],
-}
-
-impl<'a> ChunkSet<'a> {
-    /// The chunk with id `id`, if present.
-    pub(super) fn get(&self, id: u32) -> Option<Chunk<'a>> {
-        let slot = KNOWN_CHUNKS.iter().position(|&known| known == id)?;
-        self.found.get(slot).copied().flatten()
-    }
-
-    /// The chunk with id `id`, or an error saying the file lacks it.
-    fn required(&self, id: u32) -> FormatResult<Chunk<'a>> {
-        self.get(id).ok_or_else(|| {
-            FormatError::new(
-                HEADER_BYTES as u64,
-                "ChunkEntry.fourcc",
-                format!(
-                    "the file has no {} chunk, which is required",
-                    chunk_name(id)
-                ),
-            )
-        })
-    }
-}
-
-/// File offset of chunk table row `index`.
-fn entry_offset(index: usize) -> u64 {
-    (HEADER_BYTES + index * ENTRY_BYTES) as u64
-}
-
 /// Checks every table row and collects the known chunks.
 fn locate_chunks<'a>(bytes: &'a [u8], table: &[ChunkEntry]) -> FormatResult<ChunkSet<'a>> {
     let table_end = entry_offset(table.len());
@@ -582,11 +525,6 @@ fn optional_array<'a, T: Pod>(
     }
 }
 
-/// A chunk's id and table row for messages, e.g. `"MLET (chunk 4)"`.
-pub(super) fn chunk_tag(chunk: Chunk<'_>) -> String {
-    format!("{} (chunk {})", chunk.name, chunk.entry_index)
-}
-
 /// Reads a chunk that holds exactly one `T`.
 fn single<T: Pod>(chunk: Chunk<'_>) -> FormatResult<T> {
     if chunk.data.len() != size_of::<T>() {
@@ -665,18 +603,6 @@ fn read_indices<'a>(
         )?;
     }
     Ok(indices)
-}
-
-/// The four meshlet chunks.
-pub(super) struct MeshletArrays<'a> {
-    /// `MLET`.
-    pub(super) meshlets: &'a [Meshlet],
-    /// `MLVR`.
-    pub(super) vertices: &'a [u32],
-    /// `MLTR`.
-    pub(super) triangles: &'a [MeshletTriangle],
-    /// `MLBN`.
-    pub(super) bounds: &'a [MeshletBounds],
 }
 
 /// `MLET`, `MLVR`, `MLTR` and `MLBN`; at [`Depth::Full`] checked against
