@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::error::ConfigError;
-use super::load::join;
+use super::paths::join;
 
 /// File name of the C header in the output folder, when `ids.c` is `true`.
 pub const DEFAULT_C_FILE: &str = "assets.h";

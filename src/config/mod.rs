@@ -15,13 +15,16 @@
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
 //! (resolved settings and their optional layers), `font.rs` (the
 //! charset and font mode values), `yaml.rs` (parser options and
-//! position tree), `keys.rs` (unknown keys), `load.rs` (loading, paths, globs),
+//! position tree), `keys.rs` (unknown keys), `model.rs` (the loaded
+//! [`Config`] and its queries), `load.rs` (loading), `document.rs` (the file
+//! being loaded: globs and error positions), `paths.rs` (absolute paths),
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
 //! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
 //! (one-or-many glob values), `ids.rs` (the `ids:` key), `size.rs` (byte
 //! sizes such as `5G`), `texture.rs` (the texture mode and name-suffix
 //! values).
 
+mod document;
 mod error;
 mod font;
 mod globs;
@@ -29,7 +32,9 @@ mod ids;
 mod init;
 mod keys;
 mod load;
+mod model;
 mod packs;
+mod paths;
 mod processors;
 mod schema;
 mod select;
@@ -45,8 +50,9 @@ pub use error::{ConfigError, ConfigWarning};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};
-pub use load::{CacheConfig, Config, RemoteConfig, absolute};
+pub use model::{CacheConfig, Config, RemoteConfig};
 pub use packs::NamedPack;
+pub use paths::absolute;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use select::Selection;
 pub use settings::{

@@ -14,9 +14,9 @@
 
 use globset::{GlobSet, GlobSetBuilder};
 
+use super::document::Document;
 use super::error::ConfigError;
 use super::globs::GlobList;
-use super::load::{Config, Document};
 use super::schema::OrderedMap;
 use super::yaml::Step;
 
@@ -42,18 +42,6 @@ impl NamedPack {
     /// Whether the source at `rel` (below the input folder) belongs to it.
     pub fn contains(&self, rel: &str) -> bool {
         self.matcher.is_match(rel)
-    }
-}
-
-impl Config {
-    /// The names of the named packs the source at `rel` belongs to, in file
-    /// order.
-    pub fn packs_of(&self, rel: &str) -> Vec<&str> {
-        self.packs
-            .iter()
-            .filter(|p| p.contains(rel))
-            .map(|p| p.name.as_str())
-            .collect()
     }
 }
 
@@ -118,6 +106,7 @@ fn build_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn load(text: &str) -> Config {
         let dir = tempfile::tempdir().unwrap();

@@ -25,9 +25,9 @@ use std::path::PathBuf;
 use globset::{GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
+use super::document::Document;
 use super::error::ConfigError;
 use super::globs::GlobList;
-use super::load::{Config, Document};
 use super::yaml::Step;
 use crate::format::kind::{AssetKind, ColorSpace};
 
@@ -76,7 +76,7 @@ pub struct Processor {
     /// Column of the processor's `name:` value.
     pub column: usize,
     /// The compiled globs.
-    matcher: GlobSet,
+    pub(super) matcher: GlobSet,
 }
 
 /// How a processor names its output, relative to the output folder.
@@ -236,14 +236,6 @@ fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-impl Config {
-    /// The index in [`Config::processors`] of the first processor whose glob
-    /// matches the source at `rel`, if any.
-    pub fn processor_for(&self, rel: &str) -> Option<usize> {
-        self.processors.iter().position(|p| p.matcher.is_match(rel))
-    }
 }
 
 /// Checks every `processors:` entry; `root` resolves `inputs:`.
@@ -476,7 +468,7 @@ impl Entry<'_, '_> {
         inputs
             .into_iter()
             .map(|input| {
-                let path = super::load::join(root, std::path::Path::new(&input));
+                let path = super::paths::join(root, std::path::Path::new(&input));
                 if path.is_file() {
                     Ok(path)
                 } else {
@@ -493,6 +485,7 @@ impl Entry<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn template(t: &str) -> OutputNaming {
         OutputNaming::Template(t.into())

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use globset::{GlobSet, GlobSetBuilder};
 
 use super::error::ConfigError;
-use super::load::{Config, Preset, Rule, absolute};
+use super::model::{Config, Preset, Rule};
+use super::paths::absolute;
 use super::settings::{Settings, SettingsLayer};
 
 /// A preset and output chosen for one build, ready to answer per-path queries.
