@@ -14,7 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::graph::{Job, join};
+use super::job::Job;
+use super::paths::join;
 use crate::fragment::Fragment;
 
 /// The folder of the build folder holding the left-out sources' fragments.

@@ -12,10 +12,12 @@ use clap::ValueEnum;
 
 use super::clashes::{self, LeftOut};
 use super::classify::{self, SourceKind};
+use super::job::{Deps, Job};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
 use super::packs::{self, PackPlan};
 use super::parts::{self, PartGroup};
+use super::paths::{inexpressible, join, path_string, root_relative};
 use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::sharing::Sharing;
@@ -24,6 +26,7 @@ use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, Tex
 use crate::encode::mesh::compile::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
+use crate::format::hman::MANIFEST_FILE;
 use crate::fsutil;
 use crate::link::pack::pack_path;
 use crate::shell;
@@ -31,67 +34,8 @@ use crate::shell;
 /// The rule template, filled in by [`Plan::render`].
 const TEMPLATE: &str = include_str!("../../build.ninja.in");
 
-use crate::format::hman::MANIFEST_FILE;
-
 /// The failure report of `keep_going` builds, in the build folder.
 pub const FAILURE_REPORT: &str = "failed.txt";
-
-/// One encode edge.
-#[derive(Debug, Clone)]
-pub struct Job {
-    /// The source asset, relative to the input folder (for messages).
-    pub source: String,
-    /// The edge's input file or folder, relative to the input folder: the
-    /// source itself, or an image file a mesh source's material uses.
-    pub input: String,
-    /// Unique among jobs; names the edge's fragment and depfile.
-    pub name: String,
-    /// The encoder it runs.
-    pub kind: SourceKind,
-    /// Runtime paths it produces, relative to the output folder.
-    pub outputs: Vec<String>,
-    /// Resolved settings as `assetc-encode` flags.
-    pub flags: Vec<String>,
-    /// Set when another mesh source's texture edge encodes the same image
-    /// file with the same flags: that edge's output (root-relative), which
-    /// this edge takes as its input and passes through instead of encoding
-    /// the image again (see `share_image_encodes`).
-    pub shares: Option<String>,
-}
-
-/// How an encode edge's depfile reaches Ninja.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Deps {
-    /// No depfile: the encoder reads its input alone.
-    None,
-    /// The kind's rule says `deps = gcc`; the edge names its depfile.
-    Rule,
-    /// The kind's rule takes `deps` from the edge, which sets
-    /// `depmode = gcc` and names its depfile.
-    Edge,
-}
-
-impl Job {
-    /// Whether this edge needs a depfile, and where `deps = gcc` comes from.
-    /// Single-file kinds (a plain image, a LUT, a font, a material, an
-    /// embedded file) read only their input; a texture that a glTF embeds
-    /// also reads the glTF's buffers; every other kind may read more files.
-    pub fn deps(&self) -> Deps {
-        match self.kind {
-            SourceKind::Texture(_) if self.flags.iter().any(|f| f == "--gltf-image") => Deps::Edge,
-            SourceKind::Texture(_)
-            | SourceKind::Lut
-            | SourceKind::Font
-            | SourceKind::Material
-            | SourceKind::Embed => Deps::None,
-            SourceKind::Cubemap
-            | SourceKind::TextureArray(_)
-            | SourceKind::Mesh
-            | SourceKind::Shader
-            | SourceKind::Processor(_) => Deps::Rule,
-        }
-    }
-}
 
 /// Everything configure writes, with root-relative paths.
 #[derive(Debug)]
@@ -786,52 +730,6 @@ fn tool_strings(tools: &ToolPaths) -> Result<[String; 3], ConfigureError> {
 /// Shell-quotes words and escapes them for a Ninja variable value.
 fn value_words<S: AsRef<str>>(words: &[S]) -> String {
     ninja::escape_value(&shell::shell_join(words))
-}
-
-/// `path` relative to `root` with `/` separators, or absolute when outside it.
-pub fn root_relative(root: &Path, path: &Path) -> Result<String, ConfigureError> {
-    match fsutil::slash_relative(root, path) {
-        Some(rel) if rel.is_empty() => Ok(".".into()),
-        Some(rel) => expressible(path, rel),
-        // Outside the root, or not UTF-8 (which path_string reports).
-        None => path_string(path),
-    }
-}
-
-fn path_string(path: &Path) -> Result<String, ConfigureError> {
-    let text = path.to_str().ok_or_else(|| not_utf8(path))?;
-    expressible(path, text.to_string())
-}
-
-/// Passes `text` through when Ninja can express it, else names the problem.
-fn expressible(path: &Path, text: String) -> Result<String, ConfigureError> {
-    match ninja::check_expressible(&text) {
-        Some(what) => Err(inexpressible(path, what)),
-        None => Ok(text),
-    }
-}
-
-fn inexpressible(path: &Path, what: &str) -> ConfigureError {
-    ConfigureError::BadName {
-        path: path.to_owned(),
-        what: format!("contains {what}, which Ninja cannot express in a path"),
-    }
-}
-
-fn not_utf8(path: &Path) -> ConfigureError {
-    ConfigureError::BadName {
-        path: path.to_owned(),
-        what: "is not valid UTF-8".into(),
-    }
-}
-
-/// Joins a root-relative folder and a relative path.
-pub(super) fn join(base: &str, rel: &str) -> String {
-    if base == "." {
-        rel.to_string()
-    } else {
-        format!("{base}/{rel}")
-    }
 }
 
 #[cfg(test)]

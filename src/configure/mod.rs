@@ -16,10 +16,12 @@ pub mod classify;
 pub mod command;
 pub mod graph;
 pub mod ignored;
+pub mod job;
 pub mod meshes;
 pub mod ninja;
 pub mod packs;
 pub mod parts;
+pub mod paths;
 pub mod processors;
 pub mod scan;
 pub mod sharing;
@@ -235,7 +237,7 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         written,
         preset: selection.preset.clone(),
         jobs: plan.jobs.len(),
-        ignored_list: graph::root_relative(&config.root, &ignored_list)?,
+        ignored_list: paths::root_relative(&config.root, &ignored_list)?,
         ignored: scanned.ignored,
         removed,
         warnings: config.warnings,

@@ -19,9 +19,10 @@
 
 use std::path::Path;
 
-use super::graph::{Job, join};
+use super::job::Job;
 use super::ninja::{Build, Writer};
 use super::parts::{PartGroup, lines};
+use super::paths::join;
 use crate::config::Config;
 use crate::link::pack::named_pack_path;
 

@@ -20,8 +20,8 @@
 
 use std::collections::BTreeMap;
 
-use super::graph::join;
 use super::ninja::{Build, Writer};
+use super::paths::join;
 use crate::link::part::MAX_PART_FRAGMENTS;
 
 /// The Ninja rule of part edges.

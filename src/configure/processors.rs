@@ -14,8 +14,9 @@
 use std::path::Path;
 
 use super::classify::SourceKind;
-use super::graph::{Job, root_relative};
+use super::job::Job;
 use super::ninja::{self, Writer};
+use super::paths::root_relative;
 use super::{ConfigureError, NINJA_FILE};
 use crate::config::{Config, ConfigError, Processor, Selection};
 use crate::format::hman::MANIFEST_FILE;
