@@ -23,7 +23,7 @@ use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
-use crate::encode::mesh::compile::TextureList;
+use crate::encode::mesh::args::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
 use crate::format::hman::MANIFEST_FILE;

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use super::font::{FontOptions, compile_font};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
-use super::mesh::compile::{TextureList, compile_mesh};
+use super::mesh::args::MeshArgs;
+use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
 use super::texture::{
@@ -22,9 +23,7 @@ use super::texture::{
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    Charset, ConeWeight, FontMode, FontSettings, LodError, LodRatios, MeshSettings,
-    MeshletTriangles, MeshletVertices, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality,
-    ZstdLevel,
+    Charset, FontMode, FontSettings, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
@@ -179,41 +178,6 @@ impl FontArgs {
             zstd_level: self.zstd_level.0,
         }
     }
-}
-
-/// Mesh settings; the defaults are those of `assetc.yml`.
-#[derive(Debug, Args)]
-pub struct MeshArgs {
-    /// Bake glTF node transforms into one world-space mesh.
-    #[arg(long, default_value_t = MeshSettings::default().merge, action = clap::ArgAction::Set)]
-    pub merge: bool,
-    /// Build meshlets.
-    #[arg(long, default_value_t = MeshSettings::default().meshlets, action = clap::ArgAction::Set)]
-    pub meshlets: bool,
-    /// Most vertices per meshlet, 3 to 256.
-    #[arg(long, default_value_t = MeshSettings::default().meshlet_vertices)]
-    pub meshlet_vertices: MeshletVertices,
-    /// Most triangles per meshlet, 1 to 512.
-    #[arg(long, default_value_t = MeshSettings::default().meshlet_triangles)]
-    pub meshlet_triangles: MeshletTriangles,
-    /// Meshlet cone weight, 0 to 1.
-    #[arg(long, default_value_t = MeshSettings::default().cone_weight)]
-    pub cone_weight: ConeWeight,
-    /// Reduced levels of detail as fractions of the triangle count, joined by
-    /// `,` (for example `0.5,0.25`), or `none`.
-    #[arg(long, default_value_t = MeshSettings::default().lods)]
-    pub lods: LodRatios,
-    /// The simplifier's relative error budget, 0 to 1.
-    #[arg(long, default_value_t = MeshSettings::default().lod_error)]
-    pub lod_error: LodError,
-    /// The images of the source that have a texture edge (`none`, or indices
-    /// joined by `,`); a material naming any other image fails the edge.
-    /// Configure always passes it; without it nothing is checked.
-    #[arg(long)]
-    pub textures: Option<TextureList>,
-    /// The job.
-    #[command(flatten)]
-    pub job: JobArgs,
 }
 
 impl Command {

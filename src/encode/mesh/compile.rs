@@ -15,10 +15,10 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use super::args::{MeshArgs, TextureList};
 use super::build::{BuildOptions, build_mesh};
 use super::scene::{Scene, texture_ref};
 use super::{gltf as gltf_source, obj as obj_source};
-use crate::encode::command::MeshArgs;
 use crate::encode::job::{EncodeError, Encoded, JobArgs, OutputFile};
 use crate::format::hash::asset_hash;
 use crate::format::kind::{AssetKind, ColorSpace};
@@ -135,39 +135,6 @@ fn invalid(
     }
 }
 
-/// The images of a mesh source that have a texture edge: `none`, or their
-/// indices joined by `,` (`0,2`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TextureList(pub Vec<usize>);
-
-impl std::str::FromStr for TextureList {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        if text == "none" {
-            return Ok(Self::default());
-        }
-        text.split(',')
-            .map(|index| {
-                index
-                    .parse()
-                    .map_err(|_| format!("'{index}' is not an image index (use `none` or `0,2`)"))
-            })
-            .collect::<Result<_, _>>()
-            .map(Self)
-    }
-}
-
-impl std::fmt::Display for TextureList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("none");
-        }
-        let words: Vec<String> = self.0.iter().map(usize::to_string).collect();
-        f.write_str(&words.join(","))
-    }
-}
-
 /// Refuses a material row naming a texture outside `planned`, the images
 /// configure gave a texture edge.
 fn check_texture_refs(
@@ -215,19 +182,5 @@ mod tests {
         assert_eq!(source_ref("noext"), "noext");
         assert!(obj_source::is_obj("m/Crate.OBJ"));
         assert!(!obj_source::is_obj("m/crate.glb"));
-    }
-
-    #[test]
-    fn texture_lists_read_and_print_alike() {
-        for text in ["none", "0", "0,2,11"] {
-            let list: TextureList = text.parse().unwrap();
-            assert_eq!(list.to_string(), text);
-        }
-        assert_eq!(
-            "none".parse::<TextureList>().unwrap().0,
-            Vec::<usize>::new()
-        );
-        assert!("".parse::<TextureList>().is_err());
-        assert!("1,x".parse::<TextureList>().unwrap_err().contains("'x'"));
     }
 }
