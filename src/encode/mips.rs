@@ -28,7 +28,7 @@
 use core::ops::Range;
 
 use super::image::Rgba8Image;
-use super::texture::TextureMode;
+use super::texture_mode::TextureMode;
 
 /// Number of levels in a full mip chain down to 1x1: `floor(log2(max(w, h))) + 1`.
 pub fn mip_level_count(width: u32, height: u32) -> usize {

@@ -18,4 +18,5 @@ pub mod mips;
 pub mod process;
 pub mod shader;
 pub mod texture;
+pub mod texture_mode;
 pub mod uastc;
