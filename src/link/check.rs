@@ -25,32 +25,17 @@
 //! ([`Recorded`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::fmt;
 use std::path::Path;
 
 use walkdir::WalkDir;
 
 use super::ids::{C_HEADER_FILE, RUST_MODULE_FILE};
+use super::problem::Problem;
 use super::recorded::Recorded;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
 use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
 use crate::fsutil;
-
-/// One inconsistency, reported as `path: what`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub struct Problem {
-    /// The file at fault.
-    pub path: String,
-    /// What is wrong with it.
-    pub what: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.what)
-    }
-}
 
 /// Totals of a successful check.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -18,7 +18,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::check::{Problem, pack_entry_disk_fault, pack_kind_fault};
+use super::check::{pack_entry_disk_fault, pack_kind_fault};
+use super::problem::Problem;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::hman::{self, ManifestEntry};
 use crate::format::hpack::{self, Pack};

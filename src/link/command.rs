@@ -8,6 +8,7 @@ use clap::{ArgGroup, Parser, Subcommand};
 use super::check_packs::{NamedPackSummary, check_named_packs};
 use super::ids::IdsTargets;
 use super::pack::{PackManifest, named_pack_path, pack_path};
+use super::problem::Problem;
 use super::recorded::Recorded;
 use super::{LinkError, check, ids, manifest, pack, part, report};
 use crate::cli::to_json;
@@ -392,7 +393,7 @@ fn check_all(target: &CheckTarget) -> CheckOutcome {
 /// Everything a check found.
 struct CheckOutcome {
     /// The folder's summary, or every problem (folder and named packs).
-    result: Result<check::Summary, Vec<check::Problem>>,
+    result: Result<check::Summary, Vec<Problem>>,
     /// A summary per named pack that parsed.
     named: Vec<NamedPackSummary>,
 }
@@ -448,7 +449,7 @@ struct CheckReport<'a> {
     /// Present only when named packs were checked.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     named_packs: &'a [NamedPackSummary],
-    problems: &'a [check::Problem],
+    problems: &'a [Problem],
 }
 
 impl<'a> CheckReport<'a> {

@@ -10,7 +10,7 @@
 //! * [`report`] lists the assets that failed under `keep_going`, and fails
 //!   while there are any;
 //! * [`check`] validates an output folder (and optionally its pack), and
-//!   [`check_packs`] its named packs.
+//!   [`check_packs`] its named packs, each reporting a [`problem::Problem`].
 //!
 //! The first three read the fragment list configure wrote, never a walk of the
 //! output folder, so a stale file can never reach the manifest or the pack.
@@ -30,6 +30,7 @@ pub mod pack;
 pub mod pack_state;
 pub mod part;
 pub mod previous_pack;
+pub mod problem;
 pub mod recorded;
 pub mod report;
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::fragment::{FileHash, Fragment, FragmentEntry, FragmentError};
 use crate::fsutil;
 
-use super::check::Problem;
+use super::problem::Problem;
 use super::withdraw_failed_sources;
 
 /// The recorded hashes and embedded sources of one build.
