@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use clap::CommandFactory;
 
 use super::EncodeCli as Cli;
-use super::remote::merkle::digest_of;
+use super::digest::digest_of;
 use crate::encode::job::{self, JobArgs};
 
 /// Bumped whenever what goes into a key changes, so old entries stop matching.

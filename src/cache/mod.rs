@@ -13,6 +13,7 @@
 
 pub mod cli;
 pub mod command;
+pub mod digest;
 pub mod edge;
 pub mod key;
 pub mod record;

@@ -26,7 +26,8 @@ use std::path::Path;
 
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 
-use super::merkle::{BadTreePath, TreeFile, build_tree, digest_of, message_blob};
+use super::merkle::{BadTreePath, TreeFile, build_tree, message_blob};
+use crate::cache::digest::digest_of;
 use crate::cache::key::{Key, Settings};
 use crate::encode::job::{self, EncodeError, JobArgs};
 

@@ -18,7 +18,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
 use super::RemoteArgs;
-use super::merkle::digest_of;
+use crate::cache::digest::digest_of;
 
 /// The environment variable holding extra request headers (one
 /// `name: value` per line), for authentication tokens: they never appear in

@@ -1,25 +1,13 @@
-//! SHA-256 digests and the Merkle trees of REAPI: a set of files becomes a
-//! root `Directory` message whose children are named by the digests of
-//! their own serialized messages, so equal trees have equal root digests.
+//! The Merkle trees of REAPI: a set of files becomes a root `Directory`
+//! message whose children are named by the digests of their own serialized
+//! messages, so equal trees have equal root digests.
 
 use std::collections::BTreeMap;
 
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 use prost::Message;
-use sha2::{Digest as _, Sha256};
 
-/// The digest of `bytes`.
-pub fn digest_of(bytes: &[u8]) -> re::Digest {
-    re::Digest {
-        hash: hex(&Sha256::digest(bytes)),
-        size_bytes: bytes.len() as i64,
-    }
-}
-
-/// Lower-case hex of `bytes`.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use crate::cache::digest::digest_of;
 
 /// The digest of a message's encoding, and the encoding.
 pub fn message_blob(message: &impl Message) -> (re::Digest, Vec<u8>) {

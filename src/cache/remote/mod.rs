@@ -24,6 +24,7 @@ use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 
 use self::action::{Action, Input, Produced};
 use self::client::{Blob, Remote, RemoteError};
+use crate::cache::digest::digest_of;
 use crate::cli;
 use crate::fragment::Fragment;
 
@@ -232,7 +233,7 @@ impl<'a> Session<'a> {
 
     /// Stores the deps record `text` as the result of `deps_action`.
     pub fn store_deps(&self, deps_action: &Action, text: &[u8]) -> Result<(), RemoteError> {
-        let blob = [(merkle::digest_of(text), text.to_vec())];
+        let blob = [(digest_of(text), text.to_vec())];
         self.store(deps_action, action::deps_result(text), &blob)
     }
 
