@@ -31,7 +31,7 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 /// `path` made absolute against the current working directory and normalised
-/// lexically, as every path in a [`Config`] is.
+/// lexically, as every path in a [`Config`](super::Config) is.
 pub fn absolute(path: &Path) -> Result<PathBuf, ConfigError> {
     if path.is_absolute() {
         return Ok(normalize(path));

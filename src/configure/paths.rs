@@ -1,5 +1,5 @@
 //! Paths as `build.ninja` writes them: relative to the project root with `/`
-//! separators ([`root_relative`], [`join`]), or absolute outside it, and
+//! separators ([`root_relative`], `join`), or absolute outside it, and
 //! refused when Ninja cannot express them.
 
 use std::path::Path;
