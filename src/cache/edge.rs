@@ -55,7 +55,7 @@ pub fn run(args: &CacheArgs, command: &Command, argv: &[OsString]) -> Result<(),
     let Some(job) = command.cacheable_job() else {
         return command.run();
     };
-    if args.cache.is_none() && args.remote.remote.is_none() {
+    if args.cache.is_none() && args.remote.url.is_none() {
         return command.run();
     }
     // A source that cannot be read is the encoder's error to report.

@@ -57,7 +57,7 @@ pub struct CacheArgs {
     pub cache_state: Option<PathBuf>,
     /// The remote cache and executor.
     #[command(flatten)]
-    pub remote: remote::RemoteArgs,
+    pub remote: crate::config::RemoteSettings,
 }
 
 impl CacheArgs {

@@ -12,7 +12,7 @@ use super::document::Document;
 use super::error::{ConfigError, ConfigWarning};
 use super::ids::{IdsConfig, IdsSection, LoadContext};
 use super::keys::{Shape, unknown_keys};
-use super::model::{CacheConfig, Config, Preset, RemoteConfig, Rule};
+use super::model::{CacheConfig, Config, Preset, Rule};
 use super::packs;
 use super::paths::{absolute, join};
 use super::processors;
@@ -99,7 +99,7 @@ impl Document<'_> {
             keep_going: schema.keep_going.unwrap_or(false),
             cache: self.cache(schema.cache, &root)?,
             launcher: schema.launcher,
-            remote: RemoteConfig::resolve(schema.remote.unwrap_or_default(), &root),
+            remote: schema.remote.unwrap_or_default().with_files_under(&root),
             preset: schema.preset,
             embed_globs: self.globs("embed", &embed)?,
             exclude_globs: self.globs("exclude", &schema.exclude.unwrap_or_default())?,

@@ -36,6 +36,7 @@ mod model;
 mod packs;
 mod paths;
 mod processors;
+mod remote;
 mod schema;
 mod select;
 mod settings;
@@ -50,10 +51,11 @@ pub use error::{ConfigError, ConfigWarning};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};
-pub use model::{CacheConfig, Config, RemoteConfig};
+pub use model::{CacheConfig, Config};
 pub use packs::NamedPack;
 pub use paths::absolute;
 pub use processors::{OutputNaming, Processor, required_extension};
+pub use remote::RemoteSettings;
 pub use select::Selection;
 pub use settings::{
     ConeWeight, FontSettings, LodError, LodRatios, MAX_QUALITY, MeshSettings, MeshletTriangles,

@@ -3,7 +3,7 @@
 //! every build asks it (which presets, which packs, which processor).
 //! Loading it is `load.rs`; choosing a preset is `select.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use globset::Glob;
 
@@ -11,7 +11,7 @@ use super::error::ConfigWarning;
 use super::ids::IdsConfig;
 use super::packs::NamedPack;
 use super::processors::Processor;
-use super::schema::RemoteSection;
+use super::remote::RemoteSettings;
 use super::settings::SettingsLayer;
 use super::size::ByteSize;
 
@@ -36,7 +36,7 @@ pub struct Config {
     /// `launcher:`, a command put before every encode command.
     pub launcher: Option<String>,
     /// The `remote:` section.
-    pub remote: RemoteConfig,
+    pub remote: RemoteSettings,
     /// The preset named by `preset:`, used when the command line names none.
     pub preset: Option<String>,
     /// Globs (as written) of sources copied verbatim.
@@ -68,38 +68,6 @@ pub struct CacheConfig {
     pub dir: Option<PathBuf>,
     /// Its size limit.
     pub max_size: Option<ByteSize>,
-}
-
-/// The `remote:` section, with file paths resolved against the config's
-/// folder.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RemoteConfig {
-    /// The server address.
-    pub url: Option<String>,
-    /// The instance name.
-    pub instance: Option<String>,
-    /// Whether encodes run on the server's workers.
-    pub exec: bool,
-    /// Certificate authorities for `grpcs://`.
-    pub ca: Option<PathBuf>,
-    /// Client certificate.
-    pub cert: Option<PathBuf>,
-    /// Client key.
-    pub key: Option<PathBuf>,
-}
-
-impl RemoteConfig {
-    /// The section with its file paths made absolute against `root`.
-    pub(super) fn resolve(section: RemoteSection, root: &Path) -> Self {
-        Self {
-            url: section.url,
-            instance: section.instance,
-            exec: section.exec.unwrap_or(false),
-            ca: section.ca.map(|p| root.join(p)),
-            cert: section.cert.map(|p| root.join(p)),
-            key: section.key.map(|p| root.join(p)),
-        }
-    }
 }
 
 /// One compiled rule: its glob and the settings it applies.

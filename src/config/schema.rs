@@ -16,6 +16,7 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use super::globs::GlobList;
 use super::ids::IdsSection;
 use super::processors::ProcessorSection;
+use super::remote::RemoteSettings;
 use super::settings::{FontLayer, MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
@@ -50,24 +51,7 @@ pub(crate) struct FileSchema {
     /// A command put before every encode command (a compiler launcher).
     pub(crate) launcher: Option<String>,
     /// A Remote Execution API server.
-    pub(crate) remote: Option<RemoteSection>,
-}
-
-/// The `remote:` section.
-#[derive(Debug, Default, Clone, Deserialize)]
-pub(crate) struct RemoteSection {
-    /// `grpc://HOST:PORT` or `grpcs://HOST:PORT`.
-    pub(crate) url: Option<String>,
-    /// The server's instance name.
-    pub(crate) instance: Option<String>,
-    /// Run encodes on the server's workers.
-    pub(crate) exec: Option<bool>,
-    /// Certificate authorities for `grpcs://` (a PEM file).
-    pub(crate) ca: Option<PathBuf>,
-    /// Client certificate (PEM).
-    pub(crate) cert: Option<PathBuf>,
-    /// Client key (PEM).
-    pub(crate) key: Option<PathBuf>,
+    pub(crate) remote: Option<RemoteSettings>,
 }
 
 /// The `cache:` section.

@@ -7,9 +7,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{ConfigureOptions, ConfigureReport, ToolPaths, ignored, run};
-use crate::cache::remote::RemoteArgs;
 use crate::cli::{finish, report_error, warn};
-use crate::config::{ByteSize, Config, RemoteConfig};
+use crate::config::{ByteSize, Config, RemoteSettings};
 
 /// The program named in messages.
 const PROGRAM: &str = "assetc";
@@ -47,7 +46,7 @@ pub struct ConfigureArgs {
     pub launcher: Option<String>,
     /// The REAPI server (also `remote:` in assetc.yml); see docs/remote.md.
     #[command(flatten)]
-    pub remote: RemoteArgs,
+    pub remote: RemoteSettings,
     /// Print the presets defined in assetc.yml and exit.
     #[arg(long)]
     pub list_presets: bool,
@@ -76,14 +75,7 @@ pub fn run_configure(args: &ConfigureArgs) -> ExitCode {
         cache: args.cache.clone(),
         cache_max_size: args.cache_max_size,
         launcher: args.launcher.clone(),
-        remote: RemoteConfig {
-            url: args.remote.remote.clone(),
-            instance: args.remote.remote_instance.clone(),
-            exec: args.remote.remote_exec,
-            ca: args.remote.remote_ca.clone(),
-            cert: args.remote.remote_cert.clone(),
-            key: args.remote.remote_key.clone(),
-        },
+        remote: args.remote.clone(),
         tools,
     };
     finish(PROGRAM, run(&options).map(|report| print_report(&report)))

@@ -86,7 +86,7 @@ pub struct ConfigureOptions {
     /// `--launcher`.
     pub launcher: Option<String>,
     /// `--remote`, `--instance`, `--remote-exec` and the TLS files.
-    pub remote: crate::config::RemoteConfig,
+    pub remote: crate::config::RemoteSettings,
     /// The programs the graph runs.
     pub tools: ToolPaths,
 }

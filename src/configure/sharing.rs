@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use super::ConfigureOptions;
-use crate::config::{ByteSize, Config, ConfigError, RemoteConfig, absolute};
+use crate::config::{ByteSize, Config, ConfigError, RemoteSettings, absolute};
 
 /// The resolved sharing settings of one build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub struct Sharing {
     /// Shell text put before every encode command.
     pub launcher: Option<String>,
     /// The remote server, when one is configured.
-    pub remote: RemoteConfig,
+    pub remote: RemoteSettings,
     /// Options for the regeneration command that keep these settings.
     pub regenerate: Vec<String>,
 }
@@ -58,44 +58,18 @@ impl Sharing {
         Ok(sharing)
     }
 
-    /// Merges the remote flags over the `remote:` section.
+    /// Merges the remote flags over the `remote:` section; the flags, their
+    /// files made absolute, are repeated in the regeneration command.
     fn resolve_remote(
         &mut self,
-        given: &RemoteConfig,
-        file: &RemoteConfig,
+        given: &RemoteSettings,
+        file: &RemoteSettings,
     ) -> Result<(), ConfigError> {
-        let mut flag = |name: &str, value: Option<String>| {
-            if let Some(value) = value {
-                self.regenerate.extend([format!("--{name}"), value]);
-            }
-        };
-        flag("remote", given.url.clone());
-        flag("instance", given.instance.clone());
-        let path = |p: &Option<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
-            p.as_deref().map(absolute).transpose()
-        };
-        let (ca, cert, key) = (path(&given.ca)?, path(&given.cert)?, path(&given.key)?);
-        for (name, value) in [
-            ("remote-ca", &ca),
-            ("remote-cert", &cert),
-            ("remote-key", &key),
-        ] {
-            flag(
-                name,
-                value.as_ref().map(|p| p.to_string_lossy().into_owned()),
-            );
-        }
-        if given.exec {
-            self.regenerate.push("--remote-exec".into());
-        }
-        self.remote = RemoteConfig {
-            url: given.url.clone().or(file.url.clone()),
-            instance: given.instance.clone().or(file.instance.clone()),
-            exec: given.exec || file.exec,
-            ca: ca.or(file.ca.clone()),
-            cert: cert.or(file.cert.clone()),
-            key: key.or(file.key.clone()),
-        };
+        let given = given
+            .clone()
+            .with_files_under(&absolute(std::path::Path::new("."))?);
+        self.regenerate.extend(given.to_args());
+        self.remote = given.over(file);
         Ok(())
     }
 
@@ -109,28 +83,8 @@ impl Sharing {
                 words.extend(["--cache-max-size".to_owned(), size.to_string()]);
             }
         }
-        let remote = &self.remote;
-        if let Some(url) = &remote.url {
-            words.extend(["--remote".to_owned(), url.clone()]);
-            let files = [
-                ("ca", &remote.ca),
-                ("cert", &remote.cert),
-                ("key", &remote.key),
-            ];
-            for (name, file) in files {
-                if let Some(file) = file {
-                    words.extend([
-                        format!("--remote-{name}"),
-                        file.to_string_lossy().into_owned(),
-                    ]);
-                }
-            }
-            if let Some(instance) = &remote.instance {
-                words.extend(["--remote-instance".to_owned(), instance.clone()]);
-            }
-            if remote.exec {
-                words.push("--remote-exec".to_owned());
-            }
+        if self.remote.url.is_some() {
+            words.extend(self.remote.to_args());
         }
         if !words.is_empty() {
             words.extend(["--cache-state".to_owned(), build.to_owned()]);
@@ -149,12 +103,12 @@ mod tests {
         let sharing = Sharing {
             cache: Some(PathBuf::from("/c")),
             cache_max_size: Some(ByteSize(1 << 30)),
-            remote: RemoteConfig {
+            remote: RemoteSettings {
                 url: Some("grpcs://r:1".into()),
                 instance: Some("main".into()),
                 exec: true,
                 ca: Some(PathBuf::from("/ca.pem")),
-                ..RemoteConfig::default()
+                ..RemoteSettings::default()
             },
             ..Sharing::default()
         };
@@ -164,9 +118,9 @@ mod tests {
              --remote-instance main --remote-exec --cache-state b"
         );
         let remote_only = Sharing {
-            remote: RemoteConfig {
+            remote: RemoteSettings {
                 url: Some("grpc://r:1".into()),
-                ..RemoteConfig::default()
+                ..RemoteSettings::default()
             },
             ..Sharing::default()
         };

@@ -17,8 +17,8 @@ use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
-use super::RemoteArgs;
 use crate::cache::digest::digest_of;
+use crate::config::RemoteSettings;
 
 /// The environment variable holding extra request headers (one
 /// `name: value` per line), for authentication tokens: they never appear in
@@ -161,8 +161,8 @@ pub struct Remote {
 
 impl Remote {
     /// Connects to the server `args` names, failing fast when nobody answers.
-    pub fn connect(args: &RemoteArgs) -> Result<Self, RemoteError> {
-        let url = args.remote.as_deref().unwrap_or_default();
+    pub fn connect(args: &RemoteSettings) -> Result<Self, RemoteError> {
+        let url = args.url.as_deref().unwrap_or_default();
         let setup = |what: String| RemoteError::Setup {
             endpoint: url.to_owned(),
             what,
@@ -183,7 +183,7 @@ impl Remote {
         Ok(Self {
             runtime,
             channel: InterceptedService::new(channel, headers),
-            instance: args.remote_instance.clone().unwrap_or_default(),
+            instance: args.instance.clone().unwrap_or_default(),
         })
     }
 
@@ -541,8 +541,8 @@ fn upload_id() -> String {
 /// The tonic endpoint for `--remote`: `grpc://` is plain HTTP/2, `grpcs://`
 /// is TLS with the system's roots, plus `--remote-ca` and a client
 /// certificate when given.
-fn endpoint(args: &RemoteArgs) -> Result<Endpoint, String> {
-    let url = args.remote.as_deref().unwrap_or_default();
+fn endpoint(args: &RemoteSettings) -> Result<Endpoint, String> {
+    let url = args.url.as_deref().unwrap_or_default();
     let (tls, rest) = if let Some(rest) = url
         .strip_prefix("grpcs://")
         .or(url.strip_prefix("https://"))
@@ -560,11 +560,11 @@ fn endpoint(args: &RemoteArgs) -> Result<Endpoint, String> {
         .tcp_nodelay(true);
     if tls {
         let mut config = ClientTlsConfig::new().with_native_roots();
-        if let Some(ca) = &args.remote_ca {
+        if let Some(ca) = &args.ca {
             let pem = std::fs::read(ca).map_err(|e| format!("{}: {e}", ca.display()))?;
             config = config.ca_certificate(Certificate::from_pem(pem));
         }
-        if let (Some(cert), Some(key)) = (&args.remote_cert, &args.remote_key) {
+        if let (Some(cert), Some(key)) = (&args.cert, &args.key) {
             let read =
                 |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
             config = config.identity(Identity::from_pem(read(cert)?, read(key)?));
@@ -593,9 +593,9 @@ mod tests {
 
     #[test]
     fn addresses_need_a_grpc_scheme() {
-        let args = |url: &str| RemoteArgs {
-            remote: Some(url.into()),
-            ..RemoteArgs::default()
+        let args = |url: &str| RemoteSettings {
+            url: Some(url.into()),
+            ..RemoteSettings::default()
         };
         assert!(endpoint(&args("grpc://127.0.0.1:1")).is_ok());
         assert!(endpoint(&args("grpcs://example.org")).is_ok());

@@ -17,7 +17,7 @@ pub mod client;
 pub mod merkle;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
@@ -26,32 +26,8 @@ use self::action::{Action, Input, Produced};
 use self::client::{Blob, Remote, RemoteError};
 use crate::cache::digest::digest_of;
 use crate::cli;
+use crate::config::RemoteSettings;
 use crate::fragment::Fragment;
-
-/// The remote options of `assetc-encode` and `assetc configure`.
-#[derive(Debug, Default, Clone, clap::Args)]
-pub struct RemoteArgs {
-    /// A Remote Execution API (REAPI v2) server, `grpc://HOST:PORT` (or
-    /// `grpcs://` for TLS): its action cache serves encode results and
-    /// stores local ones.
-    #[arg(long, value_name = "URL")]
-    pub remote: Option<String>,
-    /// The server's instance name.
-    #[arg(long, value_name = "NAME", visible_alias = "instance")]
-    pub remote_instance: Option<String>,
-    /// Run encodes on the server's workers instead of this machine.
-    #[arg(long)]
-    pub remote_exec: bool,
-    /// A PEM file of certificate authorities to trust for `grpcs://`.
-    #[arg(long, value_name = "FILE")]
-    pub remote_ca: Option<PathBuf>,
-    /// A PEM client certificate for `grpcs://` (with `--remote-key`).
-    #[arg(long, value_name = "FILE", requires = "remote_key")]
-    pub remote_cert: Option<PathBuf>,
-    /// The PEM private key of `--remote-cert`.
-    #[arg(long, value_name = "FILE", requires = "remote_cert")]
-    pub remote_key: Option<PathBuf>,
-}
 
 /// The marker file, in the build folder, of a remote that failed.
 const OUTAGE_MARKER: &str = "remote-unavailable";
@@ -62,7 +38,7 @@ const OUTAGE_PAUSE: Duration = Duration::from_secs(60);
 /// A remote an edge talks to.
 pub struct Session<'a> {
     remote: Remote,
-    args: &'a RemoteArgs,
+    args: &'a RemoteSettings,
     state: Option<&'a Path>,
 }
 
@@ -77,8 +53,8 @@ pub struct Fetched {
 impl<'a> Session<'a> {
     /// Connects, unless no remote is configured or it failed recently
     /// (`state` is the build folder, which holds the marker).
-    pub fn open(args: &'a RemoteArgs, state: Option<&'a Path>) -> Option<Self> {
-        args.remote.as_ref()?;
+    pub fn open(args: &'a RemoteSettings, state: Option<&'a Path>) -> Option<Self> {
+        args.url.as_ref()?;
         if state.is_some_and(recently_failed) {
             return None;
         }
@@ -97,7 +73,7 @@ impl<'a> Session<'a> {
 
     /// Whether encodes run remotely.
     pub fn executes(&self) -> bool {
-        self.args.remote_exec
+        self.args.exec
     }
 
     /// Reports a failed call: a corrupt answer is a warning for this edge;
@@ -113,7 +89,7 @@ impl<'a> Session<'a> {
     }
 
     fn url(&self) -> &str {
-        self.args.remote.as_deref().unwrap_or_default()
+        self.args.url.as_deref().unwrap_or_default()
     }
 
     /// The deps record stored under `deps_action`, if any.
@@ -300,7 +276,7 @@ fn recently_failed(state: &Path) -> bool {
 }
 
 /// Marks the remote unavailable; the edge that creates the marker warns.
-fn mark_unavailable(args: &RemoteArgs, state: Option<&Path>, error: &RemoteError) {
+fn mark_unavailable(args: &RemoteSettings, state: Option<&Path>, error: &RemoteError) {
     let created = match state {
         Some(state) => {
             let _ = fs::create_dir_all(state);
@@ -313,7 +289,7 @@ fn mark_unavailable(args: &RemoteArgs, state: Option<&Path>, error: &RemoteError
             "assetc-encode",
             &format!(
                 "remote {} is unavailable ({}); encoding locally for the next {} s",
-                args.remote.as_deref().unwrap_or_default(),
+                args.url.as_deref().unwrap_or_default(),
                 cli::with_causes(error, ": "),
                 OUTAGE_PAUSE.as_secs()
             ),
