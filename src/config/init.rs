@@ -39,6 +39,11 @@ preset: desktop
 embed:
   - "data/*.json"
 
+# Files and folders left out of the build altogether (globs). Use it to rule
+# one of two clashing sources away, such as icon.jpg beside icon.png.
+# exclude:
+#   - "raw/**"
+
 # Your own compilers for sources assetc does not know (docs/processors.md).
 # The first processor whose glob matches a file claims it.
 # processors:
