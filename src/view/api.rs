@@ -30,8 +30,36 @@ macro_rules! embedded {
 
 /// The page: every file of `static/` as `(name, text)`, served at `/<name>`
 /// (`index.html` at `/` too) and nothing else. `app.js` is the page's entry
-/// module.
-pub const PAGE_FILES: &[(&str, &str)] = embedded!["index.html", "style.css", "app.js",];
+/// module; the others are the ES modules it imports.
+pub const PAGE_FILES: &[(&str, &str)] = embedded![
+    "index.html",
+    "style.css",
+    "app.js",
+    "anim.js",
+    "api.js",
+    "check.js",
+    "colour.js",
+    "context.js",
+    "dom.js",
+    "file.js",
+    "font.js",
+    "format.js",
+    "gl.js",
+    "hash.js",
+    "images.js",
+    "list.js",
+    "log.js",
+    "material.js",
+    "maths.js",
+    "mesh-data.js",
+    "mesh.js",
+    "pack.js",
+    "sidebar.js",
+    "skin.js",
+    "texture.js",
+    "viewer.js",
+    "widgets.js",
+];
 
 /// The schema name of `/api/assets`.
 pub const ASSETS_SCHEMA: &str = "assetc-view/1";
