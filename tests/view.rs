@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use assetc::format::{hfont, hmesh, hpack};
+use assetc::view::api::PAGE_FILES;
 use base64::Engine as _;
 use common::{ASSETC, Project};
 use serde_json::Value;
@@ -48,6 +49,13 @@ impl Viewer {
 
     /// `GET path` with the given `Host`: the status and the body.
     fn get_as(&self, host: &str, path: &str) -> (u16, Vec<u8>) {
+        let (status, _, body) = self.request(host, path);
+        (status, body)
+    }
+
+    /// `GET path` with the given `Host`: the status, the `Content-Type` and
+    /// the body.
+    fn request(&self, host: &str, path: &str) -> (u16, String, Vec<u8>) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         write!(
             stream,
@@ -69,7 +77,15 @@ impl Viewer {
         {
             body = unchunk(&body);
         }
-        (status, body)
+        let content_type = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-type")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_default();
+        (status, content_type, body)
     }
 
     fn get(&self, path: &str) -> (u16, Vec<u8>) {
@@ -279,6 +295,66 @@ fn the_api_agrees_with_assetc_info_and_the_readers() {
     assert!(String::from_utf8_lossy(&page).contains("app.js"));
     assert_eq!(view.get("/app.js").0, 200);
     assert_eq!(view.get("/style.css").0, 200);
+}
+
+/// Every file of `src/view/static/` is embedded and served at `/<name>` with
+/// its bytes and content type (ES modules need a JavaScript one), nothing
+/// else is, and every module a module imports is one of them: a module left
+/// out of [`PAGE_FILES`] fails here rather than in a browser.
+#[test]
+fn every_module_of_the_page_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("out")).unwrap();
+    let view = Viewer::start(dir.path(), &["-o", "out"]);
+    let host = format!("127.0.0.1:{}", view.port);
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/view/static");
+    let mut on_disk: Vec<String> = fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    on_disk.sort();
+    let mut embedded: Vec<String> = PAGE_FILES
+        .iter()
+        .map(|(name, _)| name.to_string())
+        .collect();
+    embedded.sort();
+    assert_eq!(embedded, on_disk, "PAGE_FILES lists every file of static/");
+    for name in &on_disk {
+        let (status, content_type, body) = view.request(&host, &format!("/{name}"));
+        assert_eq!(status, 200, "/{name}");
+        assert_eq!(body, fs::read(folder.join(name)).unwrap(), "/{name}");
+        if name.ends_with(".js") {
+            assert_eq!(content_type, "text/javascript; charset=utf-8", "/{name}");
+            for imported in imports(&String::from_utf8(body).unwrap()) {
+                assert!(
+                    on_disk.contains(&imported),
+                    "{name} imports {imported}, not served"
+                );
+            }
+        }
+    }
+    let (_, content_type, page) = view.request(&host, "/");
+    assert_eq!(content_type, "text/html; charset=utf-8");
+    assert!(String::from_utf8_lossy(&page).contains(r#"<script type="module" src="/app.js">"#));
+    for path in [
+        "/static/app.js",
+        "/src/view/static/app.js",
+        "/../app.js",
+        "/app.js/",
+        "/%61pp.js",
+    ] {
+        assert_eq!(view.get(path).0, 404, "{path}");
+    }
+}
+
+/// The files a module imports (`import … from './x.js'`, `import './x.js'`).
+fn imports(module: &str) -> Vec<String> {
+    module
+        .lines()
+        .filter(|line| line.starts_with("import "))
+        .filter_map(|line| line.split("'./").nth(1)?.split('\'').next())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]

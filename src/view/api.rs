@@ -1,4 +1,4 @@
-//! The routes of `assetc view`: the page's three files and the JSON API
+//! The routes of `assetc view`: the page's files and the JSON API
 //! (documented in `docs/inspect.md`).
 //!
 //! [`App::handle`] turns one request into one [`Reply`]; it never panics on
@@ -22,10 +22,45 @@ use crate::format::{hanim, hfont, hman, hmat, hmesh, ktx2};
 use crate::inspect::{info, pack_info, stats};
 use crate::link::check;
 
-/// The page, embedded in the binary.
-const INDEX_HTML: &str = include_str!("static/index.html");
-const APP_JS: &str = include_str!("static/app.js");
-const STYLE_CSS: &str = include_str!("static/style.css");
+/// `(name, text)` of each named file of `static/`, embedded in the binary.
+macro_rules! embedded {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("static/", $name)))),*]
+    };
+}
+
+/// The page: every file of `static/` as `(name, text)`, served at `/<name>`
+/// (`index.html` at `/` too) and nothing else. `app.js` is the page's entry
+/// module; the others are the ES modules it imports.
+pub const PAGE_FILES: &[(&str, &str)] = embedded![
+    "index.html",
+    "style.css",
+    "app.js",
+    "anim.js",
+    "api.js",
+    "check.js",
+    "colour.js",
+    "context.js",
+    "dom.js",
+    "file.js",
+    "font.js",
+    "format.js",
+    "gl.js",
+    "hash.js",
+    "images.js",
+    "list.js",
+    "log.js",
+    "material.js",
+    "maths.js",
+    "mesh-data.js",
+    "mesh.js",
+    "pack.js",
+    "sidebar.js",
+    "skin.js",
+    "texture.js",
+    "viewer.js",
+    "widgets.js",
+];
 
 /// The schema name of `/api/assets`.
 pub const ASSETS_SCHEMA: &str = "assetc-view/1";
@@ -94,6 +129,31 @@ impl Reply {
     }
 }
 
+/// The page file at URL path `route` (`/` is `index.html`): only the names
+/// of [`PAGE_FILES`] are served, so no path reaches past them.
+fn page_file(route: &str) -> Option<Reply> {
+    let name = match route {
+        "/" => "index.html",
+        _ => route.strip_prefix('/')?,
+    };
+    let (name, text) = PAGE_FILES.iter().find(|(known, _)| *known == name)?;
+    Some(Reply::bytes(
+        content_type_of(name),
+        text.as_bytes().to_vec(),
+    ))
+}
+
+/// The `Content-Type` of a page file, from its extension (ES modules need a
+/// JavaScript type).
+fn content_type_of(name: &str) -> &'static str {
+    match name.rsplit_once('.').map(|(_, extension)| extension) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
 /// Where the sources of an output folder are, for comparing textures with
 /// them: the project's input folder and its build folder's fragments.
 #[derive(Debug, Clone)]
@@ -153,15 +213,12 @@ impl App {
     fn route(&mut self, method: &str, url: &str, body: &[u8]) -> Result<Reply, ViewError> {
         let (route, query) = url.split_once('?').unwrap_or((url, ""));
         let query = Query::parse(query);
+        if method == "GET"
+            && let Some(reply) = page_file(route)
+        {
+            return Ok(reply);
+        }
         match (method, route) {
-            ("GET", "/" | "/index.html") => {
-                Ok(Reply::bytes("text/html; charset=utf-8", INDEX_HTML.into()))
-            }
-            ("GET", "/app.js") => Ok(Reply::bytes(
-                "text/javascript; charset=utf-8",
-                APP_JS.into(),
-            )),
-            ("GET", "/style.css") => Ok(Reply::bytes("text/css; charset=utf-8", STYLE_CSS.into())),
             ("GET", "/api/assets") => self.assets(),
             ("GET", "/api/file") => self.file(query.path()?),
             ("GET", "/api/mesh") => self.mesh(query.path()?).map(|v| Reply::json(&v)),

@@ -1,14 +1,16 @@
 //! `assetc view`: a local web inspector for compiled output.
 //!
 //! A small HTTP server on loopback ([`server`]) serves one page (the files in
-//! `static/`, embedded in the binary) and a JSON API ([`api`]) over an output
-//! folder or a `.hpack` ([`store`]). Every answer comes from the crate's own
-//! readers in [`crate::format`]: the figures are `assetc info`'s
-//! ([`crate::inspect`]), meshes are decoded by [`mesh`], textures decoded to
-//! PNG by [`texture`] (UASTC through the Basis Universal transcoder the
-//! encoder already links), fonts by [`font`], animations by [`anim`],
-//! materials by [`material`]. A file that does not parse is answered with its
-//! reader's error (file, field and byte offset), never a crash.
+//! `static/`: HTML, CSS and ES modules named like the modules here, embedded
+//! in the binary and listed in [`api::PAGE_FILES`]) and a JSON API ([`api`])
+//! over an output folder or a `.hpack` ([`store`]). Every answer comes from
+//! the crate's own readers in [`crate::format`]: the figures are `assetc
+//! info`'s ([`crate::inspect`]), meshes are decoded by [`mesh`], textures
+//! decoded to PNG by [`texture`] (UASTC through the Basis Universal
+//! transcoder the encoder already links), fonts by [`font`], animations by
+//! [`anim`], materials by [`material`]. A file that does not parse is
+//! answered with its reader's error (file, field and byte offset), never a
+//! crash.
 
 pub mod anim;
 pub mod api;

@@ -7,11 +7,11 @@
 //! and the server would go on; the readers are built never to panic, so that
 //! is a last line of defence only.
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::net::{IpAddr, SocketAddr};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use tiny_http::{Header, Request, Response, Server};
+use tiny_http::{Method, Request, Server, StatusCode};
 
 use super::ViewError;
 use super::api::{App, Reply};
@@ -74,17 +74,38 @@ fn answer(mut request: Request, app: &mut App, bound: SocketAddr) {
             body: b"internal error".to_vec(),
         })
     };
-    let mut response = Response::from_data(reply.body).with_status_code(reply.status);
-    for (name, value) in [
-        ("Content-Type", reply.content_type),
-        ("Cache-Control", "no-store"),
-    ] {
-        if let Ok(header) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(header);
-        }
-    }
+    respond(request, &reply);
+}
+
+/// Writes `reply` and closes the connection (`Connection: close`).
+///
+/// tiny_http 0.12 lends each connection a pooled thread for as long as the
+/// client keeps it open, and when several connections open at once (the page
+/// fetches its ES modules on six) its pool can leave one queued behind the
+/// others, unread, for as long as they stay open: the page never finishes
+/// loading. Closing every connection after its answer frees the threads.
+/// tiny_http's `Response` refuses a `Connection` header, hence the raw
+/// writer.
+fn respond(request: Request, reply: &Reply) {
+    let head = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+        reply.status,
+        StatusCode(reply.status).default_reason_phrase(),
+        reply.content_type,
+        reply.body.len(),
+    );
+    let body: &[u8] = if *request.method() == Method::Head {
+        &[]
+    } else {
+        &reply.body
+    };
+    let mut writer = request.into_writer();
     // A client that went away is its own business.
-    let _ = request.respond(response);
+    let _ = writer
+        .write_all(head.as_bytes())
+        .and_then(|()| writer.write_all(body))
+        .and_then(|()| writer.flush());
 }
 
 /// Whether the request's `Host` is acceptable: any, unless the server is on
