@@ -193,7 +193,7 @@ fn read_crate() -> Vec<SourceFile> {
     let mut paths = Vec::new();
     collect_rs(&src, &mut paths);
     paths.sort();
-    let test_only = test_only_files(&src, &paths);
+    let test_only = test_only_files(&paths);
     paths
         .into_iter()
         .filter(|path| !test_only.contains(path))
@@ -225,7 +225,7 @@ fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Files a `#[cfg(test)] mod name;` declares (with their own submodules).
-fn test_only_files(src: &Path, paths: &[PathBuf]) -> BTreeSet<PathBuf> {
+fn test_only_files(paths: &[PathBuf]) -> BTreeSet<PathBuf> {
     let mut test_only = BTreeSet::new();
     for path in paths {
         let text = fs::read_to_string(path).unwrap();
@@ -254,7 +254,6 @@ fn test_only_files(src: &Path, paths: &[PathBuf]) -> BTreeSet<PathBuf> {
             }
         }
     }
-    let _ = src;
     test_only
 }
 

@@ -4,6 +4,7 @@
 //! renders it back into those flags for the encode and regeneration
 //! commands. Each flag is spelled once, in the `#[arg]` attributes below.
 
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, Parser};
@@ -49,11 +50,21 @@ struct RemoteFlags {
 impl RemoteSettings {
     /// The settings with their file paths made absolute against `root`
     /// (the config file's folder, or the working folder for flags).
-    pub fn with_files_under(mut self, root: &Path) -> Self {
+    pub fn with_files_under(self, root: &Path) -> Self {
+        self.try_map_files(|path| Ok::<_, Infallible>(root.join(path)))
+            .unwrap_or_else(|never| match never {})
+    }
+
+    /// The settings with `resolve` applied to each of their files (the
+    /// first error stops it).
+    pub fn try_map_files<E>(
+        mut self,
+        mut resolve: impl FnMut(&Path) -> Result<PathBuf, E>,
+    ) -> Result<Self, E> {
         for file in [&mut self.ca, &mut self.cert, &mut self.key] {
-            *file = file.take().map(|path| root.join(path));
+            *file = file.as_deref().map(&mut resolve).transpose()?;
         }
-        self
+        Ok(self)
     }
 
     /// These settings where they are set, `under` where they are not (flags

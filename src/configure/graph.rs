@@ -562,9 +562,8 @@ fn mesh_texture_job(
 fn share_image_encodes(jobs: &mut [Job], output: &str) {
     let mut encoder_of: HashMap<(String, Vec<String>), String> = HashMap::new();
     for job in jobs.iter_mut() {
-        let image_file = matches!(job.kind, SourceKind::Texture(_))
-            && job.input != job.source
-            && !job.flags.iter().any(|f| f == "--gltf-image");
+        // An embedded image's edge reads the source itself (input == source).
+        let image_file = matches!(job.kind, SourceKind::Texture(_)) && job.input != job.source;
         let Some(first_output) = job.outputs.first().filter(|_| image_file) else {
             continue;
         };

@@ -65,9 +65,7 @@ impl Sharing {
         given: &RemoteSettings,
         file: &RemoteSettings,
     ) -> Result<(), ConfigError> {
-        let given = given
-            .clone()
-            .with_files_under(&absolute(std::path::Path::new("."))?);
+        let given = given.clone().try_map_files(absolute)?;
         self.regenerate.extend(given.to_args());
         self.remote = given.over(file);
         Ok(())
@@ -127,6 +125,26 @@ mod tests {
         assert_eq!(
             remote_only.encode_options("b").join(" "),
             "--remote grpc://r:1 --cache-state b"
+        );
+    }
+
+    #[test]
+    fn remote_flag_files_are_made_absolute_and_folded() {
+        let mut sharing = Sharing::default();
+        let given = RemoteSettings {
+            url: Some("grpc://r:1".into()),
+            ca: Some("certs/../ca.pem".into()),
+            ..RemoteSettings::default()
+        };
+        sharing
+            .resolve_remote(&given, &RemoteSettings::default())
+            .unwrap();
+        let ca = std::env::current_dir().unwrap().join("ca.pem");
+        assert_eq!(sharing.remote.ca.as_ref(), Some(&ca));
+        let words = sharing.regenerate.join(" ");
+        assert!(
+            words.contains(&format!("--remote-ca {}", ca.display())),
+            "{words}"
         );
     }
 }
