@@ -12,10 +12,11 @@
 //! multiple of `lcm(texel block size, 4)`; with supercompression the alignment
 //! is 1. All integers are little-endian.
 //!
-//! The writer handles 2D and 3D textures, cube maps and arrays of R8, RGBA8,
-//! RGBA16F or UASTC 4x4 texels ([`TexelFormat`]). It describes the texels with a
-//! basic Data Format Descriptor (Khronos Data Format Specification, "basic
-//! descriptor block") and writes the key/value pairs `KTXorientation`,
+//! The writer handles 2D and 3D textures, cube maps and arrays of any
+//! [`TexelFormat`] (uncompressed, UASTC, BCn, ASTC, shared-exponent). It
+//! describes the texels with a basic Data Format Descriptor (Khronos Data
+//! Format Specification, "basic descriptor block", built in
+//! [`super::dfd`]) and writes the key/value pairs `KTXorientation`,
 //! `KTXswizzle` (optional) and `KTXwriter`, sorted by key.
 
 use core::mem::{offset_of, size_of};
@@ -23,6 +24,7 @@ use core::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::dfd::Transfer;
 use super::error::{FormatError, FormatResult};
 
 /// The 12-byte file identifier every KTX 2.0 file starts with (`«KTX 20»\r\n\x1A\n`).
@@ -30,21 +32,10 @@ pub const IDENTIFIER: [u8; 12] = [
     0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
 ];
 
-/// `VK_FORMAT_R8_UNORM`: one linear 8-bit channel.
-pub const VK_FORMAT_R8_UNORM: u32 = 9;
-
-/// `VK_FORMAT_R8G8B8A8_UNORM`: four linear 8-bit channels.
-pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
-
-/// `VK_FORMAT_R8G8B8A8_SRGB`: sRGB-encoded RGB plus linear alpha, 8 bits each.
-pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
-
-/// `VK_FORMAT_R16G16B16A16_SFLOAT`: four 16-bit IEEE half floats.
-pub const VK_FORMAT_R16G16B16A16_SFLOAT: u32 = 97;
-
-/// `VK_FORMAT_UNDEFINED`, the `vkFormat` of Basis Universal (UASTC) payloads,
-/// whose real format lives in the DFD.
-pub const VK_FORMAT_UNDEFINED: u32 = 0;
+pub use super::texel::{
+    AstcBlock, TexelFormat, VK_FORMAT_R8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM,
+    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_UNDEFINED,
+};
 
 /// Supercompression scheme 0: level data is stored as is.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
@@ -59,10 +50,10 @@ pub const SUPERCOMPRESSION_ZSTD: u32 = 2;
 pub const SUPERCOMPRESSION_ZLIB: u32 = 3;
 
 /// `KHR_DF_MODEL_ETC1S`, the DFD colour model of BasisLZ payloads (not written).
-pub const DFD_MODEL_ETC1S: u32 = 163;
+pub const DFD_MODEL_ETC1S: u32 = super::dfd::MODEL_ETC1S;
 
 /// `KHR_DF_MODEL_UASTC`, the DFD colour model of UASTC payloads.
-pub const DFD_MODEL_UASTC: u32 = 166;
+pub const DFD_MODEL_UASTC: u32 = super::dfd::MODEL_UASTC;
 
 /// `KHR_DF_TRANSFER_LINEAR`, as [`Ktx2View::transfer_function`] reports it.
 pub const DFD_TRANSFER_LINEAR: u32 = Transfer::Linear as u32;
@@ -214,72 +205,6 @@ pub struct Ktx2Level<'a> {
     pub uncompressed_len: u64,
 }
 
-/// The texel formats [`write_ktx2`] can describe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TexelFormat {
-    /// One linear 8-bit channel (`VK_FORMAT_R8_UNORM`).
-    R8Unorm,
-    /// Four 8-bit channels, R first: `VK_FORMAT_R8G8B8A8_SRGB` when `srgb`,
-    /// otherwise `VK_FORMAT_R8G8B8A8_UNORM`.
-    Rgba8 {
-        /// Whether R, G and B are sRGB-encoded (alpha is always linear).
-        srgb: bool,
-    },
-    /// Four 16-bit half floats, R first (`VK_FORMAT_R16G16B16A16_SFLOAT`).
-    Rgba16Float,
-    /// UASTC 4x4: 16 bytes per 4x4 block, `vkFormat` 0, described by the DFD.
-    Uastc {
-        /// Whether the decoded RGB is sRGB-encoded.
-        srgb: bool,
-        /// Whether any block carries alpha (DFD channel `RGBA` rather than `RGB`).
-        alpha: bool,
-    },
-}
-
-impl TexelFormat {
-    /// The header's `vkFormat`.
-    pub fn vk_format(self) -> u32 {
-        match self {
-            Self::R8Unorm => VK_FORMAT_R8_UNORM,
-            Self::Rgba8 { srgb: true } => VK_FORMAT_R8G8B8A8_SRGB,
-            Self::Rgba8 { srgb: false } => VK_FORMAT_R8G8B8A8_UNORM,
-            Self::Rgba16Float => VK_FORMAT_R16G16B16A16_SFLOAT,
-            Self::Uastc { .. } => VK_FORMAT_UNDEFINED,
-        }
-    }
-
-    /// Bytes per texel block (one pixel, or one 4x4 block for UASTC).
-    pub fn texel_block_size(self) -> u64 {
-        match self {
-            Self::R8Unorm => 1,
-            Self::Rgba8 { .. } => 4,
-            Self::Rgba16Float => 8,
-            Self::Uastc { .. } => 16,
-        }
-    }
-
-    /// The header's `typeSize`: the size of the unit to byte-swap.
-    fn type_size(self) -> u32 {
-        match self {
-            Self::R8Unorm | Self::Rgba8 { .. } | Self::Uastc { .. } => 1,
-            Self::Rgba16Float => 2,
-        }
-    }
-
-    /// The complete Data Format Descriptor, total-size word included.
-    fn dfd(self) -> Vec<u8> {
-        let words = match self {
-            Self::R8Unorm => unpacked_dfd(Transfer::Linear, &RGBA8_SAMPLE, &DFD_CHANNELS_R),
-            Self::Rgba8 { srgb } => unpacked_dfd(transfer(srgb), &RGBA8_SAMPLE, &DFD_CHANNELS_RGBA),
-            Self::Rgba16Float => {
-                unpacked_dfd(Transfer::Linear, &RGBA16F_SAMPLE, &DFD_CHANNELS_RGBA)
-            }
-            Self::Uastc { srgb, alpha } => uastc_dfd(transfer(srgb), alpha),
-        };
-        words.iter().flat_map(|word| word.to_le_bytes()).collect()
-    }
-}
-
 /// A texture to be written by [`write_ktx2`]: 2D, 3D, a cube map or an array.
 #[derive(Debug, Clone, Copy)]
 pub struct Ktx2Image<'a> {
@@ -302,154 +227,6 @@ pub struct Ktx2Image<'a> {
     /// The mip levels, level 0 (largest) first. Each level holds every layer,
     /// then every face, then every depth slice, in that nesting order.
     pub levels: &'a [Ktx2Level<'a>],
-}
-
-// Khronos Data Format Specification values used by the basic descriptor block.
-/// `KHR_DF_VERSIONNUMBER_1_3`, the current descriptor block version.
-const DFD_VERSION: u32 = 2;
-/// Bytes of a basic descriptor block before its samples.
-const DFD_BASIC_HEADER_LEN: u32 = 24;
-/// Bytes of one sample in a basic descriptor block.
-const DFD_SAMPLE_LEN: u32 = 16;
-/// `KHR_DF_MODEL_RGBSDA`.
-const DFD_MODEL_RGBSDA: u32 = 1;
-/// `KHR_DF_PRIMARIES_BT709` (the sRGB primaries).
-const DFD_PRIMARIES_BT709: u32 = 1;
-/// `KHR_DF_FLAG_ALPHA_STRAIGHT`.
-const DFD_FLAGS_ALPHA_STRAIGHT: u32 = 0;
-/// RGBSDA channel ids in sample order.
-const DFD_CHANNELS_RGBA: [u32; 4] = [0, 1, 2, 15];
-/// The RGBSDA channel id of red alone, for one-channel formats.
-const DFD_CHANNELS_R: [u32; 1] = [0];
-/// RGBSDA channel id of alpha.
-const DFD_CHANNEL_ALPHA: u32 = 15;
-/// `KHR_DF_CHANNEL_UASTC_RGB`: the blocks carry colour only.
-const DFD_CHANNEL_UASTC_RGB: u32 = 0;
-/// `KHR_DF_CHANNEL_UASTC_RGBA`: the blocks carry colour and alpha.
-const DFD_CHANNEL_UASTC_RGBA: u32 = 3;
-/// `KHR_DF_SAMPLE_DATATYPE_LINEAR`, as it sits in the channel byte.
-const DFD_QUALIFIER_LINEAR: u32 = 0x10;
-/// `KHR_DF_SAMPLE_DATATYPE_SIGNED`, as it sits in the channel byte.
-const DFD_QUALIFIER_SIGNED: u32 = 0x40;
-/// `KHR_DF_SAMPLE_DATATYPE_FLOAT`, as it sits in the channel byte.
-const DFD_QUALIFIER_FLOAT: u32 = 0x80;
-
-/// `KHR_DF_TRANSFER_*`: how stored values map to linear light.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Transfer {
-    /// `KHR_DF_TRANSFER_LINEAR`.
-    Linear = 1,
-    /// `KHR_DF_TRANSFER_SRGB`.
-    Srgb = 2,
-}
-
-/// The transfer function for an sRGB flag.
-fn transfer(srgb: bool) -> Transfer {
-    if srgb {
-        Transfer::Srgb
-    } else {
-        Transfer::Linear
-    }
-}
-
-/// How one channel of an unpacked RGBA format is stored.
-struct ChannelSample {
-    /// Bits per channel.
-    bits: u32,
-    /// Qualifier bits (float, signed) of every channel.
-    qualifiers: u32,
-    /// `sampleLower`: the stored value that means 0.0 (or -1.0 for floats).
-    lower: u32,
-    /// `sampleUpper`: the stored value that means 1.0.
-    upper: u32,
-}
-
-/// 8-bit unsigned normalised channels.
-const RGBA8_SAMPLE: ChannelSample = ChannelSample {
-    bits: 8,
-    qualifiers: 0,
-    lower: 0,
-    upper: 255,
-};
-
-/// 16-bit half-float channels: the bounds are -1.0 and 1.0 as f32 bit patterns.
-const RGBA16F_SAMPLE: ChannelSample = ChannelSample {
-    bits: 16,
-    qualifiers: DFD_QUALIFIER_FLOAT | DFD_QUALIFIER_SIGNED,
-    lower: 0xBF80_0000,
-    upper: 0x3F80_0000,
-};
-
-/// The first words of a basic descriptor block (total-size word included)
-/// for `sample_count` samples.
-fn dfd_prefix(
-    model: u32,
-    transfer: Transfer,
-    block_dimensions: u32,
-    bytes_plane0: u32,
-    sample_count: u32,
-) -> Vec<u32> {
-    let block_len = DFD_BASIC_HEADER_LEN + DFD_SAMPLE_LEN * sample_count;
-    vec![
-        4 + block_len, // dfdTotalSize
-        0,             // vendorId = Khronos (0), descriptorType = basic (0)
-        DFD_VERSION | (block_len << 16),
-        model
-            | (DFD_PRIMARIES_BT709 << 8)
-            | ((transfer as u32) << 16)
-            | (DFD_FLAGS_ALPHA_STRAIGHT << 24),
-        block_dimensions, // texelBlockDimension0..3, each stored minus one
-        bytes_plane0,     // bytesPlane0, bytesPlane1..3 = 0
-        0,                // bytesPlane4..7 = 0
-    ]
-}
-
-/// The DFD words of an unpacked little-endian format whose `channels` (RGBSDA
-/// ids, in memory order) each hold one `sample`.
-fn unpacked_dfd(transfer: Transfer, sample: &ChannelSample, channels: &[u32]) -> Vec<u32> {
-    let count = channels.len() as u32;
-    let mut words = dfd_prefix(
-        DFD_MODEL_RGBSDA,
-        transfer,
-        0,
-        sample.bits / 8 * count,
-        count,
-    );
-    for (index, &channel) in channels.iter().enumerate() {
-        let linear_alpha = channel == DFD_CHANNEL_ALPHA && transfer == Transfer::Srgb;
-        let qualifiers = sample.qualifiers
-            | if linear_alpha {
-                DFD_QUALIFIER_LINEAR
-            } else {
-                0
-            };
-        let bit_offset = sample.bits * index as u32;
-        let bit_length_minus_one = sample.bits - 1;
-        words.push(bit_offset | (bit_length_minus_one << 16) | ((channel | qualifiers) << 24));
-        words.push(0); // samplePosition0..3
-        words.push(sample.lower);
-        words.push(sample.upper);
-    }
-    words
-}
-
-/// The DFD words of UASTC 4x4: one 128-bit sample covering the whole block.
-///
-/// `bytesPlane0` stays 16 even when the levels are Zstandard-compressed, as
-/// KTX-Software writes and validates it.
-fn uastc_dfd(transfer: Transfer, alpha: bool) -> Vec<u32> {
-    const BLOCK_4X4: u32 = 3 | (3 << 8);
-    let mut words = dfd_prefix(DFD_MODEL_UASTC, transfer, BLOCK_4X4, 16, 1);
-    let channel = if alpha {
-        DFD_CHANNEL_UASTC_RGBA
-    } else {
-        DFD_CHANNEL_UASTC_RGB
-    };
-    words.push((127 << 16) | (channel << 24)); // bitOffset 0, bitLength 128
-    words.push(0); // samplePosition0..3
-    words.push(0); // sampleLower
-    words.push(u32::MAX); // sampleUpper
-    words
 }
 
 /// The key/value data: entries sorted by key, each padded to 4 bytes.

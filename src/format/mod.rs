@@ -12,6 +12,7 @@
 //! through using this module from an engine.
 
 pub mod bytes;
+pub mod dfd;
 pub mod error;
 pub mod hanim;
 pub mod hash;
@@ -24,5 +25,6 @@ pub mod kind;
 pub mod ktx2;
 pub mod oct;
 pub mod open;
+pub mod texel;
 
 pub use open::{AssetFile, FileType, identify, open};
