@@ -381,6 +381,15 @@ impl<'a> Ktx2View<'a> {
         self.dfd().get(12).copied().map(u32::from)
     }
 
+    /// The texel format the header and DFD describe, when it is one of the
+    /// table's ([`TexelFormat`]): the `vkFormat` decides, except for
+    /// `vkFormat` 0, where a UASTC colour model in the DFD does (with its
+    /// alpha channel and transfer function). `None` for any other format,
+    /// which the reader passes through unchecked beyond its level sizes.
+    pub fn texel_format(&self) -> Option<TexelFormat> {
+        format_of(&self.header, self.dfd())
+    }
+
     /// The transfer function of the DFD's first descriptor block (byte 14),
     /// e.g. [`DFD_TRANSFER_SRGB`]; `None` when the DFD is too short.
     pub fn transfer_function(&self) -> Option<u32> {
@@ -571,6 +580,7 @@ pub fn parse(bytes: &[u8]) -> FormatResult<Ktx2View<'_>> {
     validate_header(&header)?;
     let index_end = level_index_end(&header, bytes.len())?;
     let dfd = validate_dfd(&header, bytes, index_end)?;
+    validate_format(&header, &bytes[dfd.clone()], dfd.start)?;
     let kvd = validate_kvd(&header, bytes, dfd.end)?;
     let sgd = validate_sgd(&header, bytes, kvd.end.max(dfd.end))?;
     let metadata_end = sgd.end.max(kvd.end).max(dfd.end);
@@ -683,6 +693,114 @@ fn validate_dfd(header: &Ktx2Header, bytes: &[u8], index_end: usize) -> FormatRe
     }
     validate_dfd_blocks(bytes, dfd.start + 4..dfd.end)?;
     Ok(dfd)
+}
+
+/// Offsets inside the DFD (from its total-size word) of the first basic
+/// descriptor block's fields that decide what the texels are.
+mod dfd_field {
+    /// `vendorId` and `descriptorType`: 0 for a Khronos basic block.
+    pub const KIND: usize = 4;
+    /// `colorModel`.
+    pub const MODEL: usize = 12;
+    /// `transferFunction`.
+    pub const TRANSFER: usize = 14;
+    /// `texelBlockDimension0..3`, each stored minus one.
+    pub const BLOCK_DIMENSIONS: usize = 16;
+    /// `bytesPlane0`.
+    pub const BYTES_PLANE0: usize = 20;
+    /// The channel byte of the first sample.
+    pub const FIRST_CHANNEL: usize = 31;
+}
+
+/// The table's format for this header and DFD (`dfd`, total-size word
+/// first), if any: by `vkFormat`, or for `vkFormat` 0 by a UASTC colour model.
+fn format_of(header: &Ktx2Header, dfd: &[u8]) -> Option<TexelFormat> {
+    if header.vk_format != VK_FORMAT_UNDEFINED {
+        return TexelFormat::from_vk_format(header.vk_format);
+    }
+    let field = |offset: usize| dfd.get(offset).copied();
+    if field(dfd_field::MODEL).map(u32::from) != Some(DFD_MODEL_UASTC) {
+        return None;
+    }
+    Some(TexelFormat::Uastc {
+        srgb: field(dfd_field::TRANSFER).map(u32::from) == Some(DFD_TRANSFER_SRGB),
+        alpha: field(dfd_field::FIRST_CHANNEL).map(|c| c & 0x0F) == Some(3),
+    })
+}
+
+/// When the header names a format of the table, checks that the header and
+/// the DFD's size-deciding fields agree with it: `typeSize`, the height a
+/// block-compressed format needs, and the DFD's descriptor kind, colour
+/// model, transfer function, texel block dimensions and `bytesPlane0`. The
+/// rest of the DFD (samples, primaries) may differ, so files from other
+/// writers pass through; any other `vkFormat` is left to the level checks.
+/// `dfd` is the whole DFD, found at file offset `dfd_start`.
+fn validate_format(header: &Ktx2Header, dfd: &[u8], dfd_start: usize) -> FormatResult<()> {
+    let Some(format) = format_of(header, dfd) else {
+        return Ok(());
+    };
+    let name = format.name();
+    if header.type_size != format.type_size() {
+        return Err(FormatError::new(
+            offset_of!(Ktx2Header, type_size) as u64,
+            "Ktx2Header.typeSize",
+            format!(
+                "is {} but {name} (vkFormat {}) needs {}",
+                header.type_size,
+                header.vk_format,
+                format.type_size()
+            ),
+        ));
+    }
+    if format.block_dimensions() != (1, 1) && header.pixel_height == 0 {
+        return Err(FormatError::new(
+            offset_of!(Ktx2Header, pixel_height) as u64,
+            "Ktx2Header.pixelHeight",
+            format!("is 0, but {name} is block-compressed and cannot be one-dimensional"),
+        ));
+    }
+    let expected = format.dfd();
+    type Show = fn(&[u8]) -> String;
+    let fields: [(usize, usize, &'static str, Show); 5] = [
+        (dfd_field::KIND, 4, "dfdBlock.vendorId", le_value),
+        (dfd_field::MODEL, 1, "dfdBlock.colorModel", le_value),
+        (dfd_field::TRANSFER, 1, "dfdBlock.transferFunction", le_value),
+        (dfd_field::BLOCK_DIMENSIONS, 4, "dfdBlock.texelBlockDimension", block_text),
+        (dfd_field::BYTES_PLANE0, 1, "dfdBlock.bytesPlane0", le_value),
+    ];
+    for (offset, length, field, show) in fields {
+        let want = &expected[offset..offset + length];
+        let found = dfd.get(offset..offset + length);
+        if found != Some(want) {
+            return Err(FormatError::new(
+                (dfd_start + offset) as u64,
+                field,
+                format!(
+                    "is {}, but {name} (vkFormat {}) needs {}",
+                    found.map_or_else(|| "missing".into(), show),
+                    header.vk_format,
+                    show(want)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The four `texelBlockDimension` bytes (each one less than the size) as
+/// `WxHxDxT`, for messages.
+fn block_text(field: &[u8]) -> String {
+    let sizes: Vec<String> = field.iter().map(|&d| (u32::from(d) + 1).to_string()).collect();
+    sizes.join("x")
+}
+
+/// A little-endian field of one to four bytes as a number, for messages.
+fn le_value(field: &[u8]) -> String {
+    let value = field
+        .iter()
+        .rev()
+        .fold(0_u32, |value, &byte| value << 8 | u32::from(byte));
+    value.to_string()
 }
 
 /// Checks that the descriptor blocks tile the DFD exactly.
@@ -1128,6 +1246,168 @@ mod tests {
         // "KTXorientation" becomes "KTXz...", now after "KTXswizzle".
         kvd[7] = b'z';
         assert!(validate_key_values(&kvd, 0).is_err());
+    }
+
+    /// Every format of the table, UASTC included.
+    fn every_format() -> Vec<TexelFormat> {
+        let astc_hdr = super::super::texel::VK_FORMAT_ASTC_4X4_SFLOAT_BLOCK;
+        let mut formats: Vec<TexelFormat> = (0..200)
+            .chain(astc_hdr..astc_hdr + 8)
+            .filter_map(TexelFormat::from_vk_format)
+            .collect();
+        for (srgb, alpha) in [(false, false), (true, false), (false, true), (true, true)] {
+            formats.push(TexelFormat::Uastc { srgb, alpha });
+        }
+        formats
+    }
+
+    /// A 13x7 single-level texture of `format`, its bytes made up.
+    fn format_file(format: TexelFormat) -> Vec<u8> {
+        let data = vec![0x5A; format.image_bytes(13, 7) as usize];
+        let levels = [Ktx2Level {
+            data: &data,
+            uncompressed_len: data.len() as u64,
+        }];
+        write_ktx2(&Ktx2Image {
+            format,
+            width: 13,
+            height: 7,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            supercompression: SUPERCOMPRESSION_NONE,
+            swizzle: None,
+            levels: &levels,
+        })
+    }
+
+    /// `file` with the byte at `offset` set to `value`, parsed.
+    fn with_byte(file: &[u8], offset: usize, value: u8) -> FormatResult<()> {
+        let mut copy = file.to_vec();
+        copy[offset] = value;
+        validate(&copy)
+    }
+
+    /// File offset of a field of the DFD (offset from its total-size word).
+    fn dfd_at(file: &[u8], field: usize) -> usize {
+        parse(file).unwrap().header().dfd_byte_offset as usize + field
+    }
+
+    #[test]
+    fn every_format_of_the_table_is_written_read_and_named_back() {
+        let formats = every_format();
+        assert_eq!(formats.len(), 16 + 3 * 8 + 4);
+        for format in formats {
+            let file = format_file(format);
+            let view = parse(&file).unwrap_or_else(|e| panic!("{}: {e}", format.name()));
+            assert_eq!(view.texel_format(), Some(format));
+            assert_eq!(
+                view.level_bytes(),
+                format.image_bytes(13, 7),
+                "{}",
+                format.name()
+            );
+        }
+    }
+
+    #[test]
+    fn a_type_size_that_disagrees_with_the_format_is_refused() {
+        let at = offset_of!(Ktx2Header, type_size);
+        let bc7 = format_file(TexelFormat::Bc7 { srgb: true });
+        let error = with_byte(&bc7, at, 4).unwrap_err();
+        assert_eq!((error.offset, error.field), (at as u64, "Ktx2Header.typeSize"));
+        assert!(error.what.contains("bc7") && error.what.contains("needs 1"), "{error}");
+        let half = format_file(TexelFormat::Rgba16Float);
+        assert_eq!(with_byte(&half, at, 1).unwrap_err().field, "Ktx2Header.typeSize");
+        let shared = format_file(TexelFormat::Rgb9e5);
+        assert_eq!(with_byte(&shared, at, 2).unwrap_err().field, "Ktx2Header.typeSize");
+    }
+
+    #[test]
+    fn a_block_compressed_texture_cannot_be_one_dimensional() {
+        let format = TexelFormat::Bc1 { srgb: false };
+        let data = vec![0; format.image_bytes(8, 1) as usize];
+        let levels = [Ktx2Level {
+            data: &data,
+            uncompressed_len: data.len() as u64,
+        }];
+        let file = write_ktx2(&Ktx2Image {
+            format,
+            width: 8,
+            height: 0,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            supercompression: SUPERCOMPRESSION_NONE,
+            swizzle: None,
+            levels: &levels,
+        });
+        let error = validate(&file).unwrap_err();
+        assert_eq!(error.field, "Ktx2Header.pixelHeight");
+        assert_eq!(error.offset, offset_of!(Ktx2Header, pixel_height) as u64);
+        // An uncompressed format may be 1D.
+        let r8 = [0u8; 8];
+        let levels = [Ktx2Level {
+            data: &r8,
+            uncompressed_len: 8,
+        }];
+        let line = write_ktx2(&Ktx2Image {
+            format: TexelFormat::R8Unorm,
+            width: 8,
+            height: 0,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            supercompression: SUPERCOMPRESSION_NONE,
+            swizzle: None,
+            levels: &levels,
+        });
+        assert_eq!(validate(&line), Ok(()));
+    }
+
+    #[test]
+    fn dfd_fields_that_disagree_with_the_vk_format_are_refused() {
+        let astc = format_file(TexelFormat::Astc {
+            block: AstcBlock::B6x6,
+            srgb: true,
+        });
+        // (byte changed, new value, field reported, where the field starts)
+        let dims = dfd_field::BLOCK_DIMENSIONS;
+        let cases = [
+            (dfd_field::KIND, 1, "dfdBlock.vendorId", dfd_field::KIND),
+            // BC7's model in an ASTC file.
+            (dfd_field::MODEL, 134, "dfdBlock.colorModel", dfd_field::MODEL),
+            (dfd_field::TRANSFER, 1, "dfdBlock.transferFunction", dfd_field::TRANSFER),
+            // 5x6 blocks, then a depth of 2, in a 6x6 file.
+            (dims, 4, "dfdBlock.texelBlockDimension", dims),
+            (dims + 2, 1, "dfdBlock.texelBlockDimension", dims),
+            (dfd_field::BYTES_PLANE0, 8, "dfdBlock.bytesPlane0", dfd_field::BYTES_PLANE0),
+        ];
+        for (changed, value, name, start) in cases {
+            let error = with_byte(&astc, dfd_at(&astc, changed), value).unwrap_err();
+            assert_eq!((error.offset, error.field), (dfd_at(&astc, start) as u64, name));
+            assert!(error.what.contains("astc-6x6"), "{error}");
+        }
+        // A UASTC file whose DFD says BC7 is not UASTC any more: vkFormat 0
+        // with another model passes through to the level checks alone.
+        let uastc = format_file(TexelFormat::Uastc {
+            srgb: false,
+            alpha: false,
+        });
+        let at = dfd_at(&uastc, dfd_field::BYTES_PLANE0);
+        assert_eq!(with_byte(&uastc, at, 8).unwrap_err().field, "dfdBlock.bytesPlane0");
+        assert_eq!(with_byte(&uastc, dfd_at(&uastc, dfd_field::MODEL), 134), Ok(()));
+    }
+
+    #[test]
+    fn a_vk_format_outside_the_table_passes_through_on_its_dfd() {
+        // VK_FORMAT_ETC2_R8G8B8A8_UNORM_BLOCK (16 bytes per 4x4 block) under
+        // BC7's DFD: not ours to judge beyond the level sizes, which agree.
+        let mut file = format_file(TexelFormat::Bc7 { srgb: false });
+        let at = offset_of!(Ktx2Header, vk_format);
+        file[at..at + 4].copy_from_slice(&151u32.to_le_bytes());
+        let view = parse(&file).unwrap();
+        assert_eq!(view.texel_format(), None);
     }
 
     #[test]
