@@ -14,6 +14,7 @@ use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use assetc::format::ktx2::{self, Ktx2Image, Ktx2Level, TexelFormat};
 use targets::{TARGETS, Target};
 
 /// The committed regression corpus, one folder per target.
@@ -133,4 +134,107 @@ fn every_target_binary_is_declared_in_the_fuzz_manifest() {
             target.name
         );
     }
+}
+
+/// One texture of every format of the texel table, as the corpus's
+/// `seed-format-<name>.ktx2` files hold them: 13x7 with two levels, so
+/// partial blocks and the mip chain are both reached. The block bytes are a
+/// fixed pattern (the readers do not decode them).
+fn format_seeds() -> Vec<(TexelFormat, String, Vec<u8>)> {
+    let astc_hdr = 1_000_066_000;
+    let formats = (0..200)
+        .chain(astc_hdr..astc_hdr + 8)
+        .filter_map(TexelFormat::from_vk_format)
+        .chain([TexelFormat::Uastc {
+            srgb: true,
+            alpha: true,
+        }]);
+    formats
+        .map(|format| {
+            let data: Vec<Vec<u8>> = [(13, 7), (6, 3)]
+                .into_iter()
+                .map(|(w, h)| {
+                    let len = format.image_bytes(w, h) as usize;
+                    (0..len).map(|i| (i * 37 % 251) as u8).collect()
+                })
+                .collect();
+            let levels: Vec<Ktx2Level> = data
+                .iter()
+                .map(|level| Ktx2Level {
+                    data: level,
+                    uncompressed_len: level.len() as u64,
+                })
+                .collect();
+            let file = ktx2::write_ktx2(&Ktx2Image {
+                format,
+                width: 13,
+                height: 7,
+                depth: 0,
+                layers: 0,
+                faces: 1,
+                supercompression: ktx2::SUPERCOMPRESSION_NONE,
+                swizzle: None,
+                levels: &levels,
+            });
+            let srgb = if format.is_srgb() { "-srgb" } else { "" };
+            let name = format!("seed-format-{}{srgb}.ktx2", format.name());
+            (format, name, file)
+        })
+        .collect()
+}
+
+/// The corpus holds a seed of every format of the texel table, valid and
+/// read back as that format, so the replay reaches each format's checks.
+/// `ASSETC_WRITE_FORMAT_SEEDS=1 cargo test --test fuzz_corpus` (re)writes
+/// them after a deliberate change of the writer.
+#[test]
+fn the_corpus_holds_a_seed_of_every_texel_format() {
+    let dir = corpus_root().join("ktx2");
+    let write = std::env::var_os("ASSETC_WRITE_FORMAT_SEEDS").is_some();
+    let committed = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        if write {
+            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
+    };
+    let seeds = format_seeds();
+    for (format, name, bytes) in &seeds {
+        let file = committed(name, bytes);
+        let view = ktx2::parse(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(view.texel_format(), Some(*format), "{name}");
+    }
+    let (_, _, astc) = seeds
+        .iter()
+        .find(|(_, name, _)| name == "seed-format-astc-6x6-srgb.ktx2")
+        .expect("an ASTC 6x6 seed");
+    for (name, bytes, field) in format_faults(astc) {
+        let file = committed(&name, &bytes);
+        let error = ktx2::parse(&file).expect_err(&name);
+        assert_eq!(error.field, field, "{name}");
+    }
+}
+
+/// The corpus's `edge-format-*` files: the ASTC 6x6 seed with one field
+/// changed so that it disagrees with its `vkFormat`, each refused naming
+/// that field.
+fn format_faults(astc: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
+    let dfd = u32::from_le_bytes(astc[48..52].try_into().unwrap()) as usize;
+    // (name, byte offset, new value, field)
+    let faults = [
+        ("type-size", 20, 4, "Ktx2Header.typeSize"),
+        ("color-model", dfd + 12, 134, "dfdBlock.colorModel"),
+        ("transfer", dfd + 14, 1, "dfdBlock.transferFunction"),
+        ("block-width", dfd + 16, 4, "dfdBlock.texelBlockDimension"),
+        ("bytes-plane0", dfd + 20, 8, "dfdBlock.bytesPlane0"),
+    ];
+    faults
+        .into_iter()
+        .map(|(name, offset, value, field)| {
+            let mut bytes = astc.to_vec();
+            bytes[offset] = value;
+            (format!("edge-format-{name}.ktx2"), bytes, field)
+        })
+        .collect()
 }

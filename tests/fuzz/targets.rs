@@ -449,6 +449,17 @@ pub fn fuzz_ktx2(data: &[u8]) -> bool {
         black_box((bytes, level.uncompressed_byte_length));
     }
     black_box((view.dfd(), header.to_bytes()));
+    if let Some(format) = view.texel_format() {
+        // A format of the table: the reader checked the DFD against it, so
+        // level 0 holds whole blocks of it for every image.
+        let images = u64::from(header.face_count)
+            * u64::from(header.layer_count.max(1))
+            * u64::from(header.pixel_depth.max(1));
+        let level0 = format.image_bytes(header.pixel_width, header.pixel_height.max(1));
+        let expected = level0.checked_mul(images);
+        let stored = view.levels().first().map(|l| l.uncompressed_byte_length);
+        assert_eq!(stored, expected, "level 0 of {} holds whole blocks", format.name());
+    }
     for (key, value) in view.key_values() {
         let first = view.key_value(key);
         assert!(first.is_some(), "key_value misses the key {key:?}");
