@@ -223,7 +223,7 @@ fn format_faults(astc: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
     let dfd = u32::from_le_bytes(astc[48..52].try_into().unwrap()) as usize;
     // (name, byte offset, new value, field)
     let faults = [
-        ("type-size", 20, 4, "Ktx2Header.typeSize"),
+        ("type-size", 16, 4, "Ktx2Header.typeSize"),
         ("color-model", dfd + 12, 134, "dfdBlock.colorModel"),
         ("transfer", dfd + 14, 1, "dfdBlock.transferFunction"),
         ("block-width", dfd + 16, 4, "dfdBlock.texelBlockDimension"),
