@@ -311,8 +311,12 @@ fn describe(details: &Details) -> String {
             if x.depth > 1 {
                 let _ = write!(dims, "x{}", x.depth);
             }
+            let block = match (&x.block, x.bits_per_texel) {
+                (Some(block), Some(bits)) => format!(" ({block} blocks, {bits:.2} bpp)"),
+                _ => String::new(),
+            };
             let mut line = format!(
-                "{dims} {}, {}, supercompression {}, transfer {}",
+                "{dims} {}{block}, {}, supercompression {}, transfer {}",
                 x.format,
                 count(u64::from(x.mips), "mip", "mips"),
                 x.supercompression,

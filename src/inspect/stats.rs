@@ -212,8 +212,16 @@ pub struct TextureStats {
     pub mips: u32,
     /// The header's `vkFormat` (0 for UASTC).
     pub vk_format: u32,
-    /// A readable format name, e.g. `UASTC 4x4` or `R8G8B8A8_SRGB`.
+    /// The format's name in the texel table, with ` sRGB` when its colour
+    /// is sRGB-encoded (`bc7 sRGB`, `astc-6x6`, `rgb9e5`, `uastc sRGB`), or
+    /// `ETC1S` or `VkFormat(<n>)` for a format outside the table.
     pub format: String,
+    /// The texel block, `4x4` for BCn and UASTC, `6x6` for ASTC 6x6, `1x1`
+    /// for uncompressed formats; `None` outside the table.
+    pub block: Option<String>,
+    /// Bits per texel of level 0 in whole blocks (8 for BC7, 3.56 for
+    /// ASTC 6x6); `None` outside the table.
+    pub bits_per_texel: Option<f64>,
     /// `none`, `basislz`, `zstd`, `zlib` or `scheme <n>`.
     pub supercompression: String,
     /// The DFD transfer function: `srgb`, `linear` or `transfer <n>`.
@@ -414,23 +422,32 @@ fn texture_stats(view: &ktx2::Ktx2View<'_>) -> TextureStats {
         faces: header.face_count,
         mips: header.stored_level_count(),
         vk_format: header.vk_format,
-        format: format_name(header.vk_format, view.color_model()),
+        format: format_name(view),
+        block: view.texel_format().map(|format| {
+            let (width, height) = format.block_dimensions();
+            format!("{width}x{height}")
+        }),
+        bits_per_texel: view.texel_format().map(bits_per_texel),
         supercompression: supercompression_name(header.supercompression_scheme),
         transfer: transfer_name(view.transfer_function()),
         texels: texels(header),
     }
 }
 
-fn format_name(vk_format: u32, color_model: Option<u32>) -> String {
-    match (vk_format, color_model) {
-        (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_UASTC)) => "UASTC 4x4".into(),
-        (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_ETC1S)) => "ETC1S".into(),
-        (ktx2::VK_FORMAT_R8_UNORM, _) => "R8_UNORM".into(),
-        (ktx2::VK_FORMAT_R8G8B8A8_UNORM, _) => "R8G8B8A8_UNORM".into(),
-        (ktx2::VK_FORMAT_R8G8B8A8_SRGB, _) => "R8G8B8A8_SRGB".into(),
-        (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, _) => "R16G16B16A16_SFLOAT".into(),
-        (other, _) => format!("VkFormat({other})"),
+/// The texture's format by its table name (see [`TextureStats::format`]).
+fn format_name(view: &ktx2::Ktx2View<'_>) -> String {
+    match (view.texel_format(), view.color_model()) {
+        (Some(format), _) if format.is_srgb() => format!("{} sRGB", format.name()),
+        (Some(format), _) => format.name().into(),
+        (None, Some(ktx2::DFD_MODEL_ETC1S)) if view.header().vk_format == 0 => "ETC1S".into(),
+        (None, _) => format!("VkFormat({})", view.header().vk_format),
     }
+}
+
+/// Bits per texel of `format`: a block's bits over the texels it covers.
+fn bits_per_texel(format: ktx2::TexelFormat) -> f64 {
+    let (width, height) = format.block_dimensions();
+    (format.texel_block_size() * 8) as f64 / f64::from(width * height)
 }
 
 fn supercompression_name(scheme: u32) -> String {
@@ -494,6 +511,63 @@ mod tests {
             kerning: vec![],
         };
         hfont::write_hfont(&font).unwrap()
+    }
+
+    /// A one-level 12x12 texture of `format`, its blocks made up.
+    fn texture_of(format: crate::format::ktx2::TexelFormat) -> Vec<u8> {
+        let data = vec![0; format.image_bytes(12, 12) as usize];
+        let levels = [ktx2::Ktx2Level {
+            data: &data,
+            uncompressed_len: data.len() as u64,
+        }];
+        ktx2::write_ktx2(&ktx2::Ktx2Image {
+            format,
+            width: 12,
+            height: 12,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            supercompression: ktx2::SUPERCOMPRESSION_NONE,
+            swizzle: None,
+            levels: &levels,
+        })
+    }
+
+    #[test]
+    fn textures_report_their_format_block_and_bits_per_texel() {
+        use crate::format::ktx2::{AstcBlock, TexelFormat};
+        let cases = [
+            (TexelFormat::Bc7 { srgb: true }, "bc7 sRGB", "4x4", 8.0),
+            (TexelFormat::Bc1 { srgb: false }, "bc1", "4x4", 4.0),
+            (
+                TexelFormat::Astc {
+                    block: AstcBlock::B6x6,
+                    srgb: false,
+                },
+                "astc-6x6",
+                "6x6",
+                128.0 / 36.0,
+            ),
+            (
+                TexelFormat::AstcHdr {
+                    block: AstcBlock::B8x8,
+                },
+                "astc-hdr-8x8",
+                "8x8",
+                2.0,
+            ),
+            (TexelFormat::Rgb9e5, "rgb9e5", "1x1", 32.0),
+            (TexelFormat::Rgba16Float, "rgba16f", "1x1", 64.0),
+        ];
+        for (format, name, block, bits) in cases {
+            let report = analyse("t.ktx2", &texture_of(format), None);
+            let Details::Texture(stats) = report.details else {
+                panic!("{name}: {:?}", report.details);
+            };
+            assert_eq!(stats.format, name);
+            assert_eq!(stats.block.as_deref(), Some(block), "{name}");
+            assert!((stats.bits_per_texel.unwrap() - bits).abs() < 1e-9, "{name}");
+        }
     }
 
     #[test]
