@@ -92,6 +92,35 @@ extern "C" {
 #define ASSETC_KTX2_IDENTIFIER "\xABKTX 20\xBB\r\n\x1A\n"
 #define ASSETC_KTX2_IDENTIFIER_BYTES 12u
 
+/* The KTX 2.0 vkFormat values assetc writes (Vulkan's VkFormat numbers);
+ * assetc_vk_format_block() gives the block of each. UASTC is vkFormat 0
+ * (VK_FORMAT_UNDEFINED), its kind told by the DFD's colour model. Each LDR
+ * ASTC footprint has a UNORM code and, one above it, an SRGB code, in the
+ * order 4x4, 5x4, 5x5, 6x5, 6x6, 8x5, 8x6, 8x8 (then 10x5 and up, which
+ * assetc does not write); the HDR (SFLOAT) codes follow the same order one
+ * apart. BC1 and BC7 have an SRGB code one above the UNORM one. */
+#define ASSETC_VK_FORMAT_UNDEFINED 0u
+#define ASSETC_VK_FORMAT_R8_UNORM 9u
+#define ASSETC_VK_FORMAT_R8G8B8A8_UNORM 37u
+#define ASSETC_VK_FORMAT_R8G8B8A8_SRGB 43u
+#define ASSETC_VK_FORMAT_R16_UNORM 70u
+#define ASSETC_VK_FORMAT_R16G16_UNORM 77u
+#define ASSETC_VK_FORMAT_R16G16_SFLOAT 83u
+#define ASSETC_VK_FORMAT_R16G16B16A16_UNORM 91u
+#define ASSETC_VK_FORMAT_R16G16B16A16_SFLOAT 97u
+#define ASSETC_VK_FORMAT_E5B9G9R9_UFLOAT_PACK32 123u
+#define ASSETC_VK_FORMAT_BC1_RGB_UNORM_BLOCK 131u
+#define ASSETC_VK_FORMAT_BC1_RGB_SRGB_BLOCK 132u
+#define ASSETC_VK_FORMAT_BC4_UNORM_BLOCK 139u
+#define ASSETC_VK_FORMAT_BC5_UNORM_BLOCK 141u
+#define ASSETC_VK_FORMAT_BC6H_UFLOAT_BLOCK 143u
+#define ASSETC_VK_FORMAT_BC7_UNORM_BLOCK 145u
+#define ASSETC_VK_FORMAT_BC7_SRGB_BLOCK 146u
+#define ASSETC_VK_FORMAT_ASTC_4x4_UNORM_BLOCK 157u
+#define ASSETC_VK_FORMAT_ASTC_8x8_SRGB_BLOCK 172u
+#define ASSETC_VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK 1000066000u
+#define ASSETC_VK_FORMAT_ASTC_8x8_SFLOAT_BLOCK 1000066007u
+
 /* ------------------------------------------------------------------------ */
 /* .hmesh constants                                                          */
 /* ------------------------------------------------------------------------ */
@@ -591,6 +620,75 @@ static inline int assetc_is_ktx2(const void *data, size_t size)
 {
     return data != NULL && size >= ASSETC_KTX2_IDENTIFIER_BYTES &&
            memcmp(data, ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES) == 0;
+}
+
+/* The texel block of a vkFormat assetc writes: its width and height in
+ * texels (1 x 1 for uncompressed formats) and its bytes. */
+typedef struct assetc_texel_block {
+    uint32_t width;
+    uint32_t height;
+    uint32_t bytes;
+} assetc_texel_block;
+
+/* Fills `*block` for `vk_format` and returns 1 when it is a format assetc
+ * writes (the table of src/format/texel.rs); returns 0 and leaves `*block`
+ * alone otherwise, vkFormat 0 included (read UASTC's 4 x 4, 16-byte block
+ * from the DFD). */
+static inline int assetc_vk_format_block(uint32_t vk_format, assetc_texel_block *block)
+{
+    static const uint8_t astc_sizes[8][2] = {{4, 4}, {5, 4}, {5, 5}, {6, 5}, {6, 6}, {8, 5}, {8, 6}, {8, 8}};
+    uint32_t width = 1, height = 1, bytes;
+    if (block == NULL)
+        return 0;
+    switch (vk_format) {
+    case ASSETC_VK_FORMAT_R8_UNORM: bytes = 1; break;
+    case ASSETC_VK_FORMAT_R16_UNORM: bytes = 2; break;
+    case ASSETC_VK_FORMAT_R8G8B8A8_UNORM:
+    case ASSETC_VK_FORMAT_R8G8B8A8_SRGB:
+    case ASSETC_VK_FORMAT_R16G16_UNORM:
+    case ASSETC_VK_FORMAT_R16G16_SFLOAT:
+    case ASSETC_VK_FORMAT_E5B9G9R9_UFLOAT_PACK32: bytes = 4; break;
+    case ASSETC_VK_FORMAT_R16G16B16A16_UNORM:
+    case ASSETC_VK_FORMAT_R16G16B16A16_SFLOAT: bytes = 8; break;
+    case ASSETC_VK_FORMAT_BC1_RGB_UNORM_BLOCK:
+    case ASSETC_VK_FORMAT_BC1_RGB_SRGB_BLOCK:
+    case ASSETC_VK_FORMAT_BC4_UNORM_BLOCK: width = height = 4; bytes = 8; break;
+    case ASSETC_VK_FORMAT_BC5_UNORM_BLOCK:
+    case ASSETC_VK_FORMAT_BC6H_UFLOAT_BLOCK:
+    case ASSETC_VK_FORMAT_BC7_UNORM_BLOCK:
+    case ASSETC_VK_FORMAT_BC7_SRGB_BLOCK: width = height = 4; bytes = 16; break;
+    default:
+        if (vk_format >= ASSETC_VK_FORMAT_ASTC_4x4_UNORM_BLOCK && vk_format <= ASSETC_VK_FORMAT_ASTC_8x8_SRGB_BLOCK) {
+            const uint8_t *size = astc_sizes[(vk_format - ASSETC_VK_FORMAT_ASTC_4x4_UNORM_BLOCK) / 2];
+            width = size[0];
+            height = size[1];
+        } else if (vk_format >= ASSETC_VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK &&
+                   vk_format <= ASSETC_VK_FORMAT_ASTC_8x8_SFLOAT_BLOCK) {
+            const uint8_t *size = astc_sizes[vk_format - ASSETC_VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK];
+            width = size[0];
+            height = size[1];
+        } else {
+            return 0;
+        }
+        bytes = 16;
+        break;
+    }
+    block->width = width;
+    block->height = height;
+    block->bytes = bytes;
+    return 1;
+}
+
+/* The bytes one `width` x `height` image of `vk_format` takes, in whole
+ * blocks (a 13 x 7 ASTC 6x6 image is 3 x 2 blocks); 0 for a vkFormat
+ * assetc_vk_format_block() does not know. */
+static inline uint64_t assetc_image_bytes(uint32_t vk_format, uint32_t width, uint32_t height)
+{
+    assetc_texel_block block;
+    if (!assetc_vk_format_block(vk_format, &block))
+        return 0;
+    return (uint64_t)((width + block.width - 1) / block.width) * ((height + block.height - 1) / block.height) *
+           block.bytes;
 }
 
 /* ------------------------------------------------------------------------ */

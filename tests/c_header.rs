@@ -913,6 +913,32 @@ fn constants(out: &mut String) {
         ]
         .map(|(name, value)| (name.to_string(), value)),
     );
+    use ktx2::{AstcBlock, TexelFormat};
+    let vk_formats = [
+        ("R8_UNORM", TexelFormat::R8Unorm),
+        ("R8G8B8A8_UNORM", TexelFormat::Rgba8 { srgb: false }),
+        ("R8G8B8A8_SRGB", TexelFormat::Rgba8 { srgb: true }),
+        ("R16_UNORM", TexelFormat::R16Unorm),
+        ("R16G16_UNORM", TexelFormat::Rg16Unorm),
+        ("R16G16_SFLOAT", TexelFormat::Rg16Float),
+        ("R16G16B16A16_UNORM", TexelFormat::Rgba16Unorm),
+        ("R16G16B16A16_SFLOAT", TexelFormat::Rgba16Float),
+        ("E5B9G9R9_UFLOAT_PACK32", TexelFormat::Rgb9e5),
+        ("BC1_RGB_UNORM_BLOCK", TexelFormat::Bc1 { srgb: false }),
+        ("BC1_RGB_SRGB_BLOCK", TexelFormat::Bc1 { srgb: true }),
+        ("BC4_UNORM_BLOCK", TexelFormat::Bc4),
+        ("BC5_UNORM_BLOCK", TexelFormat::Bc5),
+        ("BC6H_UFLOAT_BLOCK", TexelFormat::Bc6h),
+        ("BC7_UNORM_BLOCK", TexelFormat::Bc7 { srgb: false }),
+        ("BC7_SRGB_BLOCK", TexelFormat::Bc7 { srgb: true }),
+        ("ASTC_4x4_UNORM_BLOCK", TexelFormat::Astc { block: AstcBlock::B4x4, srgb: false }),
+        ("ASTC_8x8_SRGB_BLOCK", TexelFormat::Astc { block: AstcBlock::B8x8, srgb: true }),
+        ("ASTC_4x4_SFLOAT_BLOCK", TexelFormat::AstcHdr { block: AstcBlock::B4x4 }),
+        ("ASTC_8x8_SFLOAT_BLOCK", TexelFormat::AstcHdr { block: AstcBlock::B8x8 }),
+    ];
+    for (name, format) in vk_formats {
+        values.push((format!("VK_FORMAT_{name}"), format.vk_format().into()));
+    }
     for (name, value) in values {
         let _ = writeln!(out, "ASSETC_{name} {value}");
     }
@@ -960,7 +986,28 @@ fn expected_layout() -> String {
     constants(&mut out);
     enum_names(&mut out);
     sample_ids(&mut out);
+    texel_blocks(&mut out);
     out
+}
+
+/// The block of every format of the texel table (UASTC aside, whose
+/// vkFormat is 0), and the bytes of a 13x7 image, as `assetc_vk_format_block`
+/// and `assetc_image_bytes` must give them.
+fn texel_blocks(out: &mut String) {
+    let astc_hdr = 1_000_066_000;
+    let formats = (0..200)
+        .chain(astc_hdr..astc_hdr + 8)
+        .filter_map(ktx2::TexelFormat::from_vk_format);
+    for format in formats {
+        let (width, height) = format.block_dimensions();
+        let _ = writeln!(
+            out,
+            "texel_block {} {width}x{height} {} {}",
+            format.vk_format(),
+            format.texel_block_size(),
+            format.image_bytes(13, 7)
+        );
+    }
 }
 
 #[test]

@@ -214,6 +214,26 @@ static void print_constants(void)
     CONSTANT(ASSETC_HPACK_HEADER_BYTES);
     CONSTANT(ASSETC_HPACK_TOC_FIXED_BYTES);
     CONSTANT(ASSETC_HPACK_PAYLOAD_ALIGN);
+    CONSTANT(ASSETC_VK_FORMAT_R8_UNORM);
+    CONSTANT(ASSETC_VK_FORMAT_R8G8B8A8_UNORM);
+    CONSTANT(ASSETC_VK_FORMAT_R8G8B8A8_SRGB);
+    CONSTANT(ASSETC_VK_FORMAT_R16_UNORM);
+    CONSTANT(ASSETC_VK_FORMAT_R16G16_UNORM);
+    CONSTANT(ASSETC_VK_FORMAT_R16G16_SFLOAT);
+    CONSTANT(ASSETC_VK_FORMAT_R16G16B16A16_UNORM);
+    CONSTANT(ASSETC_VK_FORMAT_R16G16B16A16_SFLOAT);
+    CONSTANT(ASSETC_VK_FORMAT_E5B9G9R9_UFLOAT_PACK32);
+    CONSTANT(ASSETC_VK_FORMAT_BC1_RGB_UNORM_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_BC1_RGB_SRGB_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_BC4_UNORM_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_BC5_UNORM_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_BC6H_UFLOAT_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_BC7_UNORM_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_BC7_SRGB_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_ASTC_4x4_UNORM_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_ASTC_8x8_SRGB_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK);
+    CONSTANT(ASSETC_VK_FORMAT_ASTC_8x8_SFLOAT_BLOCK);
 }
 
 static void print_bytes(const char *name, const char *bytes, unsigned count)
@@ -259,6 +279,21 @@ static void print_hashes(void)
                (unsigned long long)assetc_id_for_path(files[i].kind, files[i].path, strlen(files[i].path)));
 }
 
+/* The block of every vkFormat below 200 and of the ASTC HDR range that the
+ * header knows, and the bytes of a 13 x 7 image of it. */
+static void print_texel_blocks(void)
+{
+    uint32_t vk;
+    for (vk = 0; vk < 200 + 8; ++vk) {
+        uint32_t format = vk < 200 ? vk : ASSETC_VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK + (vk - 200);
+        assetc_texel_block block;
+        if (assetc_vk_format_block(format, &block))
+            printf("texel_block %lu %lux%lu %lu %llu\n", (unsigned long)format, (unsigned long)block.width,
+                   (unsigned long)block.height, (unsigned long)block.bytes,
+                   (unsigned long long)assetc_image_bytes(format, 13, 7));
+    }
+}
+
 int main(void)
 {
     print_mesh_structs();
@@ -268,5 +303,6 @@ int main(void)
     print_bytes("ASSETC_KTX2_IDENTIFIER", ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES);
     print_enum_names();
     print_hashes();
+    print_texel_blocks();
     return 0;
 }
