@@ -931,10 +931,32 @@ fn constants(out: &mut String) {
         ("BC6H_UFLOAT_BLOCK", TexelFormat::Bc6h),
         ("BC7_UNORM_BLOCK", TexelFormat::Bc7 { srgb: false }),
         ("BC7_SRGB_BLOCK", TexelFormat::Bc7 { srgb: true }),
-        ("ASTC_4x4_UNORM_BLOCK", TexelFormat::Astc { block: AstcBlock::B4x4, srgb: false }),
-        ("ASTC_8x8_SRGB_BLOCK", TexelFormat::Astc { block: AstcBlock::B8x8, srgb: true }),
-        ("ASTC_4x4_SFLOAT_BLOCK", TexelFormat::AstcHdr { block: AstcBlock::B4x4 }),
-        ("ASTC_8x8_SFLOAT_BLOCK", TexelFormat::AstcHdr { block: AstcBlock::B8x8 }),
+        (
+            "ASTC_4x4_UNORM_BLOCK",
+            TexelFormat::Astc {
+                block: AstcBlock::B4x4,
+                srgb: false,
+            },
+        ),
+        (
+            "ASTC_8x8_SRGB_BLOCK",
+            TexelFormat::Astc {
+                block: AstcBlock::B8x8,
+                srgb: true,
+            },
+        ),
+        (
+            "ASTC_4x4_SFLOAT_BLOCK",
+            TexelFormat::AstcHdr {
+                block: AstcBlock::B4x4,
+            },
+        ),
+        (
+            "ASTC_8x8_SFLOAT_BLOCK",
+            TexelFormat::AstcHdr {
+                block: AstcBlock::B8x8,
+            },
+        ),
     ];
     for (name, format) in vk_formats {
         values.push((format!("VK_FORMAT_{name}"), format.vk_format().into()));

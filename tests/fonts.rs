@@ -80,7 +80,11 @@ fn a_font_builds_into_a_glyph_table_and_a_listed_atlas() {
         "{}",
         info.stdout
     );
-    assert!(info.stdout.contains("r8 (1x1 blocks, 8.00 bpp)"), "{}", info.stdout);
+    assert!(
+        info.stdout.contains("r8 (1x1 blocks, 8.00 bpp)"),
+        "{}",
+        info.stdout
+    );
     p.assert_no_op();
 }
 

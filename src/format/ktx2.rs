@@ -764,8 +764,18 @@ fn validate_format(header: &Ktx2Header, dfd: &[u8], dfd_start: usize) -> FormatR
     let fields: [(usize, usize, &'static str, Show); 5] = [
         (dfd_field::KIND, 4, "dfdBlock.vendorId", le_value),
         (dfd_field::MODEL, 1, "dfdBlock.colorModel", le_value),
-        (dfd_field::TRANSFER, 1, "dfdBlock.transferFunction", le_value),
-        (dfd_field::BLOCK_DIMENSIONS, 4, "dfdBlock.texelBlockDimension", block_text),
+        (
+            dfd_field::TRANSFER,
+            1,
+            "dfdBlock.transferFunction",
+            le_value,
+        ),
+        (
+            dfd_field::BLOCK_DIMENSIONS,
+            4,
+            "dfdBlock.texelBlockDimension",
+            block_text,
+        ),
         (dfd_field::BYTES_PLANE0, 1, "dfdBlock.bytesPlane0", le_value),
     ];
     for (offset, length, field, show) in fields {
@@ -790,7 +800,10 @@ fn validate_format(header: &Ktx2Header, dfd: &[u8], dfd_start: usize) -> FormatR
 /// The four `texelBlockDimension` bytes (each one less than the size) as
 /// `WxHxDxT`, for messages.
 fn block_text(field: &[u8]) -> String {
-    let sizes: Vec<String> = field.iter().map(|&d| (u32::from(d) + 1).to_string()).collect();
+    let sizes: Vec<String> = field
+        .iter()
+        .map(|&d| (u32::from(d) + 1).to_string())
+        .collect();
     sizes.join("x")
 }
 
@@ -1315,12 +1328,24 @@ mod tests {
         let at = offset_of!(Ktx2Header, type_size);
         let bc7 = format_file(TexelFormat::Bc7 { srgb: true });
         let error = with_byte(&bc7, at, 4).unwrap_err();
-        assert_eq!((error.offset, error.field), (at as u64, "Ktx2Header.typeSize"));
-        assert!(error.what.contains("bc7") && error.what.contains("needs 1"), "{error}");
+        assert_eq!(
+            (error.offset, error.field),
+            (at as u64, "Ktx2Header.typeSize")
+        );
+        assert!(
+            error.what.contains("bc7") && error.what.contains("needs 1"),
+            "{error}"
+        );
         let half = format_file(TexelFormat::Rgba16Float);
-        assert_eq!(with_byte(&half, at, 1).unwrap_err().field, "Ktx2Header.typeSize");
+        assert_eq!(
+            with_byte(&half, at, 1).unwrap_err().field,
+            "Ktx2Header.typeSize"
+        );
         let shared = format_file(TexelFormat::Rgb9e5);
-        assert_eq!(with_byte(&shared, at, 2).unwrap_err().field, "Ktx2Header.typeSize");
+        assert_eq!(
+            with_byte(&shared, at, 2).unwrap_err().field,
+            "Ktx2Header.typeSize"
+        );
     }
 
     #[test]
@@ -1376,16 +1401,34 @@ mod tests {
         let cases = [
             (dfd_field::KIND, 1, "dfdBlock.vendorId", dfd_field::KIND),
             // BC7's model in an ASTC file.
-            (dfd_field::MODEL, 134, "dfdBlock.colorModel", dfd_field::MODEL),
-            (dfd_field::TRANSFER, 1, "dfdBlock.transferFunction", dfd_field::TRANSFER),
+            (
+                dfd_field::MODEL,
+                134,
+                "dfdBlock.colorModel",
+                dfd_field::MODEL,
+            ),
+            (
+                dfd_field::TRANSFER,
+                1,
+                "dfdBlock.transferFunction",
+                dfd_field::TRANSFER,
+            ),
             // 5x6 blocks, then a depth of 2, in a 6x6 file.
             (dims, 4, "dfdBlock.texelBlockDimension", dims),
             (dims + 2, 1, "dfdBlock.texelBlockDimension", dims),
-            (dfd_field::BYTES_PLANE0, 8, "dfdBlock.bytesPlane0", dfd_field::BYTES_PLANE0),
+            (
+                dfd_field::BYTES_PLANE0,
+                8,
+                "dfdBlock.bytesPlane0",
+                dfd_field::BYTES_PLANE0,
+            ),
         ];
         for (changed, value, name, start) in cases {
             let error = with_byte(&astc, dfd_at(&astc, changed), value).unwrap_err();
-            assert_eq!((error.offset, error.field), (dfd_at(&astc, start) as u64, name));
+            assert_eq!(
+                (error.offset, error.field),
+                (dfd_at(&astc, start) as u64, name)
+            );
             assert!(error.what.contains("astc-6x6"), "{error}");
         }
         // A UASTC file whose DFD says BC7 is not UASTC any more: vkFormat 0
@@ -1395,8 +1438,14 @@ mod tests {
             alpha: false,
         });
         let at = dfd_at(&uastc, dfd_field::BYTES_PLANE0);
-        assert_eq!(with_byte(&uastc, at, 8).unwrap_err().field, "dfdBlock.bytesPlane0");
-        assert_eq!(with_byte(&uastc, dfd_at(&uastc, dfd_field::MODEL), 134), Ok(()));
+        assert_eq!(
+            with_byte(&uastc, at, 8).unwrap_err().field,
+            "dfdBlock.bytesPlane0"
+        );
+        assert_eq!(
+            with_byte(&uastc, dfd_at(&uastc, dfd_field::MODEL), 134),
+            Ok(())
+        );
     }
 
     #[test]

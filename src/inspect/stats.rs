@@ -566,7 +566,10 @@ mod tests {
             };
             assert_eq!(stats.format, name);
             assert_eq!(stats.block.as_deref(), Some(block), "{name}");
-            assert!((stats.bits_per_texel.unwrap() - bits).abs() < 1e-9, "{name}");
+            assert!(
+                (stats.bits_per_texel.unwrap() - bits).abs() < 1e-9,
+                "{name}"
+            );
         }
     }
 

@@ -154,6 +154,17 @@ fn content_type_of(name: &str) -> &'static str {
     }
 }
 
+/// The extensions of the source images the viewer compares textures with:
+/// those [`decode_source`] reads.
+const SOURCE_IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
+
+/// A texture's source image as RGBA8, for its PSNR: the one place the viewer
+/// decodes sources, so new source kinds join by extending this and
+/// [`SOURCE_IMAGE_EXTENSIONS`].
+fn decode_source(bytes: &[u8]) -> Option<crate::encode::image::Rgba8Image> {
+    decode_image(bytes).ok()
+}
+
 /// Where the sources of an output folder are, for comparing textures with
 /// them: the project's input folder and its build folder's fragments.
 #[derive(Debug, Clone)]
@@ -169,7 +180,7 @@ impl Sources {
     /// build's fragment for `<stem>.png` (or `.jpg`) says it wrote `path`.
     fn image_of(&self, path: &str) -> Option<(String, PathBuf)> {
         let stem = path.strip_suffix(".ktx2")?;
-        ["png", "jpg", "jpeg"].into_iter().find_map(|extension| {
+        SOURCE_IMAGE_EXTENSIONS.into_iter().find_map(|extension| {
             let source = format!("{stem}.{extension}");
             let fragment = self.build.join("frag").join(format!("{source}.frag"));
             let text = std::fs::read_to_string(fragment).ok()?;
@@ -224,7 +235,9 @@ impl App {
             ("GET", "/api/mesh") => self.mesh(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/anim") => self.anim(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/texture") => self.texture(query.path()?).map(|v| Reply::json(&v)),
-            ("GET", "/api/texture/image") => self.texture_image(query.path()?, query.image()?),
+            ("GET", "/api/texture/image") => {
+                self.texture_image(query.path()?, query.image()?, query.exposure()?)
+            }
             ("GET", "/api/font") => self.font(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/material") => self.material(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/packs") => Ok(Reply::json(&self.packs())),
@@ -325,20 +338,18 @@ impl App {
         }
         if let Some((source, file)) = self.sources.as_ref().and_then(|s| s.image_of(path)) {
             value["source"] = source.into();
-            let decoded = decode(&bytes, &view, ImageIndex::default()).ok();
-            let original = std::fs::read(&file)
-                .ok()
-                .and_then(|b| decode_image(&b).ok());
+            let decoded = decode(&bytes, &view, ImageIndex::default(), 0.0).ok();
+            let original = std::fs::read(&file).ok().and_then(|b| decode_source(&b));
             value["psnr"] = decoded.zip(original).and_then(|(d, o)| psnr(&d, &o)).into();
         }
         Ok(value)
     }
 
-    /// One image of a texture as PNG.
-    fn texture_image(&self, path: &str, at: ImageIndex) -> Result<Reply, ViewError> {
+    /// One image of a texture as PNG, HDR formats at `exposure` stops.
+    fn texture_image(&self, path: &str, at: ImageIndex, exposure: f32) -> Result<Reply, ViewError> {
         let bytes = self.store.read(path)?;
         let view = ktx2::parse(&bytes).map_err(|e| ViewError::invalid(path, e))?;
-        let image = decode(&bytes, &view, at).map_err(|e| ViewError::invalid(path, e))?;
+        let image = decode(&bytes, &view, at, exposure).map_err(|e| ViewError::invalid(path, e))?;
         let png = png_bytes(&image).map_err(|e| ViewError::invalid(path, e))?;
         Ok(Reply::bytes("image/png", png))
     }
@@ -525,6 +536,23 @@ impl Query {
             Some(text) => text.parse().map_err(|_| {
                 ViewError::BadRequest(format!("`{key}` must be a whole number, not {text:?}"))
             }),
+        }
+    }
+
+    /// The `exposure` parameter in stops, 0 when absent; at most 32 either way.
+    fn exposure(&self) -> Result<f32, ViewError> {
+        const LIMIT: f32 = 32.0;
+        match self.0.get("exposure") {
+            None => Ok(0.0),
+            Some(text) => text
+                .parse::<f32>()
+                .ok()
+                .filter(|stops| stops.abs() <= LIMIT)
+                .ok_or_else(|| {
+                    ViewError::BadRequest(format!(
+                        "`exposure` must be a number of stops from -{LIMIT} to {LIMIT}, not {text:?}"
+                    ))
+                }),
         }
     }
 

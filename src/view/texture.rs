@@ -1,16 +1,24 @@
 //! KTX2 textures decoded for the page: every image (level, layer, face,
 //! slice) as an RGBA8 PNG, and the PSNR of level 0 against its source.
 //!
-//! UASTC images go through `basisu`, a pure-Rust Basis Universal transcoder
-//! (the C++ one the encoder links, in its 0.3 Rust binding, computes the
-//! RGBA32 row pitch in blocks and writes past its buffer); raw texels are expanded to RGBA8 (half floats clamped to [0, 1]
-//! and sRGB-encoded for display); Zstd-supercompressed levels are inflated
-//! first.
+//! Every format of the texel table is shown. UASTC images go through
+//! `basisu`, a pure-Rust Basis Universal transcoder (the C++ one the encoder
+//! links, in its 0.3 Rust binding, computes the RGBA32 row pitch in blocks
+//! and writes past its buffer); BC1, BC4, BC5, BC6H and BC7 blocks through
+//! `bcdec_rs`; ASTC blocks, LDR and HDR, through `texture2ddecoder`.
+//! Zstd-supercompressed levels are inflated first.
+//!
+//! The HDR formats (RGBA16F, RG16F, RGB9E5, BC6H) decode to linear floats,
+//! which are tone-mapped here, on the server: scaled by 2^exposure, clamped
+//! to [0, 1] and sRGB-encoded. ASTC HDR is the exception: its decoder
+//! clamps to [0, 1] itself, so exposure can only darken it. LDR formats are
+//! shown as stored, whatever the exposure; 16-bit channels keep their top
+//! eight bits.
 
 use serde_json::{Value, json};
 
 use crate::encode::image::Rgba8Image;
-use crate::format::ktx2::{self, Ktx2View};
+use crate::format::ktx2::{self, Ktx2View, TexelFormat};
 
 /// Which image of a texture.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -38,7 +46,7 @@ const MAX_LEVEL_BYTES: u64 = 1 << 30;
 /// that every level holds exactly the bytes the header's size needs, so the
 /// image list is as long as the file is large.)
 pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
-    Encoding::of(view)?;
+    shown_format(view)?;
     let header = view.header();
     let levels = header.stored_level_count();
     let (layers, faces) = (header.layer_count.max(1), header.face_count.max(1));
@@ -77,6 +85,7 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         "path": path,
         "kind": kind,
         "swizzle": swizzle.unwrap_or_else(|| "rgba".into()),
+        "hdr": is_hdr(view),
         "images": images,
         "source": Value::Null,
         "psnr": Value::Null,
@@ -104,8 +113,14 @@ fn level_size(view: &Ktx2View<'_>, level: u32) -> (u32, u32, u32) {
     )
 }
 
-/// Decodes one image of the texture `view` (parsed from `file`) to RGBA8.
-pub fn decode(file: &[u8], view: &Ktx2View<'_>, at: ImageIndex) -> Result<Rgba8Image, String> {
+/// Decodes one image of the texture `view` (parsed from `file`) to RGBA8 for
+/// display, HDR formats at `exposure` stops (0 shows the values as stored).
+pub fn decode(
+    file: &[u8],
+    view: &Ktx2View<'_>,
+    at: ImageIndex,
+    exposure: f32,
+) -> Result<Rgba8Image, String> {
     let header = view.header();
     let (layers, faces) = (header.layer_count.max(1), header.face_count.max(1));
     let (width, height, depth) = level_size(view, at.level);
@@ -119,14 +134,12 @@ pub fn decode(file: &[u8], view: &Ktx2View<'_>, at: ImageIndex) -> Result<Rgba8I
             at.level, at.layer, at.face, at.slice
         ));
     }
-    let encoding = Encoding::of(view)?;
-    if encoding == Encoding::Uastc {
+    let format = shown_format(view)?;
+    if let TexelFormat::Uastc { .. } = format {
         return transcode_uastc(file, at, width, height);
     }
     let level = inflated_level(view, at.level as usize)?;
-    let image_bytes = encoding
-        .image_bytes(width, height)
-        .ok_or("the image size overflows")?;
+    let image_bytes = format.image_bytes(width, height);
     let index = (u64::from(at.layer) * u64::from(faces) + u64::from(at.face)) * u64::from(depth)
         + u64::from(at.slice);
     let start = index
@@ -137,12 +150,29 @@ pub fn decode(file: &[u8], view: &Ktx2View<'_>, at: ImageIndex) -> Result<Rgba8I
         .zip(usize::try_from(start + image_bytes).ok())
         .and_then(|(start, end)| level.get(start..end))
         .ok_or_else(|| format!("level {} holds no bytes for this image", at.level))?;
-    let pixels = encoding.to_rgba8(data)?;
+    let pixels = decode_texels(format, data, width, height).to_display(exposure);
     Ok(Rgba8Image {
         width,
         height,
         pixels,
     })
+}
+
+/// The texture's format, when the viewer can show it (every format of the
+/// texel table can).
+fn shown_format(view: &Ktx2View<'_>) -> Result<TexelFormat, String> {
+    view.texel_format().ok_or_else(|| {
+        format!(
+            "vkFormat {} is not shown by the viewer",
+            view.header().vk_format
+        )
+    })
+}
+
+/// Whether the texture holds HDR values, for which the page offers an
+/// exposure control.
+pub fn is_hdr(view: &Ktx2View<'_>) -> bool {
+    view.texel_format().is_some_and(TexelFormat::is_float)
 }
 
 /// The bytes of level `index`, inflated when supercompressed.
@@ -173,60 +203,173 @@ fn inflated_level<'a>(
     }
 }
 
-/// How the texels of an image are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Encoding {
-    Uastc,
-    R8,
-    Rgba8,
-    Rgba16Float,
+/// One decoded image, before display: RGBA8 as stored, or linear RGBA floats.
+enum Texels {
+    /// Four bytes per texel, shown as they are.
+    Ldr(Vec<u8>),
+    /// Four linear floats per texel, tone-mapped for display.
+    Hdr(Vec<f32>),
 }
 
-impl Encoding {
-    /// The encoding the header and DFD describe.
-    fn of(view: &Ktx2View<'_>) -> Result<Self, String> {
-        match (view.header().vk_format, view.color_model()) {
-            (ktx2::VK_FORMAT_UNDEFINED, Some(ktx2::DFD_MODEL_UASTC)) => Ok(Encoding::Uastc),
-            (ktx2::VK_FORMAT_R8_UNORM, _) => Ok(Encoding::R8),
-            (ktx2::VK_FORMAT_R8G8B8A8_UNORM | ktx2::VK_FORMAT_R8G8B8A8_SRGB, _) => {
-                Ok(Encoding::Rgba8)
-            }
-            (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, _) => Ok(Encoding::Rgba16Float),
-            (other, _) => Err(format!("vkFormat {other} is not shown by the viewer")),
-        }
-    }
-
-    /// Bytes of one `width` x `height` image (`None` past 2^64).
-    fn image_bytes(self, width: u32, height: u32) -> Option<u64> {
-        let (w, h) = (u64::from(width), u64::from(height));
-        let (columns, rows, unit) = match self {
-            Encoding::Uastc => (w.div_ceil(4), h.div_ceil(4), 16),
-            Encoding::R8 => (w, h, 1),
-            Encoding::Rgba8 => (w, h, 4),
-            Encoding::Rgba16Float => (w, h, 8),
-        };
-        columns.checked_mul(rows)?.checked_mul(unit)
-    }
-
-    /// The image's texels as RGBA8.
-    fn to_rgba8(self, data: &[u8]) -> Result<Vec<u8>, String> {
+impl Texels {
+    /// The texels as display RGBA8, HDR ones at `exposure` stops.
+    fn to_display(&self, exposure: f32) -> Vec<u8> {
         match self {
-            Encoding::Uastc => Err("UASTC is transcoded whole".into()),
-            Encoding::R8 => Ok(data.iter().flat_map(|&v| [v, v, v, 255]).collect()),
-            Encoding::Rgba8 => Ok(data.to_vec()),
-            Encoding::Rgba16Float => Ok(data
-                .chunks_exact(2)
-                .enumerate()
-                .map(|(i, half)| {
-                    let value = half::f16::from_le_bytes([half[0], half[1]]).to_f32();
-                    display_byte(value, i % 4 == 3)
-                })
-                .collect()),
+            Texels::Ldr(bytes) => bytes.clone(),
+            Texels::Hdr(values) => {
+                let scale = exposure.exp2();
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &value)| {
+                        let alpha = i % 4 == 3;
+                        display_byte(if alpha { value } else { value * scale }, alpha)
+                    })
+                    .collect()
+            }
         }
     }
 }
 
-/// One half-float channel as a display byte: alpha linear, colour
+/// Decodes `data`, one `width` x `height` image of `format` (not UASTC,
+/// which is transcoded whole), whose length the caller has checked.
+fn decode_texels(format: TexelFormat, data: &[u8], width: u32, height: u32) -> Texels {
+    let u16s = || {
+        data.chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    let halves = || u16s().map(|bits| half::f16::from_bits(bits).to_f32());
+    let top_byte = |v: u16| (v >> 8) as u8;
+    match format {
+        TexelFormat::R8Unorm => Texels::Ldr(data.iter().flat_map(|&v| [v, v, v, 255]).collect()),
+        TexelFormat::Rgba8 { .. } => Texels::Ldr(data.to_vec()),
+        TexelFormat::R16Unorm => Texels::Ldr(
+            u16s()
+                .flat_map(|v| [top_byte(v), top_byte(v), top_byte(v), 255])
+                .collect(),
+        ),
+        TexelFormat::Rg16Unorm => Texels::Ldr(
+            u16s()
+                .collect::<Vec<_>>()
+                .chunks_exact(2)
+                .flat_map(|rg| [top_byte(rg[0]), top_byte(rg[1]), 0, 255])
+                .collect(),
+        ),
+        TexelFormat::Rgba16Unorm => Texels::Ldr(u16s().map(top_byte).collect()),
+        TexelFormat::Rg16Float => Texels::Hdr(
+            halves()
+                .collect::<Vec<_>>()
+                .chunks_exact(2)
+                .flat_map(|rg| [rg[0], rg[1], 0.0, 1.0])
+                .collect(),
+        ),
+        TexelFormat::Rgba16Float => Texels::Hdr(halves().collect()),
+        TexelFormat::Rgb9e5 => Texels::Hdr(
+            data.chunks_exact(4)
+                .flat_map(|w| rgb9e5_to_rgba(u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+                .collect(),
+        ),
+        _ => decode_blocks(format, data, width, height),
+    }
+}
+
+/// One shared-exponent texel as linear RGBA: each 9-bit mantissa times
+/// 2^(exponent - 15 - 9).
+fn rgb9e5_to_rgba(word: u32) -> [f32; 4] {
+    let scale = 2f32.powi((word >> 27) as i32 - 24);
+    let mantissa = |shift: u32| ((word >> shift) & 0x1FF) as f32 * scale;
+    [mantissa(0), mantissa(9), mantissa(18), 1.0]
+}
+
+/// Decodes a block-compressed image block by block, each block's texels
+/// copied into the image and cut at its right and bottom edges.
+fn decode_blocks(format: TexelFormat, data: &[u8], width: u32, height: u32) -> Texels {
+    let (block_width, block_height) = format.block_dimensions();
+    let (bw, bh) = (block_width as usize, block_height as usize);
+    let (width, height) = (width as usize, height as usize);
+    let columns = width.div_ceil(bw);
+    let block_len = format.texel_block_size() as usize;
+    let mut texels = vec![0.0_f32; width * height * 4];
+    let mut block = vec![[0.0_f32; 4]; bw * bh];
+    for (index, bytes) in data.chunks_exact(block_len).enumerate() {
+        decode_block(format, bytes, &mut block);
+        let (x0, y0) = (index % columns * bw, index / columns * bh);
+        for (i, texel) in block.iter().enumerate() {
+            let (x, y) = (x0 + i % bw, y0 + i / bw);
+            if x < width && y < height {
+                let at = (y * width + x) * 4;
+                texels[at..at + 4].copy_from_slice(texel);
+            }
+        }
+    }
+    if format.is_float() {
+        return Texels::Hdr(texels);
+    }
+    // Unit floats back to the bytes the decoder gave.
+    Texels::Ldr(texels.iter().map(|&v| (v * 255.0).round() as u8).collect())
+}
+
+/// Decodes one block of `format` into `out` (row by row, RGBA): HDR formats
+/// as linear floats, LDR ones as their bytes over 255.
+fn decode_block(format: TexelFormat, bytes: &[u8], out: &mut [[f32; 4]]) {
+    let unit = |byte: u8| f32::from(byte) / 255.0;
+    match format {
+        TexelFormat::Bc6h => {
+            let mut rgb = [0.0_f32; 16 * 3];
+            bcdec_rs::bc6h_float(bytes, &mut rgb, 4 * 3, false);
+            for (texel, value) in out.iter_mut().zip(rgb.chunks_exact(3)) {
+                *texel = [value[0], value[1], value[2], 1.0];
+            }
+        }
+        TexelFormat::Bc4 => {
+            let mut red = [0_u8; 16];
+            bcdec_rs::bc4(bytes, &mut red, 4, false);
+            for (texel, &r) in out.iter_mut().zip(&red) {
+                *texel = [unit(r), unit(r), unit(r), 1.0];
+            }
+        }
+        TexelFormat::Bc5 => {
+            let mut rg = [0_u8; 16 * 2];
+            bcdec_rs::bc5(bytes, &mut rg, 4 * 2, false);
+            for (texel, value) in out.iter_mut().zip(rg.chunks_exact(2)) {
+                *texel = [unit(value[0]), unit(value[1]), 0.0, 1.0];
+            }
+        }
+        TexelFormat::Bc1 { .. } | TexelFormat::Bc7 { .. } => {
+            let mut rgba = [0_u8; 16 * 4];
+            if let TexelFormat::Bc1 { .. } = format {
+                bcdec_rs::bc1(bytes, &mut rgba, 4 * 4);
+            } else {
+                bcdec_rs::bc7(bytes, &mut rgba, 4 * 4);
+            }
+            for (texel, value) in out.iter_mut().zip(rgba.chunks_exact(4)) {
+                *texel = [
+                    unit(value[0]),
+                    unit(value[1]),
+                    unit(value[2]),
+                    unit(value[3]),
+                ];
+            }
+        }
+        _ => {
+            // ASTC, LDR or HDR: texture2ddecoder packs each texel as BGRA.
+            let (width, height) = format.block_dimensions();
+            let mut packed = vec![0_u32; out.len()];
+            texture2ddecoder::decode_astc_block(
+                bytes,
+                width as usize,
+                height as usize,
+                &mut packed,
+            );
+            for (texel, &bgra) in out.iter_mut().zip(&packed) {
+                let [b, g, r, a] = bgra.to_le_bytes();
+                *texel = [unit(r), unit(g), unit(b), unit(a)];
+            }
+        }
+    }
+}
+
+/// One linear channel as a display byte: alpha linear, colour
 /// sRGB-encoded, both clamped to [0, 1].
 fn display_byte(value: f32, alpha: bool) -> u8 {
     let v = if value.is_nan() {
@@ -314,4 +457,161 @@ pub fn psnr(decoded: &Rgba8Image, source: &Rgba8Image) -> Option<f64> {
     } else {
         (10.0 * (255.0 * 255.0 / mse).log10()).min(IDENTICAL_PSNR)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::ktx2::{AstcBlock, Ktx2Image, Ktx2Level};
+
+    /// A 16x16 RGBA8 test picture: smooth gradients, opaque.
+    fn picture() -> Rgba8Image {
+        let pixels = (0..16 * 16)
+            .flat_map(|i| {
+                let (x, y) = (i % 16, i / 16);
+                [(x * 16) as u8, (y * 16) as u8, ((x + y) * 8) as u8, 255]
+            })
+            .collect();
+        Rgba8Image {
+            width: 16,
+            height: 16,
+            pixels,
+        }
+    }
+
+    /// One-level KTX2 file of `format` holding `data` for a 16x16 image.
+    fn file_of(format: TexelFormat, data: &[u8]) -> Vec<u8> {
+        let levels = [Ktx2Level {
+            data,
+            uncompressed_len: data.len() as u64,
+        }];
+        ktx2::write_ktx2(&Ktx2Image {
+            format,
+            width: 16,
+            height: 16,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            supercompression: ktx2::SUPERCOMPRESSION_NONE,
+            swizzle: None,
+            levels: &levels,
+        })
+    }
+
+    /// Level 0 of `file`, decoded for display at `exposure`.
+    fn shown(file: &[u8], exposure: f32) -> Rgba8Image {
+        let view = ktx2::parse(file).unwrap();
+        decode(file, &view, ImageIndex::default(), exposure).unwrap()
+    }
+
+    fn surface(image: &Rgba8Image) -> intel_tex_2::RgbaSurface<'_> {
+        intel_tex_2::RgbaSurface {
+            data: &image.pixels,
+            width: image.width,
+            height: image.height,
+            stride: image.width * 4,
+        }
+    }
+
+    #[test]
+    fn bc7_from_an_independent_encoder_decodes_close_to_the_source() {
+        let source = picture();
+        let bc7 = intel_tex_2::bc7::compress_blocks(
+            &intel_tex_2::bc7::opaque_basic_settings(),
+            &surface(&source),
+        );
+        let decoded = shown(&file_of(TexelFormat::Bc7 { srgb: true }, &bc7), 0.0);
+        let quality = psnr(&decoded, &source).unwrap();
+        // 36.3 dB here; a wrong block layout or channel order gives under 20.
+        assert!(quality > 33.0, "bc7: {quality} dB");
+    }
+
+    /// An ASTC void-extent block: every texel of the block is `rgba`, given
+    /// as UNORM16 (LDR) or as half floats (HDR).
+    fn astc_constant(rgba: [u16; 4], hdr: bool) -> Vec<u8> {
+        let mut block = vec![0xFC, if hdr { 0xFF } else { 0xFD }];
+        block.extend([0xFF; 6]);
+        block.extend(rgba.iter().flat_map(|c| c.to_le_bytes()));
+        block
+    }
+
+    #[test]
+    fn astc_blocks_decode_at_every_footprint_ldr_and_hdr() {
+        let colour = [0x8080, 0x4040, 0xFFFF, 0xFFFF];
+        for block in AstcBlock::ALL {
+            let ldr = TexelFormat::Astc { block, srgb: false };
+            let blocks = astc_constant(colour, false).repeat(ldr.image_bytes(16, 16) as usize / 16);
+            let decoded = shown(&file_of(ldr, &blocks), 0.0);
+            assert!(
+                decoded.pixels.chunks(4).all(|p| p == [128, 64, 255, 255]),
+                "{}",
+                ldr.name()
+            );
+        }
+        // HDR: 0.5 in every colour channel, shown sRGB-encoded, darker at -1 EV.
+        let hdr = TexelFormat::AstcHdr {
+            block: AstcBlock::B6x6,
+        };
+        let half = half::f16::from_f32(0.5).to_bits();
+        let one = half::f16::ONE.to_bits();
+        let blocks = astc_constant([half, half, half, one], true).repeat(9);
+        let file = file_of(hdr, &blocks);
+        let bright = shown(&file, 0.0).pixels;
+        assert!((186..=189).contains(&bright[0]), "{bright:?}");
+        assert!(shown(&file, -1.0).pixels[0] < bright[0] - 40);
+    }
+
+    #[test]
+    fn a_bc1_block_of_one_colour_decodes_exactly() {
+        // colour0 = colour1 = pure red in RGB565, every index 0.
+        let block = [0x00, 0xF8, 0x00, 0xF8, 0, 0, 0, 0];
+        let blocks: Vec<u8> = block.repeat(16);
+        let decoded = shown(&file_of(TexelFormat::Bc1 { srgb: false }, &blocks), 0.0);
+        assert!(decoded.pixels.chunks(4).all(|p| p == [255, 0, 0, 255]));
+    }
+
+    #[test]
+    fn exposure_scales_hdr_texels_and_leaves_ldr_ones_alone() {
+        // RGBA16F: every texel 4.0, 4.0, 4.0, alpha 1.
+        let four = half::f16::from_f32(4.0).to_le_bytes();
+        let one = half::f16::ONE.to_le_bytes();
+        let texel = [four, four, four, one].concat();
+        let half_file = file_of(TexelFormat::Rgba16Float, &texel.repeat(256));
+        assert_eq!(shown(&half_file, 0.0).pixels[..4], [255, 255, 255, 255]);
+        // 4 x 2^-3 = 0.5 linear, 188 in sRGB.
+        assert_eq!(shown(&half_file, -3.0).pixels[..4], [188, 188, 188, 255]);
+
+        // RGB9E5: mantissa 256, exponent 16 is 1.0 in every channel.
+        let word: u32 = 256 | 256 << 9 | 256 << 18 | 16 << 27;
+        let shared = file_of(TexelFormat::Rgb9e5, &word.to_le_bytes().repeat(256));
+        assert_eq!(shown(&shared, 0.0).pixels[..4], [255, 255, 255, 255]);
+        assert_eq!(shown(&shared, -1.0).pixels[..4], [188, 188, 188, 255]);
+
+        let ldr = file_of(TexelFormat::Rgba8 { srgb: true }, &picture().pixels);
+        assert_eq!(shown(&ldr, -3.0).pixels, picture().pixels);
+    }
+
+    #[test]
+    fn bc6h_decodes_to_floats_above_one() {
+        // 4.0 everywhere, through an independent BC6H encoder.
+        let four = half::f16::from_f32(4.0).to_le_bytes();
+        let one = half::f16::ONE.to_le_bytes();
+        let halves = [four, four, four, one].concat().repeat(256);
+        let blocks = intel_tex_2::bc6h::compress_blocks(
+            &intel_tex_2::bc6h::basic_settings(),
+            &intel_tex_2::RgbaSurface {
+                data: &halves,
+                width: 16,
+                height: 16,
+                stride: 16 * 8,
+            },
+        );
+        let file = file_of(TexelFormat::Bc6h, &blocks);
+        assert_eq!(shown(&file, 0.0).pixels[..4], [255, 255, 255, 255]);
+        let dimmed = shown(&file, -3.0).pixels;
+        assert!(
+            dimmed[..3].iter().all(|&c| (186..=190).contains(&c)),
+            "{dimmed:?}"
+        );
+    }
 }

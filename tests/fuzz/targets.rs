@@ -458,7 +458,12 @@ pub fn fuzz_ktx2(data: &[u8]) -> bool {
         let level0 = format.image_bytes(header.pixel_width, header.pixel_height.max(1));
         let expected = level0.checked_mul(images);
         let stored = view.levels().first().map(|l| l.uncompressed_byte_length);
-        assert_eq!(stored, expected, "level 0 of {} holds whole blocks", format.name());
+        assert_eq!(
+            stored,
+            expected,
+            "level 0 of {} holds whole blocks",
+            format.name()
+        );
     }
     for (key, value) in view.key_values() {
         let first = view.key_value(key);

@@ -16,6 +16,9 @@ const CHANNELS = ['r', 'g', 'b', 'a', 'rgba'];
 
 const uniqueSorted = (values) => [...new Set(values)].sort((a, b) => a - b);
 
+/** An image's URL at the exposure chosen (HDR formats are tone-mapped by the server). */
+const imageUrl = (image, exposure) => (exposure ? `${image.url}&exposure=${exposure}` : image.url);
+
 
 
 function textureState(params, info) {
@@ -27,6 +30,7 @@ function textureState(params, info) {
     channel: CHANNELS.includes(params.channel) ? params.channel : 'rgba',
     zoom: ['1', '2', '4', 'fit'].includes(params.zoom) ? params.zoom : 'fit',
     cross: params.cross === '1' && info.faces === 6,
+    exposure: info.hdr ? Math.max(-16, Math.min(16, Number(params.exposure) || 0)) : 0,
   };
 }
 
@@ -81,7 +85,7 @@ export async function showTexture(ctx, path, file) {
   const syncHash = () => updateHash({
     level: state.level || null, layer: state.layer || null, face: state.face || null, slice: state.slice || null,
     channel: state.channel === 'rgba' ? null : state.channel, zoom: state.zoom === 'fit' ? null : state.zoom,
-    cross: state.cross ? 1 : null,
+    cross: state.cross ? 1 : null, exposure: state.exposure || null,
   });
 
   function applyZoom() {
@@ -119,14 +123,14 @@ export async function showTexture(ctx, path, file) {
         const faces = images.filter((im) => im.level === state.level && im.layer === state.layer && im.slice === state.slice);
         const loaded = await Promise.all(CROSS_CELLS.map(async ([face, col, row]) => {
           const im = faces.find((f) => f.face === face);
-          return im ? { texels: await loadTexels(im.url), col, row } : null;
+          return im ? { texels: await loadTexels(imageUrl(im, state.exposure)), col, row } : null;
         }));
         if (token !== drawToken || !ctx.alive()) return;
         const cell = image.width;
         paint(loaded.filter(Boolean).map((p) => ({ texels: p.texels, x: p.col * cell, y: p.row * cell })), cell * 4, image.height * 3);
         caption.textContent = `level ${state.level}, layer ${state.layer}: cube cross (+Y on top; −X +Z +X −Z; −Y below), ${image.width} × ${image.height} per face`;
       } else {
-        const texels = await loadTexels(image.url);
+        const texels = await loadTexels(imageUrl(image, state.exposure));
         if (token !== drawToken || !ctx.alive()) return;
         paint([{ texels, x: 0, y: 0 }], texels.width, texels.height);
         caption.textContent = `level ${image.level}, layer ${image.layer}, face ${FACE_NAMES[image.face] || image.face}, slice ${image.slice}: ${texels.width} × ${texels.height}, channel ${state.channel.toUpperCase()}`;
@@ -136,6 +140,18 @@ export async function showTexture(ctx, path, file) {
     } catch (err) {
       if (token === drawToken) ctx.fail(err);
     }
+  }
+
+  /** The exposure control of HDR formats, in stops; the server tone-maps. */
+  function exposureSlider() {
+    const value = el('span', { class: 'muted', text: `${state.exposure} EV` });
+    const slider = el('input', {
+      type: 'range', min: '-16', max: '16', step: '0.5', value: String(state.exposure),
+      class: 'exposure', title: 'exposure in stops (HDR values are scaled by 2^EV, then clamped)',
+    });
+    slider.addEventListener('input', () => { value.textContent = `${slider.value} EV`; });
+    slider.addEventListener('change', () => { state.exposure = Number(slider.value); syncHash(); draw(); });
+    return el('span', { class: 'group' }, 'exposure ', slider, value);
   }
 
   function buildToolbar() {
@@ -155,6 +171,7 @@ export async function showTexture(ctx, path, file) {
       info.faces === 6 && checkbox('cross layout', state.cross, (on) => { state.cross = on; buildToolbar(); syncHash(); draw(); }),
       el('span', { class: 'group' }, 'channel ', buttonGroup(CHANNELS.map((c) => [c, c.toUpperCase()]), state.channel, (c) => { state.channel = c; syncHash(); draw(); })),
       el('span', { class: 'group' }, 'zoom ', buttonGroup([['1', '1x'], ['2', '2x'], ['4', '4x'], ['fit', 'fit']], state.zoom, (z) => { state.zoom = z; syncHash(); applyZoom(); })),
+      info.hdr && exposureSlider(),
       el('span', { class: 'muted', text: `swizzle ${info.swizzle || 'rgba'}` }),
       image && el('span', { class: 'muted', text: `${image.width} × ${image.height}` }));
   }
