@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use assetc::format::{hfont, hmesh, hpack};
+use assetc::format::{hfont, hmesh, hpack, ktx2};
 use assetc::view::api::PAGE_FILES;
 use base64::Engine as _;
 use common::{ASSETC, Project};
@@ -646,4 +646,81 @@ fn covered_fraction(
         }
     }
     covered as f64 / total.max(1) as f64
+}
+
+/// `image` (RGBA8, `width` x `height`) as a one-level KTX2 file of `format`
+/// holding `data`.
+fn ktx2_of(format: ktx2::TexelFormat, width: u32, height: u32, data: &[u8]) -> Vec<u8> {
+    let levels = [ktx2::Ktx2Level {
+        data,
+        uncompressed_len: data.len() as u64,
+    }];
+    ktx2::write_ktx2(&ktx2::Ktx2Image {
+        format,
+        width,
+        height,
+        depth: 0,
+        layers: 0,
+        faces: 1,
+        supercompression: ktx2::SUPERCOMPRESSION_NONE,
+        swizzle: None,
+        levels: &levels,
+    })
+}
+
+/// The demo's checker re-encoded as BC7 by an independent encoder, and an
+/// HDR (RGBA16F, values up to 8) texture beside it: the page is told the
+/// format and the PSNR against checker.png, and the HDR image's pixels
+/// follow the exposure.
+#[test]
+fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
+    let p = demo();
+    let source = assetc::encode::image::decode_image(
+        &fs::read(p.path("assets/textures/checker.png")).unwrap(),
+    )
+    .unwrap();
+    let bc7 = intel_tex_2::bc7::compress_blocks(
+        &intel_tex_2::bc7::alpha_basic_settings(),
+        &intel_tex_2::RgbaSurface {
+            data: &source.pixels,
+            width: source.width,
+            height: source.height,
+            stride: source.width * 4,
+        },
+    );
+    let format = ktx2::TexelFormat::Bc7 { srgb: true };
+    let checker = ktx2_of(format, source.width, source.height, &bc7);
+    fs::write(p.path("runtime/desktop/textures/checker.ktx2"), checker).unwrap();
+    let ramp: Vec<u8> = (0..64)
+        .flat_map(|i| {
+            let value = half::f16::from_f32(i as f32 / 8.0).to_le_bytes();
+            [value, value, value, half::f16::ONE.to_le_bytes()].concat()
+        })
+        .collect();
+    let hdr = ktx2_of(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp);
+    fs::write(p.path("runtime/desktop/ui/icon.ktx2"), hdr).unwrap();
+
+    let view = Viewer::start(p.root(), &[]);
+    let texture = view.json("/api/texture?path=textures/checker.ktx2");
+    assert_eq!(texture["format"], "bc7 sRGB");
+    assert_eq!(texture["hdr"], false);
+    let psnr = texture["psnr"].as_f64().unwrap();
+    assert!(psnr > 30.0, "BC7 PSNR against checker.png: {psnr}");
+
+    let icon = view.json("/api/texture?path=ui/icon.ktx2");
+    assert_eq!(icon["hdr"], true);
+    assert_eq!(icon["format"], "rgba16f");
+    let url = icon["images"][0]["url"].as_str().unwrap().to_owned();
+    let pixels = |exposure: &str| {
+        let (status, png) = view.get(&format!("{url}&exposure={exposure}"));
+        assert_eq!(status, 200);
+        let decoded = assetc::encode::image::decode_image(&png).unwrap();
+        decoded.pixels
+    };
+    let (plain, dimmed) = (pixels("0"), pixels("-3"));
+    assert_ne!(plain, dimmed, "the exposure changes the pixels");
+    // Texel 12 is 1.5: clipped at 0 EV, 1.5/8 (120 in sRGB) at -3 EV.
+    assert_eq!(plain[12 * 4], 255);
+    assert_eq!(dimmed[12 * 4], 120);
+    view.error(&format!("{url}&exposure=x"), 400);
 }
