@@ -24,6 +24,12 @@
 //! that is the source itself, byte for byte (an embed), which the check also
 //! compares with the source; a processor's output never has one.
 //!
+//! A `format <name> <colourspace> <path>` record gives the texel format of a
+//! produced KTX2 file as its header describes it (`bc7 srgb`, `astc-6x6
+//! linear`, …; see [`TextureFormat`]). The encode job reads it back from the
+//! bytes it wrote, so every encoder gets one without doing anything, and
+//! `assetc-link check` compares it with the file. `.hman` has no field for it.
+//!
 //! Under `keep_going`, an edge whose source failed writes a *failure
 //! fragment*: its `source` and one `error <text>` record per line of the
 //! error as the encoder printed it, and nothing else. The link leaves the
@@ -34,6 +40,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::format::kind::{AssetKind, ColorSpace};
+use crate::format::ktx2::{self, DFD_MODEL_ETC1S, DFD_TRANSFER_SRGB, Ktx2View};
+use crate::format::texel::{TexelFormat, VK_FORMAT_ASTC_4X4_SFLOAT_BLOCK};
 
 /// The first line of every fragment.
 pub const HEADER: &str = "assetc-fragment 1";
@@ -63,9 +71,71 @@ pub struct Fragment {
     /// Produced files that are the source itself, byte for byte (embeds;
     /// not a processor's output, whatever its kind).
     pub copies: Vec<String>,
+    /// The texel format of each produced KTX2 file, in the order written.
+    pub formats: Vec<FileFormat>,
     /// The error that stopped the edge, one line per entry, when the source
     /// failed under `keep_going`; empty for a built source.
     pub errors: Vec<String>,
+}
+
+/// The texel format of one KTX2 file and its colour space, as the header and
+/// Data Format Descriptor describe them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureFormat {
+    /// The format's name: the texel table's name (`bc7`, `astc-6x6`,
+    /// `rgba16f`, `uastc`, … as [`TexelFormat::name`] spells it), `etc1s`
+    /// for a Basis Universal ETC1S payload, or `vk-<n>` for any other
+    /// `vkFormat` (a KTX2 source passed through).
+    pub name: String,
+    /// Whether the colour channels are sRGB-encoded.
+    pub colorspace: ColorSpace,
+}
+
+impl TextureFormat {
+    /// The format `view`'s header and DFD describe.
+    pub fn of(view: &Ktx2View<'_>) -> Self {
+        let vk_format = view.header().vk_format;
+        let (name, srgb) = match view.texel_format() {
+            Some(format) => (format.name().to_owned(), format.is_srgb()),
+            None => {
+                let srgb = view.transfer_function() == Some(DFD_TRANSFER_SRGB);
+                let name = if vk_format == 0 && view.color_model() == Some(DFD_MODEL_ETC1S) {
+                    "etc1s".to_owned()
+                } else {
+                    format!("vk-{vk_format}")
+                };
+                (name, srgb)
+            }
+        };
+        Self {
+            name,
+            colorspace: if srgb {
+                ColorSpace::Srgb
+            } else {
+                ColorSpace::Linear
+            },
+        }
+    }
+
+    /// The format of the KTX2 file `bytes`, or why its reader refuses it.
+    pub fn of_bytes(bytes: &[u8]) -> crate::format::error::FormatResult<Self> {
+        ktx2::parse(bytes).map(|view| Self::of(&view))
+    }
+}
+
+impl std::fmt::Display for TextureFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.name, self.colorspace.name())
+    }
+}
+
+/// The recorded texel format of one produced KTX2 file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileFormat {
+    /// Runtime path.
+    pub path: String,
+    /// Its format.
+    pub format: TextureFormat,
 }
 
 /// The BLAKE3 hash of one produced file, as its encoder wrote it.
@@ -138,6 +208,9 @@ impl Fragment {
         for c in &self.copies {
             let _ = writeln!(text, "copy {c}");
         }
+        for f in &self.formats {
+            let _ = writeln!(text, "format {} {}", f.format, f.path);
+        }
         for e in &self.errors {
             let _ = writeln!(text, "error {e}");
         }
@@ -177,6 +250,7 @@ impl Fragment {
             "entry" => self.entries.push(parse_entry(rest)?),
             "hash" => self.hashes.push(parse_hash(rest)?),
             "copy" => self.copies.push(non_empty(rest)?.to_string()),
+            "format" => self.formats.push(parse_format(rest)?),
             "error" => self.errors.push(rest.to_string()),
             _ => return Err(format!("unknown record `{tag}`")),
         }
@@ -212,6 +286,39 @@ fn parse_hash(rest: &str) -> Result<FileHash, String> {
     })
 }
 
+fn parse_format(rest: &str) -> Result<FileFormat, String> {
+    let mut parts = rest.splitn(3, ' ');
+    let (name, space, path) = match (parts.next(), parts.next(), parts.next()) {
+        (Some(n), Some(c), Some(p)) => (n, c, p),
+        _ => return Err("a format needs a name, a colour space and a path".into()),
+    };
+    if !is_format_name(name) {
+        return Err(format!("unknown texel format `{name}`"));
+    }
+    Ok(FileFormat {
+        format: TextureFormat {
+            name: name.to_owned(),
+            colorspace: ColorSpace::from_name(space)
+                .ok_or_else(|| format!("unknown colour space `{space}`"))?,
+        },
+        path: non_empty(path)?.to_owned(),
+    })
+}
+
+/// Whether `name` is one [`TextureFormat::of`] can give.
+fn is_format_name(name: &str) -> bool {
+    if let Some(number) = name.strip_prefix("vk-") {
+        let canonical = number.parse::<u32>().map(|n| n.to_string());
+        return canonical.as_deref() == Ok(number);
+    }
+    let astc_hdr = VK_FORMAT_ASTC_4X4_SFLOAT_BLOCK..VK_FORMAT_ASTC_4X4_SFLOAT_BLOCK + 8;
+    matches!(name, "uastc" | "etc1s")
+        || (0..200)
+            .chain(astc_hdr)
+            .filter_map(TexelFormat::from_vk_format)
+            .any(|format| format.name() == name)
+}
+
 fn non_empty(path: &str) -> Result<&str, String> {
     if path.is_empty() {
         Err("empty path".into())
@@ -239,7 +346,7 @@ pub fn read_with<T>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn sample() -> Fragment {
@@ -253,7 +360,103 @@ mod tests {
             files: vec!["ui/my logo.ktx2".into()],
             hashes: vec![FileHash::of("ui/my logo.ktx2", b"texels")],
             copies: vec!["ui/my logo.ktx2".into()],
+            formats: vec![FileFormat {
+                path: "ui/my logo.ktx2".into(),
+                format: TextureFormat {
+                    name: "astc-6x6".into(),
+                    colorspace: ColorSpace::Srgb,
+                },
+            }],
             errors: Vec::new(),
+        }
+    }
+
+    /// A one-level 4x4 KTX2 file of `format`.
+    pub(crate) fn ktx2_of(format: TexelFormat) -> Vec<u8> {
+        let data = vec![0u8; format.image_bytes(4, 4) as usize];
+        let level = ktx2::Ktx2Level {
+            data: &data,
+            uncompressed_len: data.len() as u64,
+        };
+        ktx2::write_ktx2(&ktx2::Ktx2Image {
+            format,
+            width: 4,
+            height: 4,
+            depth: 0,
+            layers: 0,
+            faces: 1,
+            supercompression: ktx2::SUPERCOMPRESSION_NONE,
+            swizzle: None,
+            levels: &[level],
+        })
+    }
+
+    #[test]
+    fn format_records_render_name_colour_space_and_path() {
+        let text = sample().render();
+        assert!(
+            text.ends_with("format astc-6x6 srgb ui/my logo.ktx2\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn texture_formats_are_read_from_the_ktx2_header() {
+        use crate::format::texel::AstcBlock;
+        let cases = [
+            (TexelFormat::Bc7 { srgb: true }, "bc7 srgb"),
+            (TexelFormat::Bc5, "bc5 linear"),
+            (
+                TexelFormat::Astc {
+                    block: AstcBlock::B6x6,
+                    srgb: false,
+                },
+                "astc-6x6 linear",
+            ),
+            (TexelFormat::Rgba16Float, "rgba16f linear"),
+            (
+                TexelFormat::Uastc {
+                    srgb: true,
+                    alpha: false,
+                },
+                "uastc srgb",
+            ),
+        ];
+        for (format, expected) in cases {
+            let found = TextureFormat::of_bytes(&ktx2_of(format)).unwrap();
+            assert_eq!(found.to_string(), expected);
+            let record = format!("{HEADER}\nformat {found} a.ktx2\n");
+            let parsed = Fragment::parse(&record).unwrap();
+            assert_eq!(parsed.formats[0].format, found, "{record}");
+        }
+        assert!(TextureFormat::of_bytes(b"not a texture").is_err());
+    }
+
+    #[test]
+    fn formats_outside_the_table_keep_their_vk_format() {
+        let mut bytes = ktx2_of(TexelFormat::R8Unorm);
+        // vkFormat 10 (R8_SNORM) is valid KTX2 but not one assetc writes.
+        bytes[12..16].copy_from_slice(&10u32.to_le_bytes());
+        let found = TextureFormat::of(&ktx2::parse(&bytes).unwrap());
+        assert_eq!(found.to_string(), "vk-10 linear");
+        assert!(Fragment::parse(&format!("{HEADER}\nformat vk-10 linear a.ktx2\n")).is_ok());
+    }
+
+    #[test]
+    fn bad_format_records_are_refused_with_their_line() {
+        let bad = [
+            ("format bc9 srgb a.ktx2", "unknown texel format `bc9`"),
+            ("format BC7 srgb a.ktx2", "unknown texel format `BC7`"),
+            ("format vk-010 linear a.ktx2", "unknown texel format `vk-010`"),
+            ("format bc7 purple a.ktx2", "unknown colour space `purple`"),
+            ("format bc7 srgb", "needs a name, a colour space and a path"),
+            ("format bc7 srgb ", "empty path"),
+        ];
+        for (record, expected) in bad {
+            let text = format!("{HEADER}\nsource a.png\n{record}\n");
+            let (line, what) = Fragment::parse(&text).unwrap_err();
+            assert_eq!(line, 3, "{record}");
+            assert!(what.contains(expected), "{record}: {what}");
         }
     }
 

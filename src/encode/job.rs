@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::fragment::{FileHash, Fragment, FragmentEntry};
+use crate::format::{FileType, identify};
+use crate::fragment::{FileFormat, FileHash, Fragment, FragmentEntry, TextureFormat};
 use crate::{depfile, fsutil};
 
 /// Arguments shared by every encoder.
@@ -204,10 +205,33 @@ fn write_results(args: &JobArgs, encoded: &Encoded) -> Result<(), EncodeError> {
         if encoded.copies_source {
             fragment.copies.push(runtime.clone());
         }
+        if let Some(format) = texture_format(path, &file.bytes)? {
+            fragment.formats.push(FileFormat {
+                path: runtime.clone(),
+                format,
+            });
+        }
         fragment.files.push(runtime);
     }
     write(&args.fragment, fragment.render().as_bytes())?;
     write_depfile(args, &encoded.extra_inputs)
+}
+
+/// The texel format of an output that is a KTX2 file, read back from the
+/// bytes about to be written, so every encoder's textures are recorded alike;
+/// `None` for any other file. A KTX2 file our own reader refuses fails the
+/// edge, naming the output.
+fn texture_format(path: &Path, bytes: &[u8]) -> Result<Option<TextureFormat>, EncodeError> {
+    if identify(bytes) != Some(FileType::Ktx2) {
+        return Ok(None);
+    }
+    TextureFormat::of_bytes(bytes)
+        .map(Some)
+        .map_err(|error| EncodeError::Invalid {
+            path: path.to_owned(),
+            what: "the encoder wrote a KTX2 file that does not read back".into(),
+            source: Some(Box::new(error)),
+        })
 }
 
 /// Writes the job's depfile: its first output depends on the input and `extra`.

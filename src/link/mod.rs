@@ -86,7 +86,7 @@ pub fn failed_sources(fragments: &[Fragment]) -> HashSet<&str> {
 }
 
 /// Empties the built fragments of every source that also has a failed one
-/// (their entries, files, hashes and copies), so the source is left out of
+/// (their entries, files, hashes, copies and formats), so the source is left out of
 /// the manifest, the ids and the packs as a whole; the failed fragments keep
 /// their errors for the report. Returns the runtime paths withdrawn.
 pub fn withdraw_failed_sources(fragments: &mut [Fragment]) -> Vec<String> {
@@ -106,6 +106,7 @@ pub fn withdraw_failed_sources(fragments: &mut [Fragment]) -> Vec<String> {
         fragment.entries.clear();
         fragment.hashes.clear();
         fragment.copies.clear();
+        fragment.formats.clear();
     }
     withdrawn
 }

@@ -154,6 +154,7 @@ mod tests {
             files: vec![out.clone()],
             hashes: vec![FileHash::of(&out, source.as_bytes())],
             copies: Vec::new(),
+            formats: Vec::new(),
             errors: Vec::new(),
         }
     }

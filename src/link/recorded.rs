@@ -10,7 +10,11 @@
 //!   processor's output) whose source still exists is byte-for-byte that source;
 //!   otherwise the source changed since the last build (**stale**) or the copy
 //!   was tampered with;
-//! * with a pack, every pack entry hashes to the recorded value too.
+//! * a KTX2 file's header describes the texel format and colour space its
+//!   encoder recorded (a `format` record); otherwise the file or the record
+//!   was changed after the build;
+//! * with a pack, every pack entry hashes to the recorded value and has the
+//!   recorded format too.
 //!
 //! Fragments written before the hash record existed have none, and the first
 //! and last rules then skip their files.
@@ -18,7 +22,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::fragment::{FileHash, Fragment, FragmentEntry, FragmentError};
+use crate::fragment::{FileHash, Fragment, FragmentEntry, FragmentError, TextureFormat};
 use crate::fsutil;
 
 use super::problem::Problem;
@@ -29,6 +33,8 @@ use super::withdraw_failed_sources;
 pub struct Recorded {
     /// The recorded hash of each runtime path.
     hashes: HashMap<String, FileHash>,
+    /// The recorded texel format of each KTX2 runtime path.
+    formats: HashMap<String, TextureFormat>,
     /// The source file of each embedded runtime path, when the input folder
     /// is known.
     embed_sources: HashMap<String, PathBuf>,
@@ -111,6 +117,10 @@ impl Recorded {
         for hash in &fragment.hashes {
             self.hashes.insert(hash.path.clone(), hash.clone());
         }
+        for format in &fragment.formats {
+            self.formats
+                .insert(format.path.clone(), format.format.clone());
+        }
         let Some(input) = input else {
             return;
         };
@@ -134,6 +144,26 @@ impl Recorded {
             ));
         }
         self.check_copy_of_source(path, bytes, out);
+        self.check_format(path, path, bytes, out);
+    }
+
+    /// A KTX2 file must have the texel format its encoder recorded; `at`
+    /// names it in the problem. A file that does not read as KTX2 at all is
+    /// left to the file's own validation, which reports it.
+    fn check_format(&self, at: &str, path: &str, bytes: &[u8], out: &mut Vec<Problem>) {
+        let Some(recorded) = self.formats.get(path) else {
+            return;
+        };
+        match TextureFormat::of_bytes(bytes) {
+            Ok(found) if found != *recorded => out.push(problem(
+                at,
+                format!(
+                    "its header says {found} but the build recorded {recorded}; run ninja to \
+                     rebuild it"
+                ),
+            )),
+            _ => {}
+        }
     }
 
     /// A verbatim copy (an embedded file) must equal its source while the
@@ -168,6 +198,7 @@ impl Recorded {
                 ),
             ));
         }
+        self.check_format(&format!("{pack}: {path}"), path, data, out);
     }
 }
 
@@ -212,6 +243,7 @@ mod tests {
             files: vec![path.into()],
             hashes: vec![FileHash::of(path, bytes)],
             copies: vec![path.into()],
+            formats: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -268,6 +300,41 @@ mod tests {
         let mut out = Vec::new();
         recorded.check_output("maps/a.tmj", b"binary", &mut out);
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_texture_whose_header_disagrees_with_its_format_record_is_named() {
+        use crate::format::texel::TexelFormat;
+        use crate::fragment::tests::ktx2_of;
+        use crate::fragment::{FileFormat, TextureFormat};
+        let bc7 = ktx2_of(TexelFormat::Bc7 { srgb: true });
+        let fragment = Fragment {
+            source: "ui/a.png".into(),
+            formats: vec![FileFormat {
+                path: "ui/a.ktx2".into(),
+                format: TextureFormat::of_bytes(&bc7).unwrap(),
+            }],
+            ..Fragment::default()
+        };
+        let mut recorded = Recorded::default();
+        recorded.add(&fragment, None);
+        let mut out = Vec::new();
+        recorded.check_output("ui/a.ktx2", &bc7, &mut out);
+        recorded.check_pack_entry("p.hpack", "ui/a.ktx2", &bc7, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+
+        let linear = ktx2_of(TexelFormat::Bc7 { srgb: false });
+        recorded.check_output("ui/a.ktx2", &linear, &mut out);
+        recorded.check_pack_entry("p.hpack", "ui/a.ktx2", &ktx2_of(TexelFormat::Bc5), &mut out);
+        assert_eq!(
+            messages(&out),
+            [
+                "ui/a.ktx2: its header says bc7 linear but the build recorded bc7 srgb; run \
+                 ninja to rebuild it",
+                "p.hpack: ui/a.ktx2: its header says bc5 linear but the build recorded bc7 \
+                 srgb; run ninja to rebuild it"
+            ]
+        );
     }
 
     #[test]
