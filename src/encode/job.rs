@@ -398,6 +398,38 @@ mod tests {
         assert!(!dir.path().join("in.d").exists());
     }
 
+    fn texture_output(bytes: Vec<u8>) -> Encoded {
+        Encoded {
+            files: vec![OutputFile {
+                bytes,
+                kind: AssetKind::Texture,
+                colorspace: ColorSpace::Srgb,
+            }],
+            ..Encoded::default()
+        }
+    }
+
+    #[test]
+    fn every_ktx2_output_gets_the_format_its_header_describes() {
+        use crate::format::texel::TexelFormat;
+        let dir = tempfile::tempdir().unwrap();
+        let args = job_in(dir.path());
+        let bc7 = crate::fragment::tests::ktx2_of(TexelFormat::Bc7 { srgb: true });
+        run(&args, |_| Ok(texture_output(bc7))).unwrap();
+        let text = std::fs::read_to_string(&args.fragment).unwrap();
+        assert!(text.ends_with("format bc7 srgb in.ktx2\n"), "{text}");
+
+        let mut truncated = crate::fragment::tests::ktx2_of(TexelFormat::Bc5);
+        truncated.truncate(100);
+        let error = run(&args, |_| Ok(texture_output(truncated))).unwrap_err();
+        let message = crate::cli::error_lines("assetc-encode", &error).join("\n");
+        assert!(
+            message.contains("out/in.ktx2: the encoder wrote a KTX2 file that does not read back"),
+            "{message}"
+        );
+        assert!(!args.outputs[0].exists() && !args.fragment.exists());
+    }
+
     #[test]
     fn a_panicking_encoder_becomes_an_error_and_cleans_up() {
         let dir = tempfile::tempdir().unwrap();
