@@ -447,7 +447,10 @@ pub(crate) mod tests {
         let bad = [
             ("format bc9 srgb a.ktx2", "unknown texel format `bc9`"),
             ("format BC7 srgb a.ktx2", "unknown texel format `BC7`"),
-            ("format vk-010 linear a.ktx2", "unknown texel format `vk-010`"),
+            (
+                "format vk-010 linear a.ktx2",
+                "unknown texel format `vk-010`",
+            ),
             ("format bc7 purple a.ktx2", "unknown colour space `purple`"),
             ("format bc7 srgb", "needs a name, a colour space and a path"),
             ("format bc7 srgb ", "empty path"),

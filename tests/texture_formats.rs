@@ -81,7 +81,8 @@ fn check_names_a_texture_whose_file_or_record_changed() {
         run.stderr
     );
     std::fs::write(&fragment, text).unwrap();
-    p.link(&["check"]).expect_ok("check with the record restored");
+    p.link(&["check"])
+        .expect_ok("check with the record restored");
 
     // A raw RGBA8 file put in place of a UASTC one.
     let raw = std::fs::read(p.path("runtime/ui/b.ktx2")).unwrap();
