@@ -13,6 +13,7 @@
 //! is 1. All integers are little-endian.
 //!
 //! The writer handles 2D and 3D textures, cube maps and arrays of R8, RGBA8,
+//! R16, RG16 and RGBA16 (unorm), RGB9E5,
 //! RGBA16F or UASTC 4x4 texels ([`TexelFormat`]). It describes the texels with a
 //! basic Data Format Descriptor (Khronos Data Format Specification, "basic
 //! descriptor block") and writes the key/value pairs `KTXorientation`,
@@ -38,6 +39,19 @@ pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
 
 /// `VK_FORMAT_R8G8B8A8_SRGB`: sRGB-encoded RGB plus linear alpha, 8 bits each.
 pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
+
+/// `VK_FORMAT_R16_UNORM`: one linear 16-bit channel.
+pub const VK_FORMAT_R16_UNORM: u32 = 70;
+
+/// `VK_FORMAT_R16G16_UNORM`: two linear 16-bit channels.
+pub const VK_FORMAT_R16G16_UNORM: u32 = 77;
+
+/// `VK_FORMAT_R16G16B16A16_UNORM`: four linear 16-bit channels.
+pub const VK_FORMAT_R16G16B16A16_UNORM: u32 = 91;
+
+/// `VK_FORMAT_E5B9G9R9_UFLOAT_PACK32`: three 9-bit mantissas sharing a
+/// 5-bit exponent in one little-endian 32-bit word.
+pub const VK_FORMAT_E5B9G9R9_UFLOAT_PACK32: u32 = 123;
 
 /// `VK_FORMAT_R16G16B16A16_SFLOAT`: four 16-bit IEEE half floats.
 pub const VK_FORMAT_R16G16B16A16_SFLOAT: u32 = 97;
@@ -227,6 +241,14 @@ pub enum TexelFormat {
     },
     /// Four 16-bit half floats, R first (`VK_FORMAT_R16G16B16A16_SFLOAT`).
     Rgba16Float,
+    /// One linear 16-bit channel (`VK_FORMAT_R16_UNORM`).
+    R16Unorm,
+    /// Two linear 16-bit channels, R first (`VK_FORMAT_R16G16_UNORM`).
+    Rg16Unorm,
+    /// Four linear 16-bit channels, R first (`VK_FORMAT_R16G16B16A16_UNORM`).
+    Rgba16Unorm,
+    /// Shared-exponent unsigned float RGB (`VK_FORMAT_E5B9G9R9_UFLOAT_PACK32`).
+    Rgb9e5,
     /// UASTC 4x4: 16 bytes per 4x4 block, `vkFormat` 0, described by the DFD.
     Uastc {
         /// Whether the decoded RGB is sRGB-encoded.
@@ -244,6 +266,10 @@ impl TexelFormat {
             Self::Rgba8 { srgb: true } => VK_FORMAT_R8G8B8A8_SRGB,
             Self::Rgba8 { srgb: false } => VK_FORMAT_R8G8B8A8_UNORM,
             Self::Rgba16Float => VK_FORMAT_R16G16B16A16_SFLOAT,
+            Self::R16Unorm => VK_FORMAT_R16_UNORM,
+            Self::Rg16Unorm => VK_FORMAT_R16G16_UNORM,
+            Self::Rgba16Unorm => VK_FORMAT_R16G16B16A16_UNORM,
+            Self::Rgb9e5 => VK_FORMAT_E5B9G9R9_UFLOAT_PACK32,
             Self::Uastc { .. } => VK_FORMAT_UNDEFINED,
         }
     }
@@ -253,7 +279,9 @@ impl TexelFormat {
         match self {
             Self::R8Unorm => 1,
             Self::Rgba8 { .. } => 4,
-            Self::Rgba16Float => 8,
+            Self::Rgba16Float | Self::Rgba16Unorm => 8,
+            Self::R16Unorm => 2,
+            Self::Rg16Unorm | Self::Rgb9e5 => 4,
             Self::Uastc { .. } => 16,
         }
     }
@@ -262,7 +290,8 @@ impl TexelFormat {
     fn type_size(self) -> u32 {
         match self {
             Self::R8Unorm | Self::Rgba8 { .. } | Self::Uastc { .. } => 1,
-            Self::Rgba16Float => 2,
+            Self::Rgba16Float | Self::R16Unorm | Self::Rg16Unorm | Self::Rgba16Unorm => 2,
+            Self::Rgb9e5 => 4,
         }
     }
 
@@ -274,6 +303,12 @@ impl TexelFormat {
             Self::Rgba16Float => {
                 unpacked_dfd(Transfer::Linear, &RGBA16F_SAMPLE, &DFD_CHANNELS_RGBA)
             }
+            Self::R16Unorm => unpacked_dfd(Transfer::Linear, &UNORM16_SAMPLE, &DFD_CHANNELS_R),
+            Self::Rg16Unorm => unpacked_dfd(Transfer::Linear, &UNORM16_SAMPLE, &DFD_CHANNELS_RG),
+            Self::Rgba16Unorm => {
+                unpacked_dfd(Transfer::Linear, &UNORM16_SAMPLE, &DFD_CHANNELS_RGBA)
+            }
+            Self::Rgb9e5 => rgb9e5_dfd(),
             Self::Uastc { srgb, alpha } => uastc_dfd(transfer(srgb), alpha),
         };
         words.iter().flat_map(|word| word.to_le_bytes()).collect()
@@ -321,6 +356,8 @@ const DFD_FLAGS_ALPHA_STRAIGHT: u32 = 0;
 const DFD_CHANNELS_RGBA: [u32; 4] = [0, 1, 2, 15];
 /// The RGBSDA channel id of red alone, for one-channel formats.
 const DFD_CHANNELS_R: [u32; 1] = [0];
+/// The RGBSDA channel ids of red and green, for two-channel formats.
+const DFD_CHANNELS_RG: [u32; 2] = [0, 1];
 /// RGBSDA channel id of alpha.
 const DFD_CHANNEL_ALPHA: u32 = 15;
 /// `KHR_DF_CHANNEL_UASTC_RGB`: the blocks carry colour only.
@@ -329,6 +366,8 @@ const DFD_CHANNEL_UASTC_RGB: u32 = 0;
 const DFD_CHANNEL_UASTC_RGBA: u32 = 3;
 /// `KHR_DF_SAMPLE_DATATYPE_LINEAR`, as it sits in the channel byte.
 const DFD_QUALIFIER_LINEAR: u32 = 0x10;
+/// `KHR_DF_SAMPLE_DATATYPE_EXPONENT`, as it sits in the channel byte.
+const DFD_QUALIFIER_EXPONENT: u32 = 0x20;
 /// `KHR_DF_SAMPLE_DATATYPE_SIGNED`, as it sits in the channel byte.
 const DFD_QUALIFIER_SIGNED: u32 = 0x40;
 /// `KHR_DF_SAMPLE_DATATYPE_FLOAT`, as it sits in the channel byte.
@@ -370,6 +409,14 @@ const RGBA8_SAMPLE: ChannelSample = ChannelSample {
     qualifiers: 0,
     lower: 0,
     upper: 255,
+};
+
+/// 16-bit unsigned normalised channels.
+const UNORM16_SAMPLE: ChannelSample = ChannelSample {
+    bits: 16,
+    qualifiers: 0,
+    lower: 0,
+    upper: 65535,
 };
 
 /// 16-bit half-float channels: the bounds are -1.0 and 1.0 as f32 bit patterns.
@@ -429,6 +476,23 @@ fn unpacked_dfd(transfer: Transfer, sample: &ChannelSample, channels: &[u32]) ->
         words.push(0); // samplePosition0..3
         words.push(sample.lower);
         words.push(sample.upper);
+    }
+    words
+}
+
+/// The DFD words of `E5B9G9R9_UFLOAT_PACK32`: for each of R, G and B (bits
+/// 0, 9 and 18) a 9-bit mantissa sample, then the shared 5-bit exponent at
+/// bit 27 as an exponent sample (bias 15), as the Khronos Data Format
+/// Specification describes the format.
+fn rgb9e5_dfd() -> Vec<u32> {
+    /// `sampleUpper` of a mantissa: 1.0 at the exponent bias, `256 << 5` as
+    /// KTX-Software writes it.
+    const MANTISSA_UPPER: u32 = 8448;
+    let mut words = dfd_prefix(DFD_MODEL_RGBSDA, Transfer::Linear, 0, 4, 6);
+    for (channel, offset) in [(0, 0), (1, 9), (2, 18)] {
+        words.extend([offset | (8 << 16) | (channel << 24), 0, 0, MANTISSA_UPPER]);
+        let exponent = channel | DFD_QUALIFIER_EXPONENT;
+        words.extend([27 | (4 << 16) | (exponent << 24), 0, 15, 31]);
     }
     words
 }

@@ -264,7 +264,7 @@ fn a_glb_with_non_utf8_json_is_refused() {
 #[test]
 fn extensions_assetc_cannot_decode_are_refused_with_advice() {
     for (extension, advice) in [
-        ("EXT_texture_webp", "export PNG, JPEG or KTX2"),
+        ("EXT_texture_avif", "export PNG, JPEG, WebP or KTX2"),
         (
             "VENDOR_unknown_thing",
             "cannot tell whether dropping it is safe",
