@@ -477,6 +477,30 @@ mod tests {
         assert_eq!(mode("notes.txt"), None);
     }
 
+    #[test]
+    fn every_image_kind_follows_the_png_naming_rules() {
+        for extension in ["webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg", "TGA", "Exr"] {
+            let name = format!("t/rock_normal.{extension}");
+            let kind = classify_file(&name, false);
+            assert_eq!(kind, Some(SourceKind::Texture(TextureMode::Normal)), "{name}");
+            assert_eq!(outputs(kind.unwrap(), &name), ["t/rock_normal.ktx2"]);
+            let plain = format!("sky.{extension}");
+            assert_eq!(
+                classify_file(&plain, false),
+                Some(SourceKind::Texture(TextureMode::Color)),
+                "{plain}"
+            );
+        }
+    }
+
+    #[test]
+    fn image_based_lighting_panoramas_are_not_textures() {
+        for name in ["env/studio.ibl.hdr", "env/studio.IBL.EXR"] {
+            assert_eq!(classify_file(name, false), None, "{name}");
+        }
+        assert!(classify_file("env/studio.hdr", false).is_some());
+    }
+
     /// The mode and deciding suffix of `name` under `texture`.
     fn chosen(name: &str, texture: &TextureSettings) -> (ModeSetting, ChoiceReason) {
         let stem = strip_suffix_any(name, IMAGE_EXTENSIONS).unwrap();
