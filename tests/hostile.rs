@@ -281,7 +281,7 @@ fn png_files_with_bad_headers_or_checksums_are_refused() {
         Case::file(
             "not_an_image.png",
             "plain text",
-            &["not a PNG or JPEG file"],
+            &["not an image assetc reads"],
         ),
     ];
     check_family(&cases);
@@ -322,7 +322,123 @@ fn broken_jpegs_are_refused_and_content_decides_the_format() {
             &["16384x16384", "one bit per 8x8 block"],
         ),
         Case::file("zero.jpg", sources::gray_jpeg(16, 0, Some(1)), &["JPEG"]),
-        Case::file("text.jpeg", "<html>", &["not a PNG or JPEG file"]),
+        Case::file("text.jpeg", "<html>", &["not an image assetc reads"]),
+    ];
+    check_family(&cases);
+}
+
+/// `width * height` RGBA8 pixels of noise, which no codec shrinks much.
+fn noise(width: u32, height: u32) -> Vec<u8> {
+    let mut state = 0x2545_f491_u32;
+    (0..width * height * 4)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as u8
+        })
+        .collect()
+}
+
+/// Runs an `image` crate encoder into a seekable buffer.
+fn encoded(
+    write: impl FnOnce(&mut std::io::Cursor<Vec<u8>>) -> image::ImageResult<()>,
+) -> Vec<u8> {
+    let mut file = std::io::Cursor::new(Vec::new());
+    write(&mut file).unwrap();
+    file.into_inner()
+}
+
+/// The 18-byte header of an uncompressed (`image_type` 2) or run-length
+/// encoded (10) 32-bit TGA.
+fn tga_header(image_type: u8, width: u16, height: u16) -> Vec<u8> {
+    let mut header = vec![0, 0, image_type, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    header.extend(width.to_le_bytes());
+    header.extend(height.to_le_bytes());
+    header.extend([32, 8]);
+    header
+}
+
+/// The 54-byte header of an uncompressed 32-bit BMP, with no pixels.
+fn bmp_header(width: i32, height: i32) -> Vec<u8> {
+    let mut header = b"BM".to_vec();
+    header.extend(54u32.to_le_bytes()); // file size, as claimed
+    header.extend([0; 4]);
+    header.extend(54u32.to_le_bytes()); // pixel data offset
+    header.extend(40u32.to_le_bytes()); // BITMAPINFOHEADER
+    header.extend(width.to_le_bytes());
+    header.extend(height.to_le_bytes());
+    header.extend(1u16.to_le_bytes());
+    header.extend(32u16.to_le_bytes());
+    header.extend([0; 24]); // BI_RGB, sizes and palette counts
+    header
+}
+
+#[test]
+fn the_other_image_kinds_cut_short_oversized_or_starved_are_refused() {
+    use image::codecs::{
+        bmp::BmpEncoder, openexr::OpenExrEncoder, tiff::TiffEncoder, webp::WebPEncoder,
+    };
+    use image::{ExtendedColorType::Rgba8, ImageEncoder};
+    let pixels = noise(32, 32);
+    let webp = encoded(|f| WebPEncoder::new_lossless(f).write_image(&pixels, 32, 32, Rgba8));
+    let bmp = encoded(|f| BmpEncoder::new(f).write_image(&pixels, 32, 32, Rgba8));
+    let tiff = encoded(|f| TiffEncoder::new(f).write_image(&pixels, 32, 32, Rgba8));
+    let floats: Vec<u8> = (0..32 * 32 * 4).flat_map(|i| (i as f32).to_ne_bytes()).collect();
+    let exr = encoded(|f| {
+        OpenExrEncoder::new(f).write_image(&floats, 32, 32, image::ExtendedColorType::Rgba32F)
+    });
+    let mut cut_tga = tga_header(2, 32, 32);
+    cut_tga.extend(&pixels[..2000]);
+    let mut rle_bomb = tga_header(10, 16384, 16384);
+    rle_bomb.extend([0xFF, 1, 2, 3, 4]); // one run of 128 pixels
+    let hdr = |size: &str| format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n{size}\n").into_bytes();
+    let cases = vec![
+        Case::file("cut_webp.webp", &webp[..webp.len() / 2], &["WebP"]),
+        Case::file("cut_tga.tga", cut_tga, &["TGA"]),
+        Case::file(
+            "wide_tga.tga",
+            tga_header(2, 20000, 2),
+            &["20000x2", "at most 16384"],
+        ),
+        Case::file(
+            "starved_tga.tga",
+            tga_header(2, 16000, 16000),
+            &["16000x16000", "decompression bomb"],
+        ),
+        Case::file("rle_bomb_tga.tga", rle_bomb, &["16384x16384", "decompression bomb"]),
+        Case::file("cut_bmp.bmp", &bmp[..bmp.len() - 100], &["BMP"]),
+        Case::file(
+            "wide_bmp.bmp",
+            bmp_header(40000, 2),
+            &["40000x2", "at most 16384"],
+        ),
+        Case::file(
+            "starved_bmp.bmp",
+            bmp_header(16000, 16000),
+            &["16000x16000", "decompression bomb"],
+        ),
+        Case::file("cut_tif.tif", &tiff[..tiff.len() / 2], &["TIFF"]),
+        Case::file("bad_tif.tif", b"II*\x00\xff\xff\xff\x7f", &["TIFF"]),
+        Case::file("cut_exr.exr", &exr[..exr.len() / 2], &["OpenEXR"]),
+        Case::file("cut_hdr.hdr", hdr("-Y 32 +X 32"), &["Radiance HDR"]),
+        Case::file(
+            "wide_hdr.hdr",
+            hdr("-Y 2 +X 40000"),
+            &["40000x2", "at most 16384"],
+        ),
+        Case::file(
+            "vast_hdr.hdr",
+            hdr("-Y 16000 +X 16000"),
+            &["16000x16000", "one image may take at most 1073741824"],
+        ),
+        Case::file("bad_svg.svg", "<svg", &["SVG"]),
+        Case::file(
+            "wide_svg.svg",
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="99999" height="2"/>"#,
+            &["99999x2", "at most 16384"],
+        ),
+        Case::file("text_tga.tga", "plain text", &["TGA"]),
     ];
     check_family(&cases);
 }
