@@ -303,7 +303,9 @@ fn ignored_files_are_listed_by_extension_and_in_full() {
     p.write("assets/ui/e.woff2", b"?");
     let again = p.ninja(&[]).expect_ok("ninja after a new ignored file");
     assert!(
-        again.stdout.contains(".woff2 2 (fonts/x.woff2, ui/e.woff2): a future kind"),
+        again
+            .stdout
+            .contains(".woff2 2 (fonts/x.woff2, ui/e.woff2): a future kind"),
         "{}",
         again.stdout
     );

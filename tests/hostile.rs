@@ -341,9 +341,7 @@ fn noise(width: u32, height: u32) -> Vec<u8> {
 }
 
 /// Runs an `image` crate encoder into a seekable buffer.
-fn encoded(
-    write: impl FnOnce(&mut std::io::Cursor<Vec<u8>>) -> image::ImageResult<()>,
-) -> Vec<u8> {
+fn encoded(write: impl FnOnce(&mut std::io::Cursor<Vec<u8>>) -> image::ImageResult<()>) -> Vec<u8> {
     let mut file = std::io::Cursor::new(Vec::new());
     write(&mut file).unwrap();
     file.into_inner()
@@ -384,7 +382,9 @@ fn the_other_image_kinds_cut_short_oversized_or_starved_are_refused() {
     let webp = encoded(|f| WebPEncoder::new_lossless(f).write_image(&pixels, 32, 32, Rgba8));
     let bmp = encoded(|f| BmpEncoder::new(f).write_image(&pixels, 32, 32, Rgba8));
     let tiff = encoded(|f| TiffEncoder::new(f).write_image(&pixels, 32, 32, Rgba8));
-    let floats: Vec<u8> = (0..32 * 32 * 4).flat_map(|i| (i as f32).to_ne_bytes()).collect();
+    let floats: Vec<u8> = (0..32 * 32 * 4)
+        .flat_map(|i| (i as f32).to_ne_bytes())
+        .collect();
     let exr = encoded(|f| {
         OpenExrEncoder::new(f).write_image(&floats, 32, 32, image::ExtendedColorType::Rgba32F)
     });
@@ -406,7 +406,11 @@ fn the_other_image_kinds_cut_short_oversized_or_starved_are_refused() {
             tga_header(2, 16000, 16000),
             &["16000x16000", "decompression bomb"],
         ),
-        Case::file("rle_bomb_tga.tga", rle_bomb, &["16384x16384", "decompression bomb"]),
+        Case::file(
+            "rle_bomb_tga.tga",
+            rle_bomb,
+            &["16384x16384", "decompression bomb"],
+        ),
         Case::file("cut_bmp.bmp", &bmp[..bmp.len() - 100], &["BMP"]),
         Case::file(
             "wide_bmp.bmp",

@@ -385,7 +385,12 @@ mod sources {
     /// A lossless WebP of RGBA8 `pixels`.
     pub fn webp(width: u32, height: u32, pixels: &[u8]) -> Vec<u8> {
         encoded(|f| {
-            WebPEncoder::new_lossless(f).write_image(pixels, width, height, ExtendedColorType::Rgba8)
+            WebPEncoder::new_lossless(f).write_image(
+                pixels,
+                width,
+                height,
+                ExtendedColorType::Rgba8,
+            )
         })
     }
 
@@ -491,12 +496,18 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
         "assets/lossy.webp",
         include_bytes!("data/textures/lossy.webp"),
     );
-    p.write("assets/flipped.TGA", &sources::bottom_left_tga(8, 4, &pixels));
+    p.write(
+        "assets/flipped.TGA",
+        &sources::bottom_left_tga(8, 4, &pixels),
+    );
     p.write("assets/paint.bmp", &sources::bmp(8, 4, &pixels));
     let heights: Vec<u16> = (0..32).map(|i| i * 2047 + 5).collect();
     let height_bytes: Vec<u8> = heights.iter().flat_map(|h| h.to_ne_bytes()).collect();
     let l16 = image::ExtendedColorType::L16;
-    p.write("assets/cliff_h.tif", &sources::tiff(8, 4, &height_bytes, l16));
+    p.write(
+        "assets/cliff_h.tif",
+        &sources::tiff(8, 4, &height_bytes, l16),
+    );
     let normals: Vec<u16> = (0..128).map(|i| (i * 509 + 3) as u16).collect();
     p.write("assets/bump_normal.png", &sources::png16(8, 4, &normals));
     let floats: Vec<f32> = (0..128).map(|i| (i as f32 - 20.0) * 0.25).collect();
@@ -595,7 +606,10 @@ fn folders_take_every_kind_and_refuse_float_mixed_with_not() {
     let p = Project::new(EVERY_KIND);
     let faces: Vec<f32> = (0..16).map(|i| i as f32 * 0.5).collect();
     for face in ["px", "nx", "py", "ny", "pz"] {
-        p.write(&format!("assets/sky.env/{face}.exr"), &sources::exr(2, 2, &faces));
+        p.write(
+            &format!("assets/sky.env/{face}.exr"),
+            &sources::exr(2, 2, &faces),
+        );
     }
     p.write(
         "assets/sky.env/nz.hdr",
@@ -604,7 +618,11 @@ fn folders_take_every_kind_and_refuse_float_mixed_with_not() {
     let pixels = common::pattern(4, 4, 1);
     p.write("assets/mixed.array/0.bmp", &sources::bmp(4, 4, &pixels));
     p.write("assets/mixed.array/1.webp", &sources::webp(4, 4, &pixels));
-    p.write("assets/mixed.array/2.svg", SVG.replace("\"4\" height=\"2\"", "\"4\" height=\"4\"").as_bytes());
+    p.write(
+        "assets/mixed.array/2.svg",
+        SVG.replace("\"4\" height=\"2\"", "\"4\" height=\"4\"")
+            .as_bytes(),
+    );
     p.write("assets/bad.env/px.exr", &sources::exr(2, 2, &faces));
     for face in ["nx", "py", "ny", "pz", "nz"] {
         p.png(&format!("assets/bad.env/{face}.png"), 2, 2, 1);

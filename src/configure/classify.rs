@@ -479,10 +479,16 @@ mod tests {
 
     #[test]
     fn every_image_kind_follows_the_png_naming_rules() {
-        for extension in ["webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg", "TGA", "Exr"] {
+        for extension in [
+            "webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg", "TGA", "Exr",
+        ] {
             let name = format!("t/rock_normal.{extension}");
             let kind = classify_file(&name, false);
-            assert_eq!(kind, Some(SourceKind::Texture(TextureMode::Normal)), "{name}");
+            assert_eq!(
+                kind,
+                Some(SourceKind::Texture(TextureMode::Normal)),
+                "{name}"
+            );
             assert_eq!(outputs(kind.unwrap(), &name), ["t/rock_normal.ktx2"]);
             let plain = format!("sky.{extension}");
             assert_eq!(

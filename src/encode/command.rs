@@ -10,13 +10,13 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
 use super::font::{FontOptions, compile_font};
+use super::image::{SourceHints, decode_source};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
 use super::mesh::args::MeshArgs;
 use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
-use super::image::{SourceHints, decode_source};
 use super::texture::{
     Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_sources,
     gpu_source::{self, GpuFormat},
@@ -252,8 +252,8 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let hints = args.surface.hints(&job.input);
     let image = decode_source(&source, &hints).map_err(|e| cannot_encode(job, e.into()))?;
     let float = image.is_hdr();
-    let bytes = encode_sources(&image.into(), Shape::Plain, &options)
-        .map_err(|e| cannot_encode(job, e))?;
+    let bytes =
+        encode_sources(&image.into(), Shape::Plain, &options).map_err(|e| cannot_encode(job, e))?;
     Ok(texture_output(bytes, args.mode, float, extra_inputs))
 }
 
@@ -309,7 +309,12 @@ fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
     let bytes =
         encode_sources(&faces.images, Shape::Cube, &options).map_err(|e| cannot_encode(job, e))?;
     let float = matches!(faces.images, SourceImages::Hdr(_));
-    Ok(texture_output(bytes, TextureMode::Color, float, faces.inputs))
+    Ok(texture_output(
+        bytes,
+        TextureMode::Color,
+        float,
+        faces.inputs,
+    ))
 }
 
 fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {

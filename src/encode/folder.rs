@@ -155,7 +155,10 @@ fn one_precision(paths: &[PathBuf], images: Vec<SourceImage>) -> Result<SourceIm
         });
         return Ok(SourceImages::Hdr(hdr.collect()));
     }
-    if images.iter().all(|image| matches!(image, SourceImage::Ldr(_))) {
+    if images
+        .iter()
+        .all(|image| matches!(image, SourceImage::Ldr(_)))
+    {
         let ldr = images.into_iter().filter_map(|image| match image {
             SourceImage::Ldr(image) => Some(image),
             _ => None,
@@ -403,7 +406,10 @@ mod tests {
         files[3].0 = "NY.PNG";
         let dir = folder(&files);
         let faces = cube_faces(dir.path(), None).unwrap();
-        let reds: Vec<u8> = ldr(&faces.images).iter().map(|image| image.pixels[0]).collect();
+        let reds: Vec<u8> = ldr(&faces.images)
+            .iter()
+            .map(|image| image.pixels[0])
+            .collect();
         assert_eq!(reds, [0, 40, 80, 120, 160, 200]);
         assert_eq!(faces.inputs.len(), 6);
         assert_eq!(faces.inputs[3], dir.path().join("NY.PNG"));
@@ -479,7 +485,10 @@ mod tests {
                 .collect();
         let dir = folder(&files);
         let layers = array_layers(dir.path(), None).unwrap();
-        let reds: Vec<u8> = ldr(&layers.images).iter().map(|image| image.pixels[0]).collect();
+        let reds: Vec<u8> = ldr(&layers.images)
+            .iter()
+            .map(|image| image.pixels[0])
+            .collect();
         assert_eq!(reds, [1, 2, 10]);
     }
 

@@ -51,9 +51,7 @@ pub fn mip_levels<T: Sample>(
     let build = |level: usize| -> RgbaImage<T> {
         match (level, mode) {
             (0, _) => level0.clone(),
-            (_, TextureMode::Color) => {
-                downsample(level0, level, &ColorKernel(T::colour_codec()))
-            }
+            (_, TextureMode::Color) => downsample(level0, level, &ColorKernel(T::colour_codec())),
             (_, TextureMode::Normal) => downsample(level0, level, &NormalKernel),
             (_, TextureMode::Gray | TextureMode::Linear) => {
                 downsample(level0, level, &LinearKernel)

@@ -239,7 +239,10 @@ pub(crate) fn write_texture<T>(
 
 /// `image` with `invert` applied to its green channel: a DirectX normal
 /// map's Y axis turned into OpenGL's.
-pub(crate) fn green_flipped<T: Copy>(image: &RgbaImage<T>, invert: impl Fn(T) -> T) -> RgbaImage<T> {
+pub(crate) fn green_flipped<T: Copy>(
+    image: &RgbaImage<T>,
+    invert: impl Fn(T) -> T,
+) -> RgbaImage<T> {
     let mut flipped = image.clone();
     for texel in flipped.pixels.chunks_exact_mut(4) {
         texel[1] = invert(texel[1]);

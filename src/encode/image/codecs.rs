@@ -3,7 +3,7 @@
 //!
 //! Each decoder reads its header first; the declared size is checked against
 //! [`MAX_DIMENSION`](super::MAX_DIMENSION) and against the bytes the file
-//! holds ([`check_backed_size`]) before the pixels are decoded. The result
+//! holds before the pixels are decoded. The result
 //! keeps the file's precision: 8-bit layouts become [`SourceImage::Ldr`],
 //! 16-bit ones (TIFF) [`SourceImage::Deep`], float ones (HDR, EXR, float
 //! TIFF) [`SourceImage::Hdr`]. Gray is copied into R, G and B and missing

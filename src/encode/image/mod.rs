@@ -1,8 +1,8 @@
 //! Source image decoding: every image kind a texture may come from, to RGBA
 //! texels at 8 bits, 16 bits or 32-bit float ([`SourceImage`]).
 //!
-//! One module per source family: [`png`] (every colour type and depth; 16-bit
-//! samples are kept), [`jpeg`] (`zune-jpeg` in strict mode), [`codecs`]
+//! One module per source family: `png` (every colour type and depth; 16-bit
+//! samples are kept), `jpeg` (`zune-jpeg` in strict mode), [`codecs`]
 //! (WebP, TGA, BMP, TIFF, Radiance HDR and OpenEXR through the `image`
 //! crate's decoders) and [`svg`] (rasterised with `resvg`). The format is
 //! recognised from the file's signature; TGA and SVG have none, so a source
@@ -10,7 +10,7 @@
 //!
 //! Every decoder reads the header first and checks the size against
 //! [`MAX_DIMENSION`] and the data against the declared size
-//! ([`check_backed_size`]) before any pixel buffer is allocated.
+//! (the file must hold enough bytes for it) before any pixel buffer is allocated.
 //!
 //! The PNG rules, kept from the first version of this module: every colour
 //! type and bit depth is expanded to RGBA: grayscale is copied into R, G and
@@ -36,8 +36,8 @@ mod tests_codecs;
 
 use std::fmt;
 
-use super::limits::{MAX_DECODED_BYTES, MAX_DEFLATE_RATIO, MAX_UNBACKED_BYTES};
 pub use super::limits::MAX_DIMENSION;
+use super::limits::{MAX_DECODED_BYTES, MAX_DEFLATE_RATIO, MAX_UNBACKED_BYTES};
 
 /// A decoded image: row-major, top row first, four samples (R, G, B, A) per
 /// pixel, of type `T`.
@@ -292,10 +292,12 @@ fn describe_offset(offset: &Option<u64>) -> String {
 /// the tests use it where only 8-bit pixels make sense.
 pub fn decode_image(bytes: &[u8]) -> Result<Rgba8Image, ImageError> {
     let source = decode_source(bytes, &SourceHints::default())?;
-    source.to_ldr().ok_or_else(|| ImageError::UnsupportedLayout {
-        format: ImageFormat::sniff(bytes).unwrap_or(ImageFormat::Hdr),
-        layout: "float (HDR)".into(),
-    })
+    source
+        .to_ldr()
+        .ok_or_else(|| ImageError::UnsupportedLayout {
+            format: ImageFormat::sniff(bytes).unwrap_or(ImageFormat::Hdr),
+            layout: "float (HDR)".into(),
+        })
 }
 
 /// Decodes a source image at its own precision. The format comes from the

@@ -202,4 +202,3 @@ fn unexpected_png_layout(color_type: png::ColorType, bit_depth: png::BitDepth) -
         offset: None,
     }
 }
-

@@ -36,10 +36,8 @@ pub fn rasterise(bytes: &[u8], largest_side: Option<u32>) -> Result<Rgba8Image, 
         message: format!("cannot make a {width}x{height} canvas"),
         offset: None,
     })?;
-    let scale = tiny_skia::Transform::from_scale(
-        width as f32 / own.width(),
-        height as f32 / own.height(),
-    );
+    let scale =
+        tiny_skia::Transform::from_scale(width as f32 / own.width(), height as f32 / own.height());
     resvg::render(&tree, scale, &mut pixmap.as_mut());
     let mut pixels = pixmap.take();
     for texel in pixels.chunks_exact_mut(4) {

@@ -18,7 +18,9 @@ use super::*;
 /// `width * height` random RGBA8 pixels.
 fn noise_rgba8(width: u32, height: u32, seed: u32) -> Vec<u8> {
     let mut noise = Noise::new(seed);
-    (0..width * height * 4).map(|_| noise.next() as u8).collect()
+    (0..width * height * 4)
+        .map(|_| noise.next() as u8)
+        .collect()
 }
 
 /// Encodes `samples` (native-endian bytes) with `encoder`.
@@ -105,10 +107,12 @@ fn a_lossy_webp_decodes_close_to_its_source() {
 #[test]
 fn tga_files_decode_exactly_rle_or_not() {
     let pixels = noise_rgba8(9, 5, 4);
-    let rle = encoded(|file| {
-        TgaEncoder::new(file).write_image(&pixels, 9, 5, ExtendedColorType::Rgba8)
-    });
-    assert_eq!(rle[2], 10, "the encoder writes run-length encoded true colour");
+    let rle =
+        encoded(|file| TgaEncoder::new(file).write_image(&pixels, 9, 5, ExtendedColorType::Rgba8));
+    assert_eq!(
+        rle[2], 10,
+        "the encoder writes run-length encoded true colour"
+    );
     let image = ldr(decode_as(&rle, "tga").unwrap());
     assert!(image.pixels == pixels);
     let plain = encoded(|file| {
@@ -153,10 +157,16 @@ fn bmp_files_decode_exactly() {
     let file =
         encoded(|file| BmpEncoder::new(file).write_image(&pixels, 6, 4, ExtendedColorType::Rgba8));
     assert!(ldr(decode_as(&file, "bmp").unwrap()).pixels == pixels);
-    let rgb: Vec<u8> = pixels.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let rgb: Vec<u8> = pixels
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
     let file =
         encoded(|file| BmpEncoder::new(file).write_image(&rgb, 6, 4, ExtendedColorType::Rgb8));
-    let opaque: Vec<u8> = rgb.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect();
+    let opaque: Vec<u8> = rgb
+        .chunks_exact(3)
+        .flat_map(|p| [p[0], p[1], p[2], 255])
+        .collect();
     assert!(ldr(decode_as(&file, "bmp").unwrap()).pixels == opaque);
 }
 
@@ -182,7 +192,12 @@ fn tiff_keeps_8_16_and_32_bit_float_samples() {
         other => panic!("{other:?}"),
     }
     let float: Vec<f32> = (0..5 * 3 * 4).map(|i| i as f32 * 0.375 - 2.0).collect();
-    let file = tiff(5, 3, bytemuck::cast_slice(&float), ExtendedColorType::Rgba32F);
+    let file = tiff(
+        5,
+        3,
+        bytemuck::cast_slice(&float),
+        ExtendedColorType::Rgba32F,
+    );
     match decode_as(&file, "tif").unwrap() {
         SourceImage::Hdr(image) => assert_eq!(image.pixels, float),
         other => panic!("{other:?}"),
@@ -213,7 +228,9 @@ fn exr_float_samples_decode_exactly_and_nan_becomes_zero() {
 
 #[test]
 fn radiance_hdr_decodes_within_its_eight_bit_mantissa() {
-    let samples: Vec<f32> = (0..6 * 4 * 3).map(|i| (i as f32 * 0.2).exp2() * 0.01).collect();
+    let samples: Vec<f32> = (0..6 * 4 * 3)
+        .map(|i| (i as f32 * 0.2).exp2() * 0.01)
+        .collect();
     let image = match decode_as(&radiance(6, 4, &samples), "hdr").unwrap() {
         SourceImage::Hdr(image) => image,
         other => panic!("{other:?}"),
@@ -304,10 +321,16 @@ fn huge_declared_sizes_are_refused_from_the_header() {
     tga.extend(2u16.to_le_bytes());
     tga.extend([32, 8, 1, 2, 3, 4]);
     let error = decode_as(&tga, "tga").unwrap_err();
-    assert!(matches!(error, ImageError::TooLarge { width: 20000, .. }), "{error}");
+    assert!(
+        matches!(error, ImageError::TooLarge { width: 20000, .. }),
+        "{error}"
+    );
     let hdr = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 3 +X 40000\n\x02\x02";
     let error = decode_as(hdr, "hdr").unwrap_err();
-    assert!(matches!(error, ImageError::TooLarge { width: 40000, .. }), "{error}");
+    assert!(
+        matches!(error, ImageError::TooLarge { width: 40000, .. }),
+        "{error}"
+    );
     let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="99999" height="2"/>"#;
     let error = decode_as(svg.as_bytes(), "svg").unwrap_err();
     assert!(error.to_string().contains("99999x2"), "{error}");
@@ -323,19 +346,39 @@ fn sizes_the_data_cannot_hold_are_refused_before_decoding() {
     tga.extend([0; 12]);
     let error = decode_as(&tga, "tga").unwrap_err();
     assert!(matches!(error, ImageError::Unbacked { .. }), "{error}");
-    assert!(error.to_string().contains("truncated or a decompression bomb"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("truncated or a decompression bomb"),
+        "{error}"
+    );
     // Float images count four bytes a sample against the total.
-    assert!(check_backed_size(ImageFormat::Exr, (8192, 8192), 8192 * 8192 * 16, usize::MAX).is_ok());
-    let error = check_backed_size(ImageFormat::Exr, (16384, 8192), 16384 * 8192 * 16, usize::MAX)
-        .unwrap_err();
+    assert!(
+        check_backed_size(ImageFormat::Exr, (8192, 8192), 8192 * 8192 * 16, usize::MAX).is_ok()
+    );
+    let error = check_backed_size(
+        ImageFormat::Exr,
+        (16384, 8192),
+        16384 * 8192 * 16,
+        usize::MAX,
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("at most 1073741824"), "{error}");
 }
 
 #[test]
 fn bad_headers_are_refused_naming_the_format() {
     let cases: [(&[u8], &str, &str); 5] = [
-        (b"RIFF\x10\x00\x00\x00WEBPVP8Z\x00\x00\x00\x00", "webp", "WebP"),
-        (b"BM\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff", "bmp", "BMP"),
+        (
+            b"RIFF\x10\x00\x00\x00WEBPVP8Z\x00\x00\x00\x00",
+            "webp",
+            "WebP",
+        ),
+        (
+            b"BM\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff",
+            "bmp",
+            "BMP",
+        ),
         (b"II*\x00\xff\xff\xff\x7f", "tif", "TIFF"),
         (b"#?RADIANCE\nFORMAT=nonsense\n\n", "hdr", "Radiance HDR"),
         (&[0x76, 0x2f, 0x31, 0x01, 9, 9, 9, 9], "exr", "OpenEXR"),

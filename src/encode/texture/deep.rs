@@ -1,7 +1,7 @@
 //! 16-bit sources (16-bit PNG and TIFF): data textures keep their 16 bits.
 //!
 //! Raw (`compress: false`) normal maps, grayscale and linear textures are
-//! filtered at 16-bit precision ([`super::mips`] over `u16`) and written as
+//! filtered at 16-bit precision ([`crate::encode::mips`] over `u16`) and written as
 //! `R16G16_UNORM` (normal maps: X and Y, swizzle `rg01`), `R16_UNORM`
 //! (grayscale: R, swizzle `r001`) or `R16G16B16A16_UNORM` (linear RGBA).
 //! Colour stays 8-bit sRGB, which already holds more steps than the eye

@@ -1,7 +1,7 @@
 //! Float (HDR) sources: Radiance HDR, OpenEXR and float TIFF.
 //!
 //! The images are linear light already: mips are filtered in `f64` from
-//! the float samples ([`super::mips`] over `f32`; `Color` weights colour by
+//! the float samples ([`crate::encode::mips`] over `f32`; `Color` weights colour by
 //! alpha, without a transfer curve), then [`encode_float_levels`] writes the
 //! levels as `R16G16B16A16_SFLOAT` (the default) or as
 //! `E5B9G9R9_UFLOAT_PACK32` (`texture.hdr_format: rgb9e5`: half the size,

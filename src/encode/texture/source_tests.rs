@@ -46,8 +46,11 @@ fn deep_samples() -> Vec<u16> {
 #[test]
 fn a_16_bit_normal_map_keeps_x_and_y_at_16_bits() {
     let samples = deep_samples();
-    let file = encode_texture(&png16(4, 2, ColorType::Rgba, &samples), &raw(TextureMode::Normal))
-        .unwrap();
+    let file = encode_texture(
+        &png16(4, 2, ColorType::Rgba, &samples),
+        &raw(TextureMode::Normal),
+    )
+    .unwrap();
     let (format, swizzle, levels) = read(&file);
     assert_eq!(format, ktx2::VK_FORMAT_R16G16_UNORM);
     assert_eq!(swizzle.as_deref(), Some(&b"rg01\0"[..]));
@@ -77,8 +80,11 @@ fn a_16_bit_height_map_is_r16_and_its_mips_keep_16_bit_precision() {
 #[test]
 fn linear_16_bit_data_is_rgba16_and_a_directx_normal_flips_at_16_bits() {
     let samples = deep_samples();
-    let file = encode_texture(&png16(4, 2, ColorType::Rgba, &samples), &raw(TextureMode::Linear))
-        .unwrap();
+    let file = encode_texture(
+        &png16(4, 2, ColorType::Rgba, &samples),
+        &raw(TextureMode::Linear),
+    )
+    .unwrap();
     let (format, _, levels) = read(&file);
     assert_eq!(format, ktx2::VK_FORMAT_R16G16B16A16_UNORM);
     assert_eq!(u16_samples(&levels[0]), samples);
@@ -97,8 +103,11 @@ fn linear_16_bit_data_is_rgba16_and_a_directx_normal_flips_at_16_bits() {
 #[test]
 fn sixteen_bit_colour_is_rounded_to_8_bit_srgb_as_before() {
     let samples = deep_samples();
-    let file = encode_texture(&png16(4, 2, ColorType::Rgba, &samples), &raw(TextureMode::Color))
-        .unwrap();
+    let file = encode_texture(
+        &png16(4, 2, ColorType::Rgba, &samples),
+        &raw(TextureMode::Color),
+    )
+    .unwrap();
     let (format, _, levels) = read(&file);
     assert_eq!(format, ktx2::VK_FORMAT_R8G8B8A8_SRGB);
     let rounded: Vec<u8> = samples.iter().map(|&s| round_16_to_8(s)).collect();
@@ -122,8 +131,12 @@ fn float_image() -> RgbaF32Image {
 #[test]
 fn float_sources_are_written_as_half_floats_exactly() {
     let image = float_image();
-    let file = hdr::encode_hdr(std::slice::from_ref(&image), Shape::Plain, &raw(TextureMode::Color))
-        .unwrap();
+    let file = hdr::encode_hdr(
+        std::slice::from_ref(&image),
+        Shape::Plain,
+        &raw(TextureMode::Color),
+    )
+    .unwrap();
     let (format, swizzle, levels) = read(&file);
     assert_eq!(format, ktx2::VK_FORMAT_R16G16B16A16_SFLOAT);
     assert_eq!(swizzle, None);
@@ -173,8 +186,8 @@ fn float_sources_can_be_written_as_rgb9e5() {
 
 #[test]
 fn float_normal_maps_are_refused() {
-    let error = hdr::encode_hdr(&[float_image()], Shape::Plain, &raw(TextureMode::Normal))
-        .unwrap_err();
+    let error =
+        hdr::encode_hdr(&[float_image()], Shape::Plain, &raw(TextureMode::Normal)).unwrap_err();
     assert!(matches!(error, TextureError::HdrNormalMap), "{error}");
 }
 
@@ -199,8 +212,8 @@ fn the_new_formats_dfds_match_the_ktx2_crate_generator() {
             swizzle: None,
             levels: &[],
         };
-        let file = write_supercompressed(layout, &[vec![0; ours.texel_block_size() as usize]], 0)
-            .unwrap();
+        let file =
+            write_supercompressed(layout, &[vec![0; ours.texel_block_size() as usize]], 0).unwrap();
         let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
         assert_eq!(reader.header().format, Some(format));
         assert_eq!(reader.header().type_size, type_size, "{format:?}");

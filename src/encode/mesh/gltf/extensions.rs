@@ -83,12 +83,10 @@ const MATERIAL_SKIPPED: &str =
     "the reference .hmat row has no field for it; the core material is used";
 
 /// Extensions assetc cannot honour, and why.
-const REFUSED: &[(&str, &str)] = &[
-    (
-        "EXT_texture_avif",
-        "assetc cannot decode AVIF images; export PNG, JPEG, WebP or KTX2 images",
-    ),
-];
+const REFUSED: &[(&str, &str)] = &[(
+    "EXT_texture_avif",
+    "assetc cannot decode AVIF images; export PNG, JPEG, WebP or KTX2 images",
+)];
 
 /// How assetc treats the extension `name`.
 pub(super) fn support(name: &str) -> Support {
@@ -157,7 +155,10 @@ mod tests {
     fn refusals_name_the_extension_and_the_way_out() {
         let message = refusal("EXT_texture_avif").unwrap();
         assert!(message.contains("EXT_texture_avif"), "{message}");
-        assert!(message.contains("export PNG, JPEG, WebP or KTX2"), "{message}");
+        assert!(
+            message.contains("export PNG, JPEG, WebP or KTX2"),
+            "{message}"
+        );
         assert_eq!(refusal("EXT_texture_webp"), None);
         assert_eq!(refusal("KHR_lights_punctual"), None);
         assert_eq!(refusal("EXT_meshopt_compression"), None);
