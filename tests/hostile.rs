@@ -14,6 +14,8 @@
 //! print no panic, and leave no output or temporary file behind.
 
 mod common;
+#[path = "../src/encode/image/test_sources.rs"]
+mod image_sources;
 #[path = "hostile/sources.rs"]
 mod sources;
 
@@ -327,36 +329,6 @@ fn broken_jpegs_are_refused_and_content_decides_the_format() {
     check_family(&cases);
 }
 
-/// `width * height` RGBA8 pixels of noise, which no codec shrinks much.
-fn noise(width: u32, height: u32) -> Vec<u8> {
-    let mut state = 0x2545_f491_u32;
-    (0..width * height * 4)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as u8
-        })
-        .collect()
-}
-
-/// Runs an `image` crate encoder into a seekable buffer.
-fn encoded(write: impl FnOnce(&mut std::io::Cursor<Vec<u8>>) -> image::ImageResult<()>) -> Vec<u8> {
-    let mut file = std::io::Cursor::new(Vec::new());
-    write(&mut file).unwrap();
-    file.into_inner()
-}
-
-/// The 18-byte header of an uncompressed (`image_type` 2) or run-length
-/// encoded (10) 32-bit TGA.
-fn tga_header(image_type: u8, width: u16, height: u16) -> Vec<u8> {
-    let mut header = vec![0, 0, image_type, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    header.extend(width.to_le_bytes());
-    header.extend(height.to_le_bytes());
-    header.extend([32, 8]);
-    header
-}
-
 /// The 54-byte header of an uncompressed 32-bit BMP, with no pixels.
 fn bmp_header(width: i32, height: i32) -> Vec<u8> {
     let mut header = b"BM".to_vec();
@@ -374,20 +346,13 @@ fn bmp_header(width: i32, height: i32) -> Vec<u8> {
 
 #[test]
 fn the_other_image_kinds_cut_short_oversized_or_starved_are_refused() {
-    use image::codecs::{
-        bmp::BmpEncoder, openexr::OpenExrEncoder, tiff::TiffEncoder, webp::WebPEncoder,
-    };
-    use image::{ExtendedColorType::Rgba8, ImageEncoder};
-    let pixels = noise(32, 32);
-    let webp = encoded(|f| WebPEncoder::new_lossless(f).write_image(&pixels, 32, 32, Rgba8));
-    let bmp = encoded(|f| BmpEncoder::new(f).write_image(&pixels, 32, 32, Rgba8));
-    let tiff = encoded(|f| TiffEncoder::new(f).write_image(&pixels, 32, 32, Rgba8));
-    let floats: Vec<u8> = (0..32 * 32 * 4)
-        .flat_map(|i| (i as f32).to_ne_bytes())
-        .collect();
-    let exr = encoded(|f| {
-        OpenExrEncoder::new(f).write_image(&floats, 32, 32, image::ExtendedColorType::Rgba32F)
-    });
+    use image_sources::{bmp, exr, noise_rgba8, tga_header, tiff, webp};
+    let pixels = noise_rgba8(32, 32, 0x2545_f491);
+    let webp = webp(32, 32, &pixels);
+    let bmp = bmp(32, 32, &pixels);
+    let tiff = tiff(32, 32, &pixels, image::ExtendedColorType::Rgba8);
+    let floats: Vec<f32> = (0..32 * 32 * 4).map(|i| i as f32).collect();
+    let exr = exr(32, 32, &floats);
     let mut cut_tga = tga_header(2, 32, 32);
     cut_tga.extend(&pixels[..2000]);
     let mut rle_bomb = tga_header(10, 16384, 16384);

@@ -364,111 +364,17 @@ fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
 
 // Every source kind (issue 29, item 1).
 
-mod sources {
-    //! Source files of every kind, made with the `image` crate's encoders.
+#[path = "../src/encode/image/test_sources.rs"]
+mod sources;
 
-    use std::io::Cursor;
-
-    use image::codecs::{
-        bmp::BmpEncoder, hdr::HdrEncoder, openexr::OpenExrEncoder, tiff::TiffEncoder,
-        webp::WebPEncoder,
-    };
-    use image::{ExtendedColorType, ImageEncoder, Rgb};
-
-    /// Runs an encoder into a seekable buffer.
-    fn encoded(write: impl FnOnce(&mut Cursor<Vec<u8>>) -> image::ImageResult<()>) -> Vec<u8> {
-        let mut file = Cursor::new(Vec::new());
-        write(&mut file).unwrap();
-        file.into_inner()
-    }
-
-    /// A lossless WebP of RGBA8 `pixels`.
-    pub fn webp(width: u32, height: u32, pixels: &[u8]) -> Vec<u8> {
-        encoded(|f| {
-            WebPEncoder::new_lossless(f).write_image(
-                pixels,
-                width,
-                height,
-                ExtendedColorType::Rgba8,
-            )
-        })
-    }
-
-    /// A BMP of RGBA8 `pixels`.
-    pub fn bmp(width: u32, height: u32, pixels: &[u8]) -> Vec<u8> {
-        encoded(|f| BmpEncoder::new(f).write_image(pixels, width, height, ExtendedColorType::Rgba8))
-    }
-
-    /// A TIFF of native-endian `samples` in `color`.
-    pub fn tiff(width: u32, height: u32, samples: &[u8], color: ExtendedColorType) -> Vec<u8> {
-        encoded(|f| TiffEncoder::new(f).write_image(samples, width, height, color))
-    }
-
-    /// An OpenEXR file of float RGBA `samples`.
-    pub fn exr(width: u32, height: u32, samples: &[f32]) -> Vec<u8> {
-        let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_ne_bytes()).collect();
-        encoded(|f| {
-            OpenExrEncoder::new(f).write_image(&bytes, width, height, ExtendedColorType::Rgba32F)
-        })
-    }
-
-    /// A Radiance HDR file of float RGB `samples`.
-    pub fn radiance(width: u32, height: u32, samples: &[f32]) -> Vec<u8> {
-        let pixels: Vec<Rgb<f32>> = samples
-            .chunks_exact(3)
-            .map(|c| Rgb([c[0], c[1], c[2]]))
-            .collect();
-        let mut file = Vec::new();
-        HdrEncoder::new(&mut file)
-            .encode(&pixels, width as usize, height as usize)
-            .unwrap();
-        file
-    }
-
-    /// A run-length encoded 32-bit TGA with the bottom-left origin of
-    /// `pixels` (RGBA8, top row first): rows stored bottom first, each one
-    /// raw packet.
-    pub fn bottom_left_tga(width: u8, height: u16, pixels: &[u8]) -> Vec<u8> {
-        let mut file = vec![0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        file.extend(u16::from(width).to_le_bytes());
-        file.extend(height.to_le_bytes());
-        file.extend([32, 8]);
-        for row in pixels.chunks_exact(usize::from(width) * 4).rev() {
-            file.push(width - 1);
-            for texel in row.chunks_exact(4) {
-                file.extend([texel[2], texel[1], texel[0], texel[3]]);
-            }
-        }
-        file
-    }
-
-    /// A 16-bit RGBA PNG of `samples`.
-    pub fn png16(width: u32, height: u32, samples: &[u16]) -> Vec<u8> {
-        let mut file = Vec::new();
-        let mut encoder = png::Encoder::new(&mut file, width, height);
-        encoder.set_color(png::ColorType::Rgba);
-        encoder.set_depth(png::BitDepth::Sixteen);
-        let mut writer = encoder.write_header().unwrap();
-        let data: Vec<u8> = samples.iter().flat_map(|s| s.to_be_bytes()).collect();
-        writer.write_image_data(&data).unwrap();
-        writer.finish().unwrap();
-        file
-    }
+/// [`NAMED`]'s settings, with float sources under `packed/` written as
+/// RGB9E5 and SVGs under `big/` drawn at 32 pixels.
+fn every_kind_config() -> String {
+    format!(
+        "{NAMED}    - match: \"packed/**\"\n      texture: {{ hdr_format: rgb9e5 }}\n    \
+         - match: \"big/**\"\n      texture: {{ svg_size: 32 }}\n"
+    )
 }
-
-/// Raw levels without Zstandard; float sources under `packed/` as RGB9E5,
-/// SVGs under `big/` at 32 pixels.
-const EVERY_KIND: &str = r#"
-input: assets
-output: runtime
-default:
-  texture: { compress: false, zstd_level: 0, mips: false }
-  rules:
-    - match: "packed/**"
-      texture: { hdr_format: rgb9e5 }
-    - match: "big/**"
-      texture: { svg_size: 32 }
-"#;
 
 const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="2">
 <rect width="2" height="2" fill="#ff0000"/><rect x="2" width="2" height="2" fill="#00ff00"/>
@@ -489,7 +395,7 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
         VK_FORMAT_R16_UNORM as R16, VK_FORMAT_R16G16_UNORM as RG16,
         VK_FORMAT_R16G16B16A16_SFLOAT as RGBA16F,
     };
-    let p = Project::new(EVERY_KIND);
+    let p = Project::new(&every_kind_config());
     let pixels = common::pattern(8, 4, 3);
     p.write("assets/lossless.webp", &sources::webp(8, 4, &pixels));
     p.write(
@@ -509,7 +415,10 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
         &sources::tiff(8, 4, &height_bytes, l16),
     );
     let normals: Vec<u16> = (0..128).map(|i| (i * 509 + 3) as u16).collect();
-    p.write("assets/bump_normal.png", &sources::png16(8, 4, &normals));
+    p.write(
+        "assets/bump_normal.png",
+        &sources::png16(8, 4, png::ColorType::Rgba, &normals),
+    );
     let floats: Vec<f32> = (0..128).map(|i| (i as f32 - 20.0) * 0.25).collect();
     p.write("assets/studio.exr", &sources::exr(8, 4, &floats));
     p.write("assets/packed/studio.exr", &sources::exr(8, 4, &floats));
@@ -603,7 +512,7 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
 
 #[test]
 fn folders_take_every_kind_and_refuse_float_mixed_with_not() {
-    let p = Project::new(EVERY_KIND);
+    let p = Project::new(&every_kind_config());
     let faces: Vec<f32> = (0..16).map(|i| i as f32 * 0.5).collect();
     for face in ["px", "nx", "py", "ny", "pz"] {
         p.write(

@@ -75,6 +75,10 @@ pub trait Sample: Copy {
 
     /// The colour codec of this sample type.
     fn colour_codec() -> Self::Colour;
+
+    /// `1 - value` at this sample's precision (a DirectX normal map's green
+    /// turned into OpenGL's).
+    fn inverted(self) -> Self;
 }
 
 /// How `Color` mode decodes a sample to linear light and encodes it back.
@@ -100,6 +104,10 @@ impl Sample for u8 {
     fn colour_codec() -> Srgb8 {
         Srgb8::new()
     }
+
+    fn inverted(self) -> Self {
+        u8::MAX - self
+    }
 }
 
 impl Sample for u16 {
@@ -116,6 +124,10 @@ impl Sample for u16 {
     fn colour_codec() -> Srgb16 {
         Srgb16
     }
+
+    fn inverted(self) -> Self {
+        u16::MAX - self
+    }
 }
 
 impl Sample for f32 {
@@ -131,6 +143,10 @@ impl Sample for f32 {
 
     fn colour_codec() -> LinearFloat {
         LinearFloat
+    }
+
+    fn inverted(self) -> Self {
+        1.0 - self
     }
 }
 

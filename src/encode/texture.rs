@@ -33,7 +33,7 @@ use super::image::{
     ImageError, Rgba8Image, Rgba16Image, RgbaF32Image, RgbaImage, SourceHints, SourceImage,
     decode_source,
 };
-use super::mips::{mip_level_count, mip_levels};
+use super::mips::{Sample, mip_level_count, mip_levels};
 pub use super::texture_mode::TextureMode;
 use super::uastc::{UastcError, UastcOptions, encode_uastc};
 use crate::format::ktx2::{
@@ -171,22 +171,7 @@ pub fn encode_images(
     shape: Shape,
     options: &TextureOptions,
 ) -> Result<Vec<u8>, TextureError> {
-    let flipped: Vec<Rgba8Image>;
-    let images = if options.flip_green {
-        flipped = images
-            .iter()
-            .map(|image| green_flipped(image, |g| 255 - g))
-            .collect();
-        &flipped
-    } else {
-        images
-    };
-    let base = &images[0];
-    let range = kept_levels(base.width, base.height, options.mips, options.max_size);
-    let chains: Vec<Vec<Rgba8Image>> = images
-        .iter()
-        .map(|image| mip_levels(image, options.mode, range.clone()))
-        .collect();
+    let chains = filtered_chains(images, options);
     let (format, levels) = match &options.uastc {
         None => (
             TexelFormat::Rgba8 {
@@ -237,15 +222,32 @@ pub(crate) fn write_texture<T>(
         .map_err(|(level, source)| TextureError::Compress { level, source })
 }
 
-/// `image` with `invert` applied to its green channel: a DirectX normal
-/// map's Y axis turned into OpenGL's.
-pub(crate) fn green_flipped<T: Copy>(
-    image: &RgbaImage<T>,
-    invert: impl Fn(T) -> T,
-) -> RgbaImage<T> {
+/// The kept mip levels of every image (steps 1 and 2), green flipped
+/// first when the options say so: `chains[image][level]`.
+pub(crate) fn filtered_chains<T: Sample>(
+    images: &[RgbaImage<T>],
+    options: &TextureOptions,
+) -> Vec<Vec<RgbaImage<T>>> {
+    let base = &images[0];
+    let range = kept_levels(base.width, base.height, options.mips, options.max_size);
+    images
+        .iter()
+        .map(|image| {
+            if options.flip_green {
+                mip_levels(&green_flipped(image), options.mode, range.clone())
+            } else {
+                mip_levels(image, options.mode, range.clone())
+            }
+        })
+        .collect()
+}
+
+/// `image` with its green channel inverted: a DirectX normal map's Y axis
+/// turned into OpenGL's.
+fn green_flipped<T: Sample>(image: &RgbaImage<T>) -> RgbaImage<T> {
     let mut flipped = image.clone();
     for texel in flipped.pixels.chunks_exact_mut(4) {
-        texel[1] = invert(texel[1]);
+        texel[1] = texel[1].inverted();
     }
     flipped
 }

@@ -21,7 +21,7 @@ use image::codecs::openexr::OpenExrDecoder;
 use image::codecs::tga::TgaDecoder;
 use image::codecs::tiff::TiffDecoder;
 use image::codecs::webp::WebPDecoder;
-use image::{DynamicImage, ImageDecoder, Limits};
+use image::{DynamicImage, ImageBuffer, ImageDecoder, Limits, Pixel};
 
 use super::{
     ImageError, ImageFormat, MAX_DECODED_BYTES, RgbaF32Image, RgbaImage, SourceImage,
@@ -83,28 +83,13 @@ fn to_source(format: ImageFormat, image: DynamicImage) -> Result<SourceImage, Im
     use DynamicImage as D;
     Ok(match image {
         D::ImageLuma8(_) | D::ImageLumaA8(_) | D::ImageRgb8(_) | D::ImageRgba8(_) => {
-            let rgba = image.into_rgba8();
-            SourceImage::Ldr(RgbaImage {
-                width: rgba.width(),
-                height: rgba.height(),
-                pixels: rgba.into_raw(),
-            })
+            SourceImage::Ldr(owned(image.into_rgba8()))
         }
         D::ImageLuma16(_) | D::ImageLumaA16(_) | D::ImageRgb16(_) | D::ImageRgba16(_) => {
-            let rgba = image.into_rgba16();
-            SourceImage::Deep(RgbaImage {
-                width: rgba.width(),
-                height: rgba.height(),
-                pixels: rgba.into_raw(),
-            })
+            SourceImage::Deep(owned(image.into_rgba16()))
         }
         D::ImageRgb32F(_) | D::ImageRgba32F(_) => {
-            let rgba = image.into_rgba32f();
-            SourceImage::Hdr(sanitised(RgbaF32Image {
-                width: rgba.width(),
-                height: rgba.height(),
-                pixels: rgba.into_raw(),
-            }))
+            SourceImage::Hdr(sanitised(owned(image.into_rgba32f())))
         }
         other => {
             return Err(ImageError::UnsupportedLayout {
@@ -113,6 +98,16 @@ fn to_source(format: ImageFormat, image: DynamicImage) -> Result<SourceImage, Im
             });
         }
     })
+}
+
+/// An `image` crate RGBA buffer as our own image type, without a copy
+/// (called with RGBA pixels only).
+fn owned<P: Pixel>(buffer: ImageBuffer<P, Vec<P::Subpixel>>) -> RgbaImage<P::Subpixel> {
+    RgbaImage {
+        width: buffer.width(),
+        height: buffer.height(),
+        pixels: buffer.into_raw(),
+    }
 }
 
 /// `image` with NaN samples set to 0 and the rest clamped to ±[`HALF_MAX`].

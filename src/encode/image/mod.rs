@@ -30,6 +30,8 @@ pub mod svg;
 #[cfg(test)]
 pub(crate) mod test_images;
 #[cfg(test)]
+pub(crate) mod test_sources;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_codecs;

@@ -515,14 +515,3 @@ pub fn flat_block_jpeg(width: u16, height: u16, blocks: &[Vec<u8>]) -> Vec<u8> {
     out.extend([0xFF, 0xD9]);
     out
 }
-
-/// A 16-bit PNG of `color` (gray, gray+alpha, RGB or RGBA) holding
-/// `samples` in raster order.
-pub fn png16(width: u32, height: u32, color: ColorType, samples: &[u16]) -> Vec<u8> {
-    let layout = Layout {
-        color,
-        depth: 16,
-        interlaced: false,
-    };
-    write_png(width, height, layout, samples, None, None)
-}

@@ -2,66 +2,12 @@
 //! with the `image` crate's own encoders (and by hand where a layout needs
 //! it), decoded back, and broken ones refused.
 
-use std::io::Cursor;
+use image::ExtendedColorType;
 
-use image::codecs::bmp::BmpEncoder;
-use image::codecs::hdr::HdrEncoder;
-use image::codecs::openexr::OpenExrEncoder;
-use image::codecs::tga::TgaEncoder;
-use image::codecs::tiff::TiffEncoder;
-use image::codecs::webp::WebPEncoder;
-use image::{ExtendedColorType, ImageEncoder, Rgb};
-
-use super::test_images::Noise;
+use super::test_sources::{
+    bmp, bottom_left_tga, encoded, exr, noise_rgba8, radiance, tga, tga_header, tiff, webp,
+};
 use super::*;
-
-/// `width * height` random RGBA8 pixels.
-fn noise_rgba8(width: u32, height: u32, seed: u32) -> Vec<u8> {
-    let mut noise = Noise::new(seed);
-    (0..width * height * 4)
-        .map(|_| noise.next() as u8)
-        .collect()
-}
-
-/// Encodes `samples` (native-endian bytes) with `encoder`.
-fn encoded(encoder: impl FnOnce(&mut Cursor<Vec<u8>>) -> image::ImageResult<()>) -> Vec<u8> {
-    let mut file = Cursor::new(Vec::new());
-    encoder(&mut file).unwrap();
-    file.into_inner()
-}
-
-/// A TIFF of `samples` in `color`.
-pub(crate) fn tiff(width: u32, height: u32, samples: &[u8], color: ExtendedColorType) -> Vec<u8> {
-    encoded(|file| TiffEncoder::new(file).write_image(samples, width, height, color))
-}
-
-/// A lossless WebP of RGBA8 `pixels`.
-pub(crate) fn webp_lossless(width: u32, height: u32, pixels: &[u8]) -> Vec<u8> {
-    encoded(|file| {
-        WebPEncoder::new_lossless(file).write_image(pixels, width, height, ExtendedColorType::Rgba8)
-    })
-}
-
-/// An OpenEXR file of float RGBA `samples`.
-pub(crate) fn exr(width: u32, height: u32, samples: &[f32]) -> Vec<u8> {
-    let bytes: &[u8] = bytemuck::cast_slice(samples);
-    encoded(|file| {
-        OpenExrEncoder::new(file).write_image(bytes, width, height, ExtendedColorType::Rgba32F)
-    })
-}
-
-/// A Radiance HDR file of float RGB `samples`.
-pub(crate) fn radiance(width: u32, height: u32, samples: &[f32]) -> Vec<u8> {
-    let pixels: Vec<Rgb<f32>> = samples
-        .chunks_exact(3)
-        .map(|c| Rgb([c[0], c[1], c[2]]))
-        .collect();
-    let mut file = Vec::new();
-    HdrEncoder::new(&mut file)
-        .encode(&pixels, width as usize, height as usize)
-        .unwrap();
-    file
-}
 
 fn ldr(image: SourceImage) -> Rgba8Image {
     match image {
@@ -81,7 +27,7 @@ fn decode_as(bytes: &[u8], extension: &str) -> Result<SourceImage, ImageError> {
 #[test]
 fn lossless_webp_decodes_exactly() {
     let pixels = noise_rgba8(13, 7, 3);
-    let image = ldr(decode_as(&webp_lossless(13, 7, &pixels), "webp").unwrap());
+    let image = ldr(decode_as(&webp(13, 7, &pixels), "webp").unwrap());
     assert_eq!((image.width, image.height), (13, 7));
     assert!(image.pixels == pixels);
 }
@@ -107,62 +53,42 @@ fn a_lossy_webp_decodes_close_to_its_source() {
 #[test]
 fn tga_files_decode_exactly_rle_or_not() {
     let pixels = noise_rgba8(9, 5, 4);
-    let rle =
-        encoded(|file| TgaEncoder::new(file).write_image(&pixels, 9, 5, ExtendedColorType::Rgba8));
+    let rle = tga(9, 5, &pixels, true);
     assert_eq!(
         rle[2], 10,
         "the encoder writes run-length encoded true colour"
     );
-    let image = ldr(decode_as(&rle, "tga").unwrap());
-    assert!(image.pixels == pixels);
-    let plain = encoded(|file| {
-        TgaEncoder::new(file)
-            .disable_rle()
-            .write_image(&pixels, 9, 5, ExtendedColorType::Rgba8)
-    });
+    assert!(ldr(decode_as(&rle, "tga").unwrap()).pixels == pixels);
+    let plain = tga(9, 5, &pixels, false);
     assert_eq!(plain[2], 2);
     assert!(ldr(decode_as(&plain, "TGA").unwrap()).pixels == pixels);
 }
 
-/// A run-length encoded 32-bit TGA of `rows` (top row first), stored
-/// bottom row first with the bottom-left origin flag (descriptor bit 5
-/// clear), one raw packet per row.
-fn bottom_left_rle_tga(width: u8, rows: &[Vec<[u8; 4]>]) -> Vec<u8> {
-    let mut file = vec![0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    file.extend(u16::from(width).to_le_bytes());
-    file.extend((rows.len() as u16).to_le_bytes());
-    file.extend([32, 8]); // 32 bits per pixel, 8 alpha bits, bottom-left origin
-    for row in rows.iter().rev() {
-        file.push(width - 1); // a raw packet of `width` pixels
-        for [r, g, b, a] in row {
-            file.extend([*b, *g, *r, *a]);
-        }
-    }
-    file
-}
-
 #[test]
 fn a_bottom_left_origin_tga_comes_out_right_way_up() {
-    let top = vec![[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 128]];
-    let bottom = vec![[10, 20, 30, 40], [50, 60, 70, 80], [90, 100, 110, 120]];
-    let file = bottom_left_rle_tga(3, &[top.clone(), bottom.clone()]);
+    let top = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 128]].concat();
+    let bottom = [[10, 20, 30, 40], [50, 60, 70, 80], [90, 100, 110, 120]].concat();
+    let pixels = [top, bottom].concat();
+    let file = bottom_left_tga(3, 2, &pixels);
+    // The bottom row is stored first.
+    assert_eq!(file[19..23], [30, 20, 10, 40]);
     let image = ldr(decode_as(&file, "tga").unwrap());
     assert_eq!((image.width, image.height), (3, 2));
-    assert_eq!(image.pixels, [top.concat(), bottom.concat()].concat());
+    assert_eq!(image.pixels, pixels);
 }
 
 #[test]
 fn bmp_files_decode_exactly() {
     let pixels = noise_rgba8(6, 4, 5);
-    let file =
-        encoded(|file| BmpEncoder::new(file).write_image(&pixels, 6, 4, ExtendedColorType::Rgba8));
-    assert!(ldr(decode_as(&file, "bmp").unwrap()).pixels == pixels);
+    assert!(ldr(decode_as(&bmp(6, 4, &pixels), "bmp").unwrap()).pixels == pixels);
     let rgb: Vec<u8> = pixels
         .chunks_exact(4)
         .flat_map(|p| [p[0], p[1], p[2]])
         .collect();
-    let file =
-        encoded(|file| BmpEncoder::new(file).write_image(&rgb, 6, 4, ExtendedColorType::Rgb8));
+    let file = encoded(|file| {
+        use image::ImageEncoder;
+        image::codecs::bmp::BmpEncoder::new(file).write_image(&rgb, 6, 4, ExtendedColorType::Rgb8)
+    });
     let opaque: Vec<u8> = rgb
         .chunks_exact(3)
         .flat_map(|p| [p[0], p[1], p[2], 255])
@@ -290,18 +216,12 @@ fn every_cut_fails(file: &[u8], extension: &str, lengths: impl Iterator<Item = u
 #[test]
 fn truncated_files_of_every_kind_are_refused() {
     let pixels = noise_rgba8(16, 16, 8);
-    let webp = webp_lossless(16, 16, &pixels);
+    let webp = webp(16, 16, &pixels);
     every_cut_fails(&webp, "webp", 0..webp.len());
-    let tga = encoded(|file| {
-        TgaEncoder::new(file)
-            .disable_rle()
-            .write_image(&pixels, 16, 16, ExtendedColorType::Rgba8)
-    });
+    let tga = tga(16, 16, &pixels, false);
     // A TGA may end with an optional footer; cutting into the pixels fails.
     every_cut_fails(&tga, "tga", 0..18 + 16 * 16 * 4);
-    let bmp = encoded(|file| {
-        BmpEncoder::new(file).write_image(&pixels, 16, 16, ExtendedColorType::Rgba8)
-    });
+    let bmp = bmp(16, 16, &pixels);
     every_cut_fails(&bmp, "bmp", 0..bmp.len());
     let tif = tiff(16, 16, &pixels, ExtendedColorType::Rgba8);
     every_cut_fails(&tif, "tif", (0..tif.len()).step_by(7));
@@ -316,10 +236,8 @@ fn truncated_files_of_every_kind_are_refused() {
 
 #[test]
 fn huge_declared_sizes_are_refused_from_the_header() {
-    let mut tga = vec![0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    tga.extend(20000u16.to_le_bytes());
-    tga.extend(2u16.to_le_bytes());
-    tga.extend([32, 8, 1, 2, 3, 4]);
+    let mut tga = tga_header(2, 20000, 2);
+    tga.extend([1, 2, 3, 4]);
     let error = decode_as(&tga, "tga").unwrap_err();
     assert!(
         matches!(error, ImageError::TooLarge { width: 20000, .. }),
@@ -339,10 +257,7 @@ fn huge_declared_sizes_are_refused_from_the_header() {
 #[test]
 fn sizes_the_data_cannot_hold_are_refused_before_decoding() {
     // 8000x8000 uncompressed RGBA in a file of 30 bytes.
-    let mut tga = vec![0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    tga.extend(8000u16.to_le_bytes());
-    tga.extend(8000u16.to_le_bytes());
-    tga.extend([32, 8]);
+    let mut tga = tga_header(2, 8000, 8000);
     tga.extend([0; 12]);
     let error = decode_as(&tga, "tga").unwrap_err();
     assert!(matches!(error, ImageError::Unbacked { .. }), "{error}");

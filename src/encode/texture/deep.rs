@@ -9,11 +9,9 @@
 //! rounded to the nearest 8-bit value first and take the ordinary path.
 
 use super::{
-    Shape, TextureError, TextureMode, TextureOptions, encode_images, green_flipped, kept_levels,
-    write_texture,
+    Shape, TextureError, TextureMode, TextureOptions, encode_images, filtered_chains, write_texture,
 };
 use crate::encode::image::{Rgba16Image, round_to_8_bits};
-use crate::encode::mips::mip_levels;
 use crate::format::ktx2::TexelFormat;
 
 /// The 16-bit format `options` keep for a 16-bit source, or `None` when it
@@ -41,22 +39,7 @@ pub fn encode_deep(
         let rounded: Vec<_> = images.iter().map(round_to_8_bits).collect();
         return encode_images(&rounded, shape, options);
     };
-    let flipped: Vec<Rgba16Image>;
-    let images = if options.flip_green {
-        flipped = images
-            .iter()
-            .map(|image| green_flipped(image, |g| u16::MAX - g))
-            .collect();
-        &flipped
-    } else {
-        images
-    };
-    let base = &images[0];
-    let range = kept_levels(base.width, base.height, options.mips, options.max_size);
-    let chains: Vec<Vec<Rgba16Image>> = images
-        .iter()
-        .map(|image| mip_levels(image, options.mode, range.clone()))
-        .collect();
+    let chains = filtered_chains(images, options);
     let channels = match format {
         TexelFormat::R16Unorm => 1,
         TexelFormat::Rg16Unorm => 2,

@@ -9,9 +9,8 @@
 //! `compress` does not apply to them. Normal maps are refused: a float
 //! normal map has no agreed encoding.
 
-use super::{Shape, TextureError, TextureMode, TextureOptions, kept_levels, write_texture};
+use super::{Shape, TextureError, TextureMode, TextureOptions, filtered_chains, write_texture};
 use crate::encode::image::RgbaF32Image;
-use crate::encode::mips::mip_levels;
 use crate::format::ktx2::TexelFormat;
 
 /// The texel format float sources are written in.
@@ -35,12 +34,7 @@ pub fn encode_hdr(
     if options.mode == TextureMode::Normal {
         return Err(TextureError::HdrNormalMap);
     }
-    let base = &images[0];
-    let range = kept_levels(base.width, base.height, options.mips, options.max_size);
-    let chains: Vec<Vec<RgbaF32Image>> = images
-        .iter()
-        .map(|image| mip_levels(image, options.mode, range.clone()))
-        .collect();
+    let chains = filtered_chains(images, options);
     let (format, levels) = encode_float_levels(&chains, options.hdr_format);
     write_texture(format, &chains, shape, options, &levels)
 }

@@ -6,7 +6,7 @@ use png::ColorType;
 use super::hdr::{HdrFormat, unpack_rgb9e5};
 use super::*;
 use crate::encode::image::round_16_to_8;
-use crate::encode::image::test_images::png16;
+use crate::encode::image::test_sources::png16;
 use crate::format::ktx2;
 
 fn raw(mode: TextureMode) -> TextureOptions {
