@@ -329,19 +329,25 @@ fn a_suffix_added_in_assetc_yml_rebuilds_only_the_textures_it_names() {
     p.assert_no_op();
 }
 
+/// Adds a scene of one triangle whose material shows `texture` as its
+/// base colour.
+fn base_colour_scene(b: &mut fixtures::GltfBuilder, texture: usize) {
+    let material = b.add_material(&fixtures::Material {
+        base_color_texture: Some(texture),
+        ..fixtures::Material::default()
+    });
+    let mesh = fixtures::triangle_mesh(b, Some(material));
+    let node = b.add_node(fixtures::Node::mesh(mesh));
+    b.add_scene(&[node]);
+}
+
 #[test]
 fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
     let p = Project::new(NAMED);
     let mut b = fixtures::GltfBuilder::new();
     let image = b.add_image_uri("rock_normal.png");
     let texture = b.add_texture(Some(image));
-    let material = b.add_material(&fixtures::Material {
-        base_color_texture: Some(texture),
-        ..fixtures::Material::default()
-    });
-    let mesh = fixtures::triangle_mesh(&mut b, Some(material));
-    let node = b.add_node(fixtures::Node::mesh(mesh));
-    b.add_scene(&[node]);
+    base_colour_scene(&mut b, texture);
     p.png("assets/m/rock_normal.png", 4, 4, 7);
     b.write_gltf(&p.path("assets/m"), "rock").unwrap();
     let configure = p.assetc(&["configure"]).expect_ok("configure");
@@ -561,13 +567,7 @@ fn a_gltf_webp_image_becomes_a_texture() {
     let mut b = fixtures::GltfBuilder::new();
     let webp = b.add_image_view(&sources::webp(4, 4, &pixels), "image/webp");
     let texture = b.add_extension_texture(None, "EXT_texture_webp", webp);
-    let material = b.add_material(&fixtures::Material {
-        base_color_texture: Some(texture),
-        ..fixtures::Material::default()
-    });
-    let mesh = fixtures::triangle_mesh(&mut b, Some(material));
-    let node = b.add_node(fixtures::Node::mesh(mesh));
-    b.add_scene(&[node]);
+    base_colour_scene(&mut b, texture);
     b.require_extension("EXT_texture_webp");
     p.write("assets/m/crate.glb", &b.to_glb());
     p.build(&[]);

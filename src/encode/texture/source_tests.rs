@@ -38,6 +38,17 @@ fn u16_samples(bytes: &[u8]) -> Vec<u16> {
         .collect()
 }
 
+/// The vkFormat, swizzle and levels of a 16-bit PNG of `samples` in
+/// `color`, encoded with `options`.
+fn encode_png16(
+    (width, height): (u32, u32),
+    color: ColorType,
+    samples: &[u16],
+    options: &TextureOptions,
+) -> (u32, Option<Vec<u8>>, Vec<Vec<u8>>) {
+    read(&encode_texture(&png16(width, height, color, samples), options).unwrap())
+}
+
 /// 4x2 RGBA samples spread over the whole 16-bit range, off the 8-bit grid.
 fn deep_samples() -> Vec<u16> {
     (0..4 * 2 * 4).map(|i| (i * 2111 + 13) as u16).collect()
@@ -46,12 +57,8 @@ fn deep_samples() -> Vec<u16> {
 #[test]
 fn a_16_bit_normal_map_keeps_x_and_y_at_16_bits() {
     let samples = deep_samples();
-    let file = encode_texture(
-        &png16(4, 2, ColorType::Rgba, &samples),
-        &raw(TextureMode::Normal),
-    )
-    .unwrap();
-    let (format, swizzle, levels) = read(&file);
+    let (format, swizzle, levels) =
+        encode_png16((4, 2), ColorType::Rgba, &samples, &raw(TextureMode::Normal));
     assert_eq!(format, ktx2::VK_FORMAT_R16G16_UNORM);
     assert_eq!(swizzle.as_deref(), Some(&b"rg01\0"[..]));
     let xy: Vec<u16> = samples.chunks_exact(4).flat_map(|t| [t[0], t[1]]).collect();
@@ -65,12 +72,12 @@ fn a_16_bit_height_map_is_r16_and_its_mips_keep_16_bit_precision() {
     // 2x1: 100 and 301 average to 200.5, which rounds to 201 at 16 bits; at
     // 8 bits both would be 0 or 1.
     let samples = [100, 301];
-    let file = encode_texture(
-        &png16(2, 1, ColorType::Grayscale, &samples),
+    let (format, swizzle, levels) = encode_png16(
+        (2, 1),
+        ColorType::Grayscale,
+        &samples,
         &raw(TextureMode::Gray),
-    )
-    .unwrap();
-    let (format, swizzle, levels) = read(&file);
+    );
     assert_eq!(format, ktx2::VK_FORMAT_R16_UNORM);
     assert_eq!(swizzle.as_deref(), Some(&b"r001\0"[..]));
     assert_eq!(u16_samples(&levels[0]), samples);
@@ -80,35 +87,27 @@ fn a_16_bit_height_map_is_r16_and_its_mips_keep_16_bit_precision() {
 #[test]
 fn linear_16_bit_data_is_rgba16_and_a_directx_normal_flips_at_16_bits() {
     let samples = deep_samples();
-    let file = encode_texture(
-        &png16(4, 2, ColorType::Rgba, &samples),
-        &raw(TextureMode::Linear),
-    )
-    .unwrap();
-    let (format, _, levels) = read(&file);
+    let (format, _, levels) =
+        encode_png16((4, 2), ColorType::Rgba, &samples, &raw(TextureMode::Linear));
     assert_eq!(format, ktx2::VK_FORMAT_R16G16B16A16_UNORM);
     assert_eq!(u16_samples(&levels[0]), samples);
     let flip = TextureOptions {
         flip_green: true,
         ..raw(TextureMode::Normal)
     };
-    let file = encode_texture(&png16(4, 2, ColorType::Rgba, &samples), &flip).unwrap();
+    let (_, _, flipped) = encode_png16((4, 2), ColorType::Rgba, &samples, &flip);
     let xy: Vec<u16> = samples
         .chunks_exact(4)
         .flat_map(|t| [t[0], u16::MAX - t[1]])
         .collect();
-    assert_eq!(u16_samples(&read(&file).2[0]), xy);
+    assert_eq!(u16_samples(&flipped[0]), xy);
 }
 
 #[test]
 fn sixteen_bit_colour_is_rounded_to_8_bit_srgb_as_before() {
     let samples = deep_samples();
-    let file = encode_texture(
-        &png16(4, 2, ColorType::Rgba, &samples),
-        &raw(TextureMode::Color),
-    )
-    .unwrap();
-    let (format, _, levels) = read(&file);
+    let (format, _, levels) =
+        encode_png16((4, 2), ColorType::Rgba, &samples, &raw(TextureMode::Color));
     assert_eq!(format, ktx2::VK_FORMAT_R8G8B8A8_SRGB);
     let rounded: Vec<u8> = samples.iter().map(|&s| round_16_to_8(s)).collect();
     assert_eq!(levels[0], rounded);
@@ -201,19 +200,14 @@ fn the_new_formats_dfds_match_the_ktx2_crate_generator() {
     ] {
         let (basic, type_size) = ::ktx2::dfd::Basic::from_format(format).unwrap();
         let block = ::ktx2::dfd::Block::Basic(basic).to_vec();
-        let layout = Ktx2Image {
-            format: ours,
+        let one_texel = [vec![RgbaImage::<u8> {
             width: 1,
             height: 1,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: 0,
-            swizzle: None,
-            levels: &[],
-        };
-        let file =
-            write_supercompressed(layout, &[vec![0; ours.texel_block_size() as usize]], 0).unwrap();
+            pixels: vec![0; 4],
+        }]];
+        let level = vec![0; ours.texel_block_size() as usize];
+        let options = raw(TextureMode::Linear);
+        let file = write_texture(ours, &one_texel, Shape::Plain, &options, &[level]).unwrap();
         let reader = ::ktx2::Reader::new(file.as_slice()).unwrap();
         assert_eq!(reader.header().format, Some(format));
         assert_eq!(reader.header().type_size, type_size, "{format:?}");
