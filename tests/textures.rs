@@ -575,3 +575,33 @@ fn a_gltf_webp_image_becomes_a_texture() {
     assert_eq!(format, assetc::format::ktx2::VK_FORMAT_R8G8B8A8_SRGB);
     assert_eq!((swizzle, texels), (None, pixels));
 }
+
+#[test]
+fn svg_size_and_hdr_format_rebuild_only_what_their_rules_match() {
+    let config = |svg: u32, hdr: &str| {
+        format!(
+            "{NAMED}    - match: \"**/*.svg\"\n      texture: {{ svg_size: {svg} }}\n    \
+             - match: \"**/*.exr\"\n      texture: {{ hdr_format: {hdr} }}\n"
+        )
+    };
+    let p = Project::new(&config(8, "rgba16f"));
+    p.write("assets/logo.svg", SVG.as_bytes());
+    p.write("assets/sky.exr", &sources::exr(2, 2, &[0.5; 16]));
+    p.png("assets/rock.png", 4, 4, 1);
+    p.build(&[]);
+    assert_eq!(ktx2_header(&p, "runtime/logo.ktx2").pixel_width, 8);
+    p.write("assetc.yml", config(16, "rgba16f").as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(encode_edges(&run), ["TEXTURE assets/logo.svg"]);
+    assert_eq!(ktx2_header(&p, "runtime/logo.ktx2").pixel_width, 16);
+    p.write("assetc.yml", config(16, "rgb9e5").as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(encode_edges(&run), ["TEXTURE assets/sky.exr"]);
+    assert_eq!(
+        ktx2_header(&p, "runtime/sky.ktx2").vk_format,
+        assetc::format::ktx2::VK_FORMAT_E5B9G9R9_UFLOAT_PACK32
+    );
+    p.assert_no_op();
+}
