@@ -268,10 +268,10 @@ fn ignored_files_are_listed_by_extension_and_in_full() {
     let p = Project::new(CONFIG);
     p.png("assets/a.png", 2, 2, 1);
     for name in [
-        "ui/d.webp",
-        "ui/a.webp",
-        "ui/c.webp",
-        "ui/b.webp",
+        "ui/d.psd",
+        "ui/a.psd",
+        "ui/c.psd",
+        "ui/b.psd",
         "fonts/x.woff2",
         "notes.txt",
     ] {
@@ -280,8 +280,8 @@ fn ignored_files_are_listed_by_extension_and_in_full() {
     let run = p.assetc(&["configure"]).expect_ok("configure");
     let expected = "assetc: ignored 6 file(s) that no kind, `embed:` glob or processor takes (all \
          listed in .assetc/default/ignored.txt):\n  \
-         .webp 4 (ui/a.webp, ui/b.webp, ui/c.webp, …): a future kind; until then `embed:` copies \
-         them verbatim, or a `processors:` entry converts them\n  \
+         .psd 4 (ui/a.psd, ui/b.psd, ui/c.psd, …): `embed:` copies them verbatim, or a \
+         `processors:` entry compiles them\n  \
          .txt 1 (notes.txt): `embed:` copies them verbatim, or a `processors:` entry compiles \
          them\n  \
          .woff2 1 (fonts/x.woff2): a future kind; until then `embed:` copies them verbatim, or \
@@ -293,17 +293,19 @@ fn ignored_files_are_listed_by_extension_and_in_full() {
         run.stdout
     );
     let list = p.path(".assetc/default/ignored.txt");
-    let full = "fonts/x.woff2\nnotes.txt\nui/a.webp\nui/b.webp\nui/c.webp\nui/d.webp\n";
+    let full = "fonts/x.woff2\nnotes.txt\nui/a.psd\nui/b.psd\nui/c.psd\nui/d.psd\n";
     assert_eq!(std::fs::read_to_string(&list).unwrap(), full);
     p.ninja(&[]).expect_ok("ninja");
     p.assert_no_op();
     // A new ignored file re-runs configure, which rewrites the list; nothing
     // else runs, and the next build is a no-op again.
     std::thread::sleep(std::time::Duration::from_millis(20));
-    p.write("assets/ui/e.svg", b"<svg/>");
+    p.write("assets/ui/e.woff2", b"?");
     let again = p.ninja(&[]).expect_ok("ninja after a new ignored file");
     assert!(
-        again.stdout.contains(".svg 1 (ui/e.svg): a future kind"),
+        again
+            .stdout
+            .contains(".woff2 2 (fonts/x.woff2, ui/e.woff2): a future kind"),
         "{}",
         again.stdout
     );
@@ -311,7 +313,7 @@ fn ignored_files_are_listed_by_extension_and_in_full() {
     assert!(
         std::fs::read_to_string(&list)
             .unwrap()
-            .ends_with("ui/d.webp\nui/e.svg\n")
+            .ends_with("ui/d.psd\nui/e.woff2\n")
     );
     p.assert_no_op();
 }

@@ -14,6 +14,8 @@
 //! print no panic, and leave no output or temporary file behind.
 
 mod common;
+#[path = "../src/encode/image/test_sources.rs"]
+mod image_sources;
 #[path = "hostile/sources.rs"]
 mod sources;
 
@@ -281,7 +283,7 @@ fn png_files_with_bad_headers_or_checksums_are_refused() {
         Case::file(
             "not_an_image.png",
             "plain text",
-            &["not a PNG or JPEG file"],
+            &["not an image assetc reads"],
         ),
     ];
     check_family(&cases);
@@ -322,7 +324,90 @@ fn broken_jpegs_are_refused_and_content_decides_the_format() {
             &["16384x16384", "one bit per 8x8 block"],
         ),
         Case::file("zero.jpg", sources::gray_jpeg(16, 0, Some(1)), &["JPEG"]),
-        Case::file("text.jpeg", "<html>", &["not a PNG or JPEG file"]),
+        Case::file("text.jpeg", "<html>", &["not an image assetc reads"]),
+    ];
+    check_family(&cases);
+}
+
+/// The 54-byte header of an uncompressed 32-bit BMP, with no pixels.
+fn bmp_header(width: i32, height: i32) -> Vec<u8> {
+    let mut header = b"BM".to_vec();
+    header.extend(54u32.to_le_bytes()); // file size, as claimed
+    header.extend([0; 4]);
+    header.extend(54u32.to_le_bytes()); // pixel data offset
+    header.extend(40u32.to_le_bytes()); // BITMAPINFOHEADER
+    header.extend(width.to_le_bytes());
+    header.extend(height.to_le_bytes());
+    header.extend(1u16.to_le_bytes());
+    header.extend(32u16.to_le_bytes());
+    header.extend([0; 24]); // BI_RGB, sizes and palette counts
+    header
+}
+
+#[test]
+fn the_other_image_kinds_cut_short_oversized_or_starved_are_refused() {
+    use image_sources::{bmp, exr, noise_rgba8, tga_header, tiff, webp};
+    let pixels = noise_rgba8(32, 32, 0x2545_f491);
+    let webp = webp(32, 32, &pixels);
+    let bmp = bmp(32, 32, &pixels);
+    let tiff = tiff(32, 32, &pixels, image::ExtendedColorType::Rgba8);
+    let floats: Vec<f32> = (0..32 * 32 * 4).map(|i| i as f32).collect();
+    let exr = exr(32, 32, &floats);
+    let mut cut_tga = tga_header(2, 32, 32);
+    cut_tga.extend(&pixels[..2000]);
+    let mut rle_bomb = tga_header(10, 16384, 16384);
+    rle_bomb.extend([0xFF, 1, 2, 3, 4]); // one run of 128 pixels
+    let hdr = |size: &str| format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n{size}\n").into_bytes();
+    let cases = vec![
+        Case::file("cut_webp.webp", &webp[..webp.len() / 2], &["WebP"]),
+        Case::file("cut_tga.tga", cut_tga, &["TGA"]),
+        Case::file(
+            "wide_tga.tga",
+            tga_header(2, 20000, 2),
+            &["20000x2", "at most 16384"],
+        ),
+        Case::file(
+            "starved_tga.tga",
+            tga_header(2, 16000, 16000),
+            &["16000x16000", "decompression bomb"],
+        ),
+        Case::file(
+            "rle_bomb_tga.tga",
+            rle_bomb,
+            &["16384x16384", "decompression bomb"],
+        ),
+        Case::file("cut_bmp.bmp", &bmp[..bmp.len() - 100], &["BMP"]),
+        Case::file(
+            "wide_bmp.bmp",
+            bmp_header(40000, 2),
+            &["40000x2", "at most 16384"],
+        ),
+        Case::file(
+            "starved_bmp.bmp",
+            bmp_header(16000, 16000),
+            &["16000x16000", "decompression bomb"],
+        ),
+        Case::file("cut_tif.tif", &tiff[..tiff.len() / 2], &["TIFF"]),
+        Case::file("bad_tif.tif", b"II*\x00\xff\xff\xff\x7f", &["TIFF"]),
+        Case::file("cut_exr.exr", &exr[..exr.len() / 2], &["OpenEXR"]),
+        Case::file("cut_hdr.hdr", hdr("-Y 32 +X 32"), &["Radiance HDR"]),
+        Case::file(
+            "wide_hdr.hdr",
+            hdr("-Y 2 +X 40000"),
+            &["40000x2", "at most 16384"],
+        ),
+        Case::file(
+            "vast_hdr.hdr",
+            hdr("-Y 16000 +X 16000"),
+            &["16000x16000", "one image may take at most 1073741824"],
+        ),
+        Case::file("bad_svg.svg", "<svg", &["SVG"]),
+        Case::file(
+            "wide_svg.svg",
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="99999" height="2"/>"#,
+            &["99999x2", "at most 16384"],
+        ),
+        Case::file("text_tga.tga", "plain text", &["TGA"]),
     ];
     check_family(&cases);
 }

@@ -683,11 +683,11 @@ fn texture_transforms_of_the_khronos_test_are_baked() {
 #[test]
 fn a_required_extension_assetc_cannot_decode_fails_naming_it() {
     let project = sample_project("glTF2/BoxTextured-glTF", "assets/box");
-    // The sample as a WebP-only exporter would declare it.
+    // The sample as an AVIF-only exporter would declare it.
     let path = project.path("assets/box/BoxTextured.gltf");
     let text = fs::read_to_string(&path).unwrap().replacen(
         '{',
-        r#"{"extensionsUsed":["EXT_texture_webp"],"extensionsRequired":["EXT_texture_webp"],"#,
+        r#"{"extensionsUsed":["EXT_texture_avif"],"extensionsRequired":["EXT_texture_avif"],"#,
         1,
     );
     fs::write(&path, text).unwrap();
@@ -695,9 +695,9 @@ fn a_required_extension_assetc_cannot_decode_fails_naming_it() {
     assert!(
         all.contains("assetc-encode: error: assets/box/BoxTextured.gltf")
             && all.contains(
-                "extensionsRequired[0]: the file requires the extension EXT_texture_webp"
+                "extensionsRequired[0]: the file requires the extension EXT_texture_avif"
             )
-            && all.contains("export PNG, JPEG or KTX2"),
+            && all.contains("export PNG, JPEG, WebP or KTX2"),
         "{all}"
     );
     assert!(!project.path("runtime/box/BoxTextured.hmesh").exists());

@@ -329,19 +329,25 @@ fn a_suffix_added_in_assetc_yml_rebuilds_only_the_textures_it_names() {
     p.assert_no_op();
 }
 
+/// Adds a scene of one triangle whose material shows `texture` as its
+/// base colour.
+fn base_colour_scene(b: &mut fixtures::GltfBuilder, texture: usize) {
+    let material = b.add_material(&fixtures::Material {
+        base_color_texture: Some(texture),
+        ..fixtures::Material::default()
+    });
+    let mesh = fixtures::triangle_mesh(b, Some(material));
+    let node = b.add_node(fixtures::Node::mesh(mesh));
+    b.add_scene(&[node]);
+}
+
 #[test]
 fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
     let p = Project::new(NAMED);
     let mut b = fixtures::GltfBuilder::new();
     let image = b.add_image_uri("rock_normal.png");
     let texture = b.add_texture(Some(image));
-    let material = b.add_material(&fixtures::Material {
-        base_color_texture: Some(texture),
-        ..fixtures::Material::default()
-    });
-    let mesh = fixtures::triangle_mesh(&mut b, Some(material));
-    let node = b.add_node(fixtures::Node::mesh(mesh));
-    b.add_scene(&[node]);
+    base_colour_scene(&mut b, texture);
     p.png("assets/m/rock_normal.png", 4, 4, 7);
     b.write_gltf(&p.path("assets/m"), "rock").unwrap();
     let configure = p.assetc(&["configure"]).expect_ok("configure");
@@ -360,4 +366,242 @@ fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
     assert_eq!((swizzle, texels), (None, common::pattern(4, 4, 7)));
     assert!(!p.path("runtime/m/rock_normal.ktx2").exists());
     p.link(&["check", "--root", "runtime"]).expect_ok("check");
+}
+
+// Every source kind (issue 29, item 1).
+
+#[path = "../src/encode/image/test_sources.rs"]
+mod sources;
+
+/// [`NAMED`]'s settings, with float sources under `packed/` written as
+/// RGB9E5 and SVGs under `big/` drawn at 32 pixels.
+fn every_kind_config() -> String {
+    format!(
+        "{NAMED}    - match: \"packed/**\"\n      texture: {{ hdr_format: rgb9e5 }}\n    \
+         - match: \"big/**\"\n      texture: {{ svg_size: 32 }}\n"
+    )
+}
+
+const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="2">
+<rect width="2" height="2" fill="#ff0000"/><rect x="2" width="2" height="2" fill="#00ff00"/>
+</svg>"##;
+
+/// Level 0 of a raw KTX2 read as half floats.
+fn halves(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(2)
+        .map(|pair| half::f16::from_le_bytes([pair[0], pair[1]]).to_f32())
+        .collect()
+}
+
+#[test]
+fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
+    use assetc::format::ktx2::{
+        VK_FORMAT_E5B9G9R9_UFLOAT_PACK32 as RGB9E5, VK_FORMAT_R8G8B8A8_SRGB as SRGB,
+        VK_FORMAT_R16_UNORM as R16, VK_FORMAT_R16G16_UNORM as RG16,
+        VK_FORMAT_R16G16B16A16_SFLOAT as RGBA16F,
+    };
+    let p = Project::new(&every_kind_config());
+    let pixels = common::pattern(8, 4, 3);
+    p.write("assets/lossless.webp", &sources::webp(8, 4, &pixels));
+    p.write(
+        "assets/lossy.webp",
+        include_bytes!("data/textures/lossy.webp"),
+    );
+    p.write(
+        "assets/flipped.TGA",
+        &sources::bottom_left_tga(8, 4, &pixels),
+    );
+    p.write("assets/paint.bmp", &sources::bmp(8, 4, &pixels));
+    let heights: Vec<u16> = (0..32).map(|i| i * 2047 + 5).collect();
+    let height_bytes: Vec<u8> = heights.iter().flat_map(|h| h.to_ne_bytes()).collect();
+    let l16 = image::ExtendedColorType::L16;
+    p.write(
+        "assets/cliff_h.tif",
+        &sources::tiff(8, 4, &height_bytes, l16),
+    );
+    let normals: Vec<u16> = (0..128).map(|i| (i * 509 + 3) as u16).collect();
+    p.write(
+        "assets/bump_normal.png",
+        &sources::png16(8, 4, png::ColorType::Rgba, &normals),
+    );
+    let floats: Vec<f32> = (0..128).map(|i| (i as f32 - 20.0) * 0.25).collect();
+    p.write("assets/studio.exr", &sources::exr(8, 4, &floats));
+    p.write("assets/packed/studio.exr", &sources::exr(8, 4, &floats));
+    let sky: Vec<f32> = (0..96).map(|i| 0.5 + i as f32 / 8.0).collect();
+    p.write("assets/sky.hdr", &sources::radiance(8, 4, &sky));
+    p.write("assets/panorama.ibl.hdr", &sources::radiance(8, 4, &sky));
+    p.write("assets/logo.svg", SVG.as_bytes());
+    p.write("assets/big/logo.svg", SVG.as_bytes());
+    p.build(&[]);
+
+    let texture = |stem: &str| raw_texture(&p, &format!("runtime/{stem}.ktx2"));
+    for stem in ["lossless", "flipped", "paint"] {
+        assert_eq!(texture(stem), (SRGB, None, pixels.clone()), "{stem}");
+    }
+    let (format, _, lossy) = texture("lossy");
+    assert_eq!(format, SRGB);
+    let worst = lossy
+        .chunks_exact(4)
+        .enumerate()
+        .flat_map(|(i, t)| {
+            let expected = [16 * (i % 16), 16 * (i / 16), 128, 255];
+            t.iter()
+                .zip(expected)
+                .map(|(&got, want)| (i32::from(got) - want as i32).abs())
+                .collect::<Vec<_>>()
+        })
+        .max();
+    assert!(worst.unwrap() <= 24, "{worst:?}");
+
+    let (format, swizzle, level) = texture("cliff_h");
+    assert_eq!((format, swizzle), (R16, Some(b"r001\0".to_vec())));
+    let stored: Vec<u16> = level
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    assert_eq!(stored, heights);
+    let (format, swizzle, level) = texture("bump_normal");
+    assert_eq!((format, swizzle), (RG16, Some(b"rg01\0".to_vec())));
+    let xy: Vec<u8> = normals
+        .chunks_exact(4)
+        .flat_map(|t| [t[0], t[1]])
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    assert_eq!(level, xy);
+
+    let (format, swizzle, level) = texture("studio");
+    assert_eq!((format, swizzle), (RGBA16F, None));
+    assert_eq!(halves(&level), floats);
+    let (format, _, level) = texture("packed/studio");
+    assert_eq!(format, RGB9E5);
+    assert_eq!(level.len(), 8 * 4 * 4);
+    let (format, _, level) = texture("sky");
+    assert_eq!(format, RGBA16F);
+    for (got, want) in halves(&level).chunks_exact(4).zip(sky.chunks_exact(3)) {
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() <= w / 64.0, "{g} against {w}");
+        }
+        assert_eq!(got[3], 1.0);
+    }
+    assert!(!p.path("runtime/panorama.ibl.ktx2").exists());
+    assert!(!p.path("runtime/panorama.ibl.hdr").exists());
+
+    let red_green: Vec<u8> = (0..8)
+        .flat_map(|i| {
+            if i % 4 < 2 {
+                [255, 0, 0, 255]
+            } else {
+                [0, 255, 0, 255]
+            }
+        })
+        .collect();
+    assert_eq!(texture("logo"), (SRGB, None, red_green));
+    let big = ktx2_header(&p, "runtime/big/logo.ktx2");
+    assert_eq!((big.pixel_width, big.pixel_height), (32, 16));
+
+    // Float textures are linear in the manifest, whatever their mode.
+    use assetc::format::kind::ColorSpace;
+    let manifest = std::fs::read(p.path("runtime/assets.hman")).unwrap();
+    let manifest = assetc::format::hman::parse(&manifest).unwrap();
+    let space = |path: &str| {
+        manifest
+            .iter()
+            .find(|entry| entry.path == path)
+            .map(|entry| entry.colorspace)
+    };
+    assert_eq!(space("studio.ktx2"), Some(ColorSpace::Linear));
+    assert_eq!(space("sky.ktx2"), Some(ColorSpace::Linear));
+    assert_eq!(space("logo.ktx2"), Some(ColorSpace::Srgb));
+    p.assert_no_op();
+}
+
+#[test]
+fn folders_take_every_kind_and_refuse_float_mixed_with_not() {
+    let p = Project::new(&every_kind_config());
+    let faces: Vec<f32> = (0..16).map(|i| i as f32 * 0.5).collect();
+    for face in ["px", "nx", "py", "ny", "pz"] {
+        p.write(
+            &format!("assets/sky.env/{face}.exr"),
+            &sources::exr(2, 2, &faces),
+        );
+    }
+    p.write(
+        "assets/sky.env/nz.hdr",
+        &sources::radiance(2, 2, &[1.0; 12]),
+    );
+    let pixels = common::pattern(4, 4, 1);
+    p.write("assets/mixed.array/0.bmp", &sources::bmp(4, 4, &pixels));
+    p.write("assets/mixed.array/1.webp", &sources::webp(4, 4, &pixels));
+    p.write(
+        "assets/mixed.array/2.svg",
+        SVG.replace("\"4\" height=\"2\"", "\"4\" height=\"4\"")
+            .as_bytes(),
+    );
+    p.write("assets/bad.env/px.exr", &sources::exr(2, 2, &faces));
+    for face in ["nx", "py", "ny", "pz", "nz"] {
+        p.png(&format!("assets/bad.env/{face}.png"), 2, 2, 1);
+    }
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&["-k", "0"]);
+    assert!(!run.ok);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("px.exr is a float (HDR) image and")
+            && all.contains("the images of one folder asset must all be float or all not"),
+        "{all}"
+    );
+    let cube = ktx2_header(&p, "runtime/sky.env.ktx2");
+    assert_eq!(
+        (cube.vk_format, cube.face_count),
+        (assetc::format::ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, 6)
+    );
+    let array = ktx2_header(&p, "runtime/mixed.arr.ktx2");
+    assert_eq!((array.layer_count, array.pixel_width), (3, 4));
+}
+
+#[test]
+fn a_gltf_webp_image_becomes_a_texture() {
+    let p = Project::new(NAMED);
+    let pixels = common::pattern(4, 4, 9);
+    let mut b = fixtures::GltfBuilder::new();
+    let webp = b.add_image_view(&sources::webp(4, 4, &pixels), "image/webp");
+    let texture = b.add_extension_texture(None, "EXT_texture_webp", webp);
+    base_colour_scene(&mut b, texture);
+    b.require_extension("EXT_texture_webp");
+    p.write("assets/m/crate.glb", &b.to_glb());
+    p.build(&[]);
+    let (format, swizzle, texels) = raw_texture(&p, "runtime/m/crate/tex_0.ktx2");
+    assert_eq!(format, assetc::format::ktx2::VK_FORMAT_R8G8B8A8_SRGB);
+    assert_eq!((swizzle, texels), (None, pixels));
+}
+
+#[test]
+fn svg_size_and_hdr_format_rebuild_only_what_their_rules_match() {
+    let config = |svg: u32, hdr: &str| {
+        format!(
+            "{NAMED}    - match: \"**/*.svg\"\n      texture: {{ svg_size: {svg} }}\n    \
+             - match: \"**/*.exr\"\n      texture: {{ hdr_format: {hdr} }}\n"
+        )
+    };
+    let p = Project::new(&config(8, "rgba16f"));
+    p.write("assets/logo.svg", SVG.as_bytes());
+    p.write("assets/sky.exr", &sources::exr(2, 2, &[0.5; 16]));
+    p.png("assets/rock.png", 4, 4, 1);
+    p.build(&[]);
+    assert_eq!(ktx2_header(&p, "runtime/logo.ktx2").pixel_width, 8);
+    p.write("assetc.yml", config(16, "rgba16f").as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(encode_edges(&run), ["TEXTURE assets/logo.svg"]);
+    assert_eq!(ktx2_header(&p, "runtime/logo.ktx2").pixel_width, 16);
+    p.write("assetc.yml", config(16, "rgb9e5").as_bytes());
+    p.touch("assetc.yml");
+    let run = p.ninja(&[]).expect_ok("ninja");
+    assert_eq!(encode_edges(&run), ["TEXTURE assets/sky.exr"]);
+    assert_eq!(
+        ktx2_header(&p, "runtime/sky.ktx2").vk_format,
+        assetc::format::ktx2::VK_FORMAT_E5B9G9R9_UFLOAT_PACK32
+    );
+    p.assert_no_op();
 }

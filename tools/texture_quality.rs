@@ -262,6 +262,7 @@ fn timed_encode(
         mips,
         max_size: 0,
         flip_green: false,
+        hdr_format: Default::default(),
     };
     let mut best = (Vec::new(), f64::INFINITY);
     for _ in 0..repeat.max(1) {

@@ -107,6 +107,11 @@ default:
     suffixes: {}
     # false: only assetc's own .n, .ao, .h and .r names select a mode.
     builtin_suffixes: true
+    # SVG sources: the larger side in pixels; 0: the file's own size.
+    svg_size: 0
+    # Float sources (.hdr, .exr, float TIFF): rgba16f, or rgb9e5 (half the
+    # size; no alpha, no negatives).
+    hdr_format: rgba16f
   font:
     # Codepoints to compile, as hexadecimal codepoints or ranges (0x or U+);
     # those the font lacks are skipped. This is ASCII plus Latin-1; `font`

@@ -10,7 +10,7 @@
 use serde::Deserialize;
 
 use super::font::{Charset, FontMode};
-use super::texture::{ModeSetting, SuffixTable};
+use super::texture::{HdrFormatSetting, ModeSetting, SuffixTable};
 
 /// Declares a resolved settings group, its optional layer twin and the overlay.
 ///
@@ -91,6 +91,12 @@ settings_group! {
         /// `_ao`, `_roughness` …) applies; assetc's own `.n`, `.ao`, `.h`
         /// and `.r` always do.
         builtin_suffixes: bool = true,
+        /// The larger side, in pixels, SVG sources are rasterised at; 0
+        /// keeps each file's own size.
+        svg_size: u32 = 0,
+        /// The texel format of float sources (`.hdr`, `.exr`, float TIFF):
+        /// `rgba16f` or `rgb9e5`.
+        hdr_format: HdrFormatSetting = HdrFormatSetting::Rgba16f,
     }
 }
 

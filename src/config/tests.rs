@@ -464,10 +464,10 @@ fn texture_knobs_are_read_and_layered() {
     let (_dir, config) = load(
         r#"
 default:
-  texture: { quality: 1, rdo: 1.5, zstd_level: 9, mips: false, max_size: 512 }
+  texture: { quality: 1, rdo: 1.5, zstd_level: 9, mips: false, max_size: 512, svg_size: 64 }
 presets:
   mobile:
-    texture: { quality: 0, rdo: off }
+    texture: { quality: 0, rdo: off, hdr_format: rgb9e5 }
 "#,
     );
     let desktop = settings(&config, None, "a.png").texture;
@@ -476,7 +476,10 @@ presets:
     assert_eq!(desktop.zstd_level, ZstdLevel(9));
     assert!(!desktop.mips);
     assert_eq!(desktop.max_size, 512);
+    assert_eq!(desktop.svg_size, 64);
+    assert_eq!(desktop.hdr_format, HdrFormatSetting::Rgba16f);
     let mobile = settings(&config, Some("mobile"), "a.png").texture;
+    assert_eq!(mobile.hdr_format, HdrFormatSetting::Rgb9e5);
     assert_eq!(mobile.quality, UastcQuality(0));
     assert_eq!(mobile.rdo, Rdo(None));
     assert_eq!(mobile.zstd_level, ZstdLevel(9));
@@ -502,6 +505,8 @@ fn out_of_range_texture_knobs_name_the_line() {
             "rdo must be `off` or a number",
         ),
         ("default:\n  texture:\n    max_size: big\n", "invalid u32"),
+        ("default:\n  texture:\n    svg_size: -1\n", "invalid u32"),
+        ("default:\n  texture:\n    hdr_format: rgb16\n", "rgb9e5"),
     ] {
         let error = load_error(yaml);
         let message = error.to_string();

@@ -55,6 +55,27 @@ impl ModeSetting {
     }
 }
 
+/// The texel format float (HDR) texture sources are written in
+/// (`texture.hdr_format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HdrFormatSetting {
+    /// `R16G16B16A16_SFLOAT`: four half floats.
+    Rgba16f,
+    /// `E5B9G9R9_UFLOAT_PACK32`: shared-exponent RGB, no alpha.
+    Rgb9e5,
+}
+
+impl HdrFormatSetting {
+    /// The name used in `assetc.yml` and on the `assetc-encode` command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rgba16f => "rgba16f",
+            Self::Rgb9e5 => "rgb9e5",
+        }
+    }
+}
+
 /// Name suffixes and the modes they select, as `assetc.yml` lists them: each
 /// suffix lowercased and without its leading separator (`_Mask` is `mask`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

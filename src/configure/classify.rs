@@ -12,7 +12,9 @@
 //! | `*.n.png`, `*.n.jpg`             | normal map    | `*.n.ktx2`            |
 //! | `*.ao.png`, `*.h.png`, `*.r.png` | grayscale     | `*.ao.ktx2` …         |
 //! | `*_normal.png`, `*_ao.png` …     | by the suffix table below | `*_normal.ktx2` … |
-//! | `*.png`, `*.jpg`, `*.jpeg`       | colour        | `*.ktx2`              |
+//! | `*.png`, `*.jpg`, `*.jpeg`, `*.webp`, `*.tga`, `*.bmp`, `*.tif`, `*.tiff`, `*.svg` | colour | `*.ktx2` |
+//! | `*.hdr`, `*.exr`                 | colour, linear float | `*.ktx2`       |
+//! | `*.ibl.hdr`, `*.ibl.exr`         | not a texture ([`IBL_SUFFIXES`]) | — |
 //! | `*.ktx2`                         | texture, passed through | `*.ktx2` (the same bytes) |
 //! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
 //! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
@@ -149,7 +151,17 @@ pub const CONVENTION_SUFFIXES: &[(&str, ModeSetting)] = &[
 const SEPARATORS: &[char] = &['_', '-', '.'];
 
 /// Image files: decoded and encoded, or (KTX2) checked and passed through.
-const IMAGE_EXTENSIONS: &[&str] = &[".png", ".jpg", ".jpeg", ".ktx2"];
+/// The float kinds (`.hdr`, `.exr`) are linear colour; the name rules pick
+/// a data mode for them as for any image.
+const IMAGE_EXTENSIONS: &[&str] = &[
+    ".png", ".jpg", ".jpeg", ".webp", ".tga", ".bmp", ".tif", ".tiff", ".hdr", ".exr", ".svg",
+    ".ktx2",
+];
+
+/// Float panoramas named for image-based lighting: not textures. The one
+/// place that keeps them out of the texture table, for the image-based
+/// lighting kind to claim.
+pub const IBL_SUFFIXES: &[&str] = &[".ibl.hdr", ".ibl.exr"];
 
 /// File suffixes of the non-image kinds.
 const FILE_KINDS: &[(&str, SourceKind)] = &[
@@ -178,7 +190,9 @@ pub fn classify_file(rel: &str, embedded: bool) -> Option<SourceKind> {
     if embedded {
         return Some(SourceKind::Embed);
     }
-    if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS) {
+    if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS)
+        && strip_suffix_any(rel, IBL_SUFFIXES).is_none()
+    {
         return Some(SourceKind::Texture(texture_mode(stem)));
     }
     FILE_KINDS
@@ -461,6 +475,36 @@ mod tests {
         assert_eq!(mode("rock_normal.png"), Some(TextureMode::Normal));
         assert_eq!(mode("rock_orm.png"), Some(TextureMode::Linear));
         assert_eq!(mode("notes.txt"), None);
+    }
+
+    #[test]
+    fn every_image_kind_follows_the_png_naming_rules() {
+        for extension in [
+            "webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg", "TGA", "Exr",
+        ] {
+            let name = format!("t/rock_normal.{extension}");
+            let kind = classify_file(&name, false);
+            assert_eq!(
+                kind,
+                Some(SourceKind::Texture(TextureMode::Normal)),
+                "{name}"
+            );
+            assert_eq!(outputs(kind.unwrap(), &name), ["t/rock_normal.ktx2"]);
+            let plain = format!("sky.{extension}");
+            assert_eq!(
+                classify_file(&plain, false),
+                Some(SourceKind::Texture(TextureMode::Color)),
+                "{plain}"
+            );
+        }
+    }
+
+    #[test]
+    fn image_based_lighting_panoramas_are_not_textures() {
+        for name in ["env/studio.ibl.hdr", "env/studio.IBL.EXR"] {
+            assert_eq!(classify_file(name, false), None, "{name}");
+        }
+        assert!(classify_file("env/studio.hdr", false).is_some());
     }
 
     /// The mode and deciding suffix of `name` under `texture`.

@@ -22,7 +22,9 @@ use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
-use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
+use crate::config::{
+    Config, FontSettings, HdrFormatSetting, MeshSettings, Selection, Settings, TextureSettings,
+};
 use crate::encode::mesh::args::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
@@ -626,6 +628,14 @@ fn surface_flags(texture: &TextureSettings) -> Vec<String> {
     flags.extend(["--zstd-level".into(), texture.zstd_level.0.to_string()]);
     flags.extend(["--mips".into(), texture.mips.to_string()]);
     flags.extend(["--max-size".into(), texture.max_size.to_string()]);
+    // Written only when set, so the command lines of projects that leave
+    // them alone (and the textures they do not apply to) stay as they were.
+    if texture.svg_size != 0 {
+        flags.extend(["--svg-size".into(), texture.svg_size.to_string()]);
+    }
+    if texture.hdr_format != HdrFormatSetting::Rgba16f {
+        flags.extend(["--hdr-format".into(), texture.hdr_format.name().into()]);
+    }
     flags
 }
 

@@ -16,8 +16,8 @@ pub const IGNORED_FILE: &str = "ignored.txt";
 /// How many names of each extension the summary shows.
 const EXAMPLES: usize = 3;
 
-/// Image, vector and font formats that are planned as kinds of their own.
-const FUTURE_KINDS: [&str; 6] = ["webp", "tga", "svg", "hdr", "exr", "woff2"];
+/// Formats that are planned as kinds of their own.
+const FUTURE_KINDS: [&str; 1] = ["woff2"];
 
 /// The ignored files of one extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,12 +137,12 @@ mod tests {
     #[test]
     fn extensions_are_grouped_counted_and_sampled() {
         let ignored = paths(&[
-            "ui/d.webp",
-            "ui/a.webp",
+            "ui/d.psd",
+            "ui/a.psd",
             "README",
-            "ui/c.WEBP",
+            "ui/c.PSD",
             "fonts/a.woff2",
-            "ui/b.webp",
+            "ui/b.psd",
             "docs/x.txt",
         ]);
         let groups = by_extension(&ignored);
@@ -150,17 +150,17 @@ mod tests {
         assert_eq!(
             names,
             [
-                (".webp", 4),
+                (".psd", 4),
                 ("(no extension)", 1),
                 (".txt", 1),
                 (".woff2", 1)
             ]
         );
-        assert_eq!(groups[0].examples, ["ui/a.webp", "ui/b.webp", "ui/c.WEBP"]);
+        assert_eq!(groups[0].examples, ["ui/a.psd", "ui/b.psd", "ui/c.PSD"]);
         assert_eq!(
             groups[0].describe(),
-            ".webp 4 (ui/a.webp, ui/b.webp, ui/c.WEBP, …): a future kind; until then `embed:` \
-             copies them verbatim, or a `processors:` entry converts them"
+            ".psd 4 (ui/a.psd, ui/b.psd, ui/c.PSD, …): `embed:` copies them verbatim, or a \
+             `processors:` entry compiles them"
         );
         assert!(groups[2].describe().ends_with(
             "(docs/x.txt): `embed:` copies them verbatim, or a `processors:` entry compiles them"

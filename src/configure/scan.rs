@@ -147,7 +147,7 @@ mod tests {
             "notes.txt",
             "raw/b.png",
             "raw/c.txt",
-            "ui/d.webp",
+            "ui/d.psd",
         ] {
             let path = dir.path().join(name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -157,7 +157,7 @@ mod tests {
         let scanned = scan(dir.path(), &[], excluded, |_| None).unwrap();
         let sources: Vec<&str> = scanned.sources.iter().map(|s| s.rel.as_str()).collect();
         assert_eq!(sources, ["a.png"]);
-        assert_eq!(scanned.ignored, ["notes.txt", "ui/d.webp"]);
+        assert_eq!(scanned.ignored, ["notes.txt", "ui/d.psd"]);
         assert_eq!(
             scanned.folders,
             [dir.path().to_owned(), dir.path().join("ui")]

@@ -7,9 +7,10 @@
 
 use clap::{Args, Subcommand};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::font::{FontOptions, compile_font};
+use super::image::{SourceHints, decode_source};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
 use super::mesh::args::MeshArgs;
@@ -17,8 +18,9 @@ use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
 use super::texture::{
-    Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
+    Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_sources,
     gpu_source::{self, GpuFormat},
+    hdr::HdrFormat,
 };
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
@@ -31,7 +33,7 @@ use crate::fsutil;
 /// The asset kinds.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// A PNG or JPEG image to KTX2.
+    /// An image (PNG, JPEG, WebP, TGA, BMP, TIFF, HDR, EXR or SVG) to KTX2.
     Texture(TextureArgs),
     /// A `.cube` 3D LUT to KTX2.
     Lut(LutArgs),
@@ -95,6 +97,13 @@ pub struct SurfaceArgs {
     /// Halve sources until neither side exceeds this; 0 means no limit.
     #[arg(long, default_value_t = TextureSettings::default().max_size)]
     pub max_size: u32,
+    /// Rasterise SVG sources so their larger side is this many pixels; 0
+    /// keeps each file's own size.
+    #[arg(long, default_value_t = TextureSettings::default().svg_size)]
+    pub svg_size: u32,
+    /// The texel format of float (HDR) sources.
+    #[arg(long, value_enum, default_value_t = HdrFormat::Rgba16f)]
+    pub hdr_format: HdrFormat,
     /// Encoder threads, the calling thread included. Ninja's `-j` is the usual
     /// knob; raise this only when running a single job.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -118,6 +127,15 @@ impl SurfaceArgs {
             mips: self.mips,
             max_size: self.max_size,
             flip_green: false,
+            hdr_format: self.hdr_format,
+        }
+    }
+
+    /// How to read a source file at `path`: its extension, and the SVG size.
+    pub fn hints<'a>(&self, path: &'a Path) -> SourceHints<'a> {
+        SourceHints {
+            extension: path.extension().and_then(|extension| extension.to_str()),
+            svg_size: (self.svg_size != 0).then_some(self.svg_size),
         }
     }
 }
@@ -231,8 +249,12 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     if let Some(format) = gpu_source::sniff(&source) {
         return passed_through(job, source, format, &options, extra_inputs);
     }
-    let bytes = encode_texture(&source, &options).map_err(|e| cannot_encode(job, e))?;
-    Ok(texture_output(bytes, args.mode, extra_inputs))
+    let hints = args.surface.hints(&job.input);
+    let image = decode_source(&source, &hints).map_err(|e| cannot_encode(job, e.into()))?;
+    let float = image.is_hdr();
+    let bytes =
+        encode_sources(&image.into(), Shape::Plain, &options).map_err(|e| cannot_encode(job, e))?;
+    Ok(texture_output(bytes, args.mode, float, extra_inputs))
 }
 
 /// A source that is already a GPU texture, checked and passed through (see
@@ -282,19 +304,26 @@ fn gltf_image(job: &JobArgs, index: usize) -> Result<(Vec<u8>, Vec<PathBuf>), En
 }
 
 fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
-    let faces = folder::cube_faces(&job.input)?;
+    let faces = folder::cube_faces(&job.input, args.hints(&job.input).svg_size)?;
     let options = args.options(TextureMode::Color);
     let bytes =
-        encode_images(&faces.images, Shape::Cube, &options).map_err(|e| cannot_encode(job, e))?;
-    Ok(texture_output(bytes, TextureMode::Color, faces.inputs))
+        encode_sources(&faces.images, Shape::Cube, &options).map_err(|e| cannot_encode(job, e))?;
+    let float = matches!(faces.images, SourceImages::Hdr(_));
+    Ok(texture_output(
+        bytes,
+        TextureMode::Color,
+        float,
+        faces.inputs,
+    ))
 }
 
 fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
-    let layers = folder::array_layers(&job.input)?;
+    let layers = folder::array_layers(&job.input, args.surface.hints(&job.input).svg_size)?;
     let options = args.options();
-    let bytes =
-        encode_images(&layers.images, Shape::Array, &options).map_err(|e| cannot_encode(job, e))?;
-    Ok(texture_output(bytes, args.mode, layers.inputs))
+    let bytes = encode_sources(&layers.images, Shape::Array, &options)
+        .map_err(|e| cannot_encode(job, e))?;
+    let float = matches!(layers.images, SourceImages::Hdr(_));
+    Ok(texture_output(bytes, args.mode, float, layers.inputs))
 }
 
 /// Wraps an encoder failure with the source's path.
@@ -306,9 +335,15 @@ fn cannot_encode(job: &JobArgs, error: TextureError) -> EncodeError {
     }
 }
 
-/// One KTX2 registered as a texture in the mode's colour space.
-fn texture_output(bytes: Vec<u8>, mode: TextureMode, extra_inputs: Vec<PathBuf>) -> Encoded {
-    let colorspace = if mode.is_srgb() {
+/// One KTX2 registered as a texture in the mode's colour space (linear for
+/// `float` sources, whatever the mode).
+fn texture_output(
+    bytes: Vec<u8>,
+    mode: TextureMode,
+    float: bool,
+    extra_inputs: Vec<PathBuf>,
+) -> Encoded {
+    let colorspace = if mode.is_srgb() && !float {
         ColorSpace::Srgb
     } else {
         ColorSpace::Linear

@@ -2,10 +2,16 @@
 //! (`*.array/`).
 //!
 //! A cube map folder holds exactly six faces named `px`, `nx`, `py`, `ny`,
-//! `pz` and `nz` (+X, -X, +Y, -Y, +Z, -Z, the KTX 2.0 face order), each a
-//! `.png`, `.jpg` or `.jpeg`; the faces are square and of one size. A texture
-//! array folder holds one image per layer, ordered naturally by file name
-//! (`layer2` before `layer10`), all of one size.
+//! `pz` and `nz` (+X, -X, +Y, -Y, +Z, -Z, the KTX 2.0 face order), each an
+//! image of a kind a texture may be ([`IMAGE_EXTENSIONS`]); the faces are
+//! square and of one size. A texture array folder holds one image per
+//! layer, ordered naturally by file name (`layer2` before `layer10`), all of
+//! one size.
+//!
+//! The images of one folder must agree on float versus not: all HDR/EXR
+//! (the texture is float) or none. 8-bit and 16-bit images may mix; the
+//! 8-bit ones are widened exactly (`v * 257`) and the folder takes the
+//! 16-bit path.
 //!
 //! Hidden files (a leading `.`) and editor backups (a trailing `~`) are
 //! skipped, as the scan does. Anything else that is not an image is an error
@@ -17,8 +23,9 @@ use std::cmp::Ordering;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::image::{Rgba8Image, decode_image};
+use super::image::{SourceHints, SourceImage, decode_source, widen_to_16_bits};
 use super::job::EncodeError;
+use super::texture::SourceImages;
 use crate::fsutil::{self, FileError};
 
 /// The cube map face names, in KTX 2.0 face order.
@@ -27,20 +34,24 @@ pub const FACE_NAMES: [&str; 6] = ["px", "nx", "py", "ny", "pz", "nz"];
 pub use super::limits::{MAX_LAYERS, MAX_TOTAL_PIXELS};
 
 /// Image file extensions a folder asset may contain.
-const IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
+pub const IMAGE_EXTENSIONS: [&str; 11] = [
+    "png", "jpg", "jpeg", "webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg",
+];
 
 /// The decoded images of a folder asset and every path it read.
 #[derive(Debug)]
 pub struct FolderImages {
-    /// The images, in face or layer order.
-    pub images: Vec<Rgba8Image>,
+    /// The images, in face or layer order, at one precision.
+    pub images: SourceImages,
     /// The image files, for the depfile (which lists the folder itself as
     /// the edge's input, so adding or removing a file is seen too).
     pub inputs: Vec<PathBuf>,
 }
 
-/// Reads the six faces of a `*.env/` cube map folder.
-pub fn cube_faces(folder: &Path) -> Result<FolderImages, EncodeError> {
+/// Reads the six faces of a `*.env/` cube map folder; SVG faces are
+/// rasterised with their larger side `svg_size` pixels (`None`: their own
+/// size).
+pub fn cube_faces(folder: &Path, svg_size: Option<u32>) -> Result<FolderImages, EncodeError> {
     let files = image_files(folder)?;
     let mut faces: [Option<PathBuf>; 6] = Default::default();
     for file in files {
@@ -72,23 +83,26 @@ pub fn cube_faces(folder: &Path) -> Result<FolderImages, EncodeError> {
         })?;
         paths.push(path);
     }
-    let images = decode_all(&paths, MAX_TOTAL_PIXELS)?;
+    let images = decode_all(&paths, MAX_TOTAL_PIXELS, svg_size)?;
     check_square(&paths[0], &images[0])?;
     check_same_size(&paths, &images)?;
     Ok(FolderImages {
-        images,
+        images: one_precision(&paths, images)?,
         inputs: paths,
     })
 }
 
-/// Reads the layers of a `*.array/` texture array folder, in natural order.
-pub fn array_layers(folder: &Path) -> Result<FolderImages, EncodeError> {
+/// Reads the layers of a `*.array/` texture array folder, in natural order
+/// (SVG layers as in [`cube_faces`]).
+pub fn array_layers(folder: &Path, svg_size: Option<u32>) -> Result<FolderImages, EncodeError> {
     let mut paths = image_files(folder)?;
     if paths.is_empty() {
         return Err(invalid(
             folder,
-            "holds no images: a texture array needs at least one layer (.png, .jpg or .jpeg)"
-                .into(),
+            format!(
+                "holds no images: a texture array needs at least one layer ({})",
+                extension_list()
+            ),
         ));
     }
     if paths.len() > MAX_LAYERS {
@@ -101,12 +115,63 @@ pub fn array_layers(folder: &Path) -> Result<FolderImages, EncodeError> {
         ));
     }
     paths.sort_by(|a, b| natural_order(&display_name(a), &display_name(b)));
-    let images = decode_all(&paths, MAX_TOTAL_PIXELS)?;
+    let images = decode_all(&paths, MAX_TOTAL_PIXELS, svg_size)?;
     check_same_size(&paths, &images)?;
     Ok(FolderImages {
-        images,
+        images: one_precision(&paths, images)?,
         inputs: paths,
     })
+}
+
+/// The images at one precision: all float, else 16-bit if any is (8-bit
+/// ones widened exactly), else 8-bit. A folder mixing float and other
+/// images is refused, naming the first image that differs from the first.
+fn one_precision(paths: &[PathBuf], images: Vec<SourceImage>) -> Result<SourceImages, EncodeError> {
+    let float = images[0].is_hdr();
+    if let Some((path, _)) = paths
+        .iter()
+        .zip(&images)
+        .find(|(_, image)| image.is_hdr() != float)
+    {
+        let (hdr, other) = if float {
+            (&paths[0], path)
+        } else {
+            (path, &paths[0])
+        };
+        return Err(invalid(
+            path,
+            format!(
+                "{} is a float (HDR) image and {} is not; the images of one folder asset \
+                 must all be float or all not",
+                display_name(hdr),
+                display_name(other)
+            ),
+        ));
+    }
+    if float {
+        let hdr = images.into_iter().filter_map(|image| match image {
+            SourceImage::Hdr(image) => Some(image),
+            _ => None,
+        });
+        return Ok(SourceImages::Hdr(hdr.collect()));
+    }
+    if images
+        .iter()
+        .all(|image| matches!(image, SourceImage::Ldr(_)))
+    {
+        let ldr = images.into_iter().filter_map(|image| match image {
+            SourceImage::Ldr(image) => Some(image),
+            _ => None,
+        });
+        return Ok(SourceImages::Ldr(ldr.collect()));
+    }
+    // Some image is 16-bit: widen the 8-bit ones in place, keeping the order.
+    let deep = images.into_iter().filter_map(|image| match image {
+        SourceImage::Ldr(image) => Some(widen_to_16_bits(&image)),
+        SourceImage::Deep(image) => Some(image),
+        SourceImage::Hdr(_) => None,
+    });
+    Ok(SourceImages::Deep(deep.collect()))
 }
 
 /// The folder's image files (unsorted), refusing anything else it holds.
@@ -125,7 +190,10 @@ fn image_files(folder: &Path) -> Result<Vec<PathBuf>, EncodeError> {
         if !path.is_file() || !is_image_name(&name) {
             return Err(invalid(
                 &path,
-                "is not an image: a folder asset may hold only .png, .jpg and .jpeg files".into(),
+                format!(
+                    "is not an image: a folder asset may hold only {} files",
+                    extension_list()
+                ),
             ));
         }
         files.push(path);
@@ -144,17 +212,26 @@ fn is_image_name(name: &str) -> bool {
 
 /// Decodes every file, naming the one that fails or that takes the total
 /// past `max_pixels` ([`MAX_TOTAL_PIXELS`] outside the tests).
-fn decode_all(paths: &[PathBuf], max_pixels: u64) -> Result<Vec<Rgba8Image>, EncodeError> {
+fn decode_all(
+    paths: &[PathBuf],
+    max_pixels: u64,
+    svg_size: Option<u32>,
+) -> Result<Vec<SourceImage>, EncodeError> {
     let mut images = Vec::with_capacity(paths.len());
     let mut total = 0u64;
     for path in paths {
         let bytes = fsutil::read(path)?;
-        let image = decode_image(&bytes).map_err(|error| EncodeError::Invalid {
+        let hints = SourceHints {
+            extension: path.extension().and_then(|extension| extension.to_str()),
+            svg_size,
+        };
+        let image = decode_source(&bytes, &hints).map_err(|error| EncodeError::Invalid {
             path: path.clone(),
             what: "cannot decode image".into(),
             source: Some(Box::new(error)),
         })?;
-        total += u64::from(image.width) * u64::from(image.height);
+        let (width, height) = image.size();
+        total += u64::from(width) * u64::from(height);
         if total > max_pixels {
             return Err(invalid(
                 path,
@@ -170,33 +247,29 @@ fn decode_all(paths: &[PathBuf], max_pixels: u64) -> Result<Vec<Rgba8Image>, Enc
 }
 
 /// Refuses a cube face that is not square.
-fn check_square(path: &Path, image: &Rgba8Image) -> Result<(), EncodeError> {
-    if image.width == image.height {
+fn check_square(path: &Path, image: &SourceImage) -> Result<(), EncodeError> {
+    let (width, height) = image.size();
+    if width == height {
         return Ok(());
     }
     Err(invalid(
         path,
-        format!(
-            "is {}x{}; cube map faces must be square",
-            image.width, image.height
-        ),
+        format!("is {width}x{height}; cube map faces must be square"),
     ))
 }
 
 /// Refuses images whose size differs from the first one's.
-fn check_same_size(paths: &[PathBuf], images: &[Rgba8Image]) -> Result<(), EncodeError> {
-    let first = &images[0];
+fn check_same_size(paths: &[PathBuf], images: &[SourceImage]) -> Result<(), EncodeError> {
+    let (first_width, first_height) = images[0].size();
     for (path, image) in paths.iter().zip(images).skip(1) {
-        if (image.width, image.height) != (first.width, first.height) {
+        let (width, height) = image.size();
+        if (width, height) != (first_width, first_height) {
             return Err(invalid(
                 path,
                 format!(
-                    "is {}x{} but {} is {}x{}; every image of a folder asset must be the same size",
-                    image.width,
-                    image.height,
+                    "is {width}x{height} but {} is {first_width}x{first_height}; \
+                     every image of a folder asset must be the same size",
                     display_name(&paths[0]),
-                    first.width,
-                    first.height
                 ),
             ));
         }
@@ -267,7 +340,13 @@ fn file_stem(path: &Path) -> String {
 
 /// "px, nx, py, ny, pz and nz" plus the accepted extensions.
 fn face_list() -> String {
-    format!("{} (.png, .jpg or .jpeg)", FACE_NAMES.join(", "))
+    format!("{} ({})", FACE_NAMES.join(", "), extension_list())
+}
+
+/// The image extensions a folder asset takes, as text: `.png, .jpg, …`.
+fn extension_list() -> String {
+    let dotted: Vec<String> = IMAGE_EXTENSIONS.iter().map(|e| format!(".{e}")).collect();
+    dotted.join(", ")
 }
 
 /// An error about `path`.
@@ -290,6 +369,14 @@ mod tests {
             fs::write(dir.path().join(name), bytes).unwrap();
         }
         dir
+    }
+
+    /// The 8-bit images of a folder that must have decoded to 8 bits.
+    fn ldr(images: &SourceImages) -> &[crate::encode::image::Rgba8Image] {
+        match images {
+            SourceImages::Ldr(images) => images,
+            other => panic!("not 8-bit: {other:?}"),
+        }
     }
 
     fn message(error: EncodeError) -> String {
@@ -318,8 +405,11 @@ mod tests {
         let mut files = six_faces(4);
         files[3].0 = "NY.PNG";
         let dir = folder(&files);
-        let faces = cube_faces(dir.path()).unwrap();
-        let reds: Vec<u8> = faces.images.iter().map(|image| image.pixels[0]).collect();
+        let faces = cube_faces(dir.path(), None).unwrap();
+        let reds: Vec<u8> = ldr(&faces.images)
+            .iter()
+            .map(|image| image.pixels[0])
+            .collect();
         assert_eq!(reds, [0, 40, 80, 120, 160, 200]);
         assert_eq!(faces.inputs.len(), 6);
         assert_eq!(faces.inputs[3], dir.path().join("NY.PNG"));
@@ -330,7 +420,7 @@ mod tests {
         let mut files = six_faces(4);
         files.remove(4);
         let dir = folder(&files);
-        let text = message(cube_faces(dir.path()).unwrap_err());
+        let text = message(cube_faces(dir.path(), None).unwrap_err());
         assert!(text.contains("face pz is missing"), "{text}");
     }
 
@@ -339,7 +429,7 @@ mod tests {
         let mut files = six_faces(4);
         files[0].1 = solid_png(4, 2, [0; 4]);
         let dir = folder(&files);
-        let text = message(cube_faces(dir.path()).unwrap_err());
+        let text = message(cube_faces(dir.path(), None).unwrap_err());
         assert!(
             text.contains("px.png: is 4x2; cube map faces must be square"),
             "{text}"
@@ -348,7 +438,7 @@ mod tests {
         let mut files = six_faces(4);
         files[5].1 = solid_png(8, 8, [0; 4]);
         let dir = folder(&files);
-        let text = message(cube_faces(dir.path()).unwrap_err());
+        let text = message(cube_faces(dir.path(), None).unwrap_err());
         assert!(text.contains("nz.png: is 8x8 but px.png is 4x4"), "{text}");
     }
 
@@ -356,17 +446,17 @@ mod tests {
     fn stray_and_repeated_faces_are_refused() {
         let mut files = six_faces(2);
         files.push(("posx.png", solid_png(2, 2, [0; 4])));
-        let text = message(cube_faces(folder(&files).path()).unwrap_err());
+        let text = message(cube_faces(folder(&files).path(), None).unwrap_err());
         assert!(text.contains("posx.png: is not a cube map face"), "{text}");
 
         let mut files = six_faces(2);
         files.push(("px.jpg", solid_png(2, 2, [0; 4])));
-        let text = message(cube_faces(folder(&files).path()).unwrap_err());
+        let text = message(cube_faces(folder(&files).path(), None).unwrap_err());
         assert!(text.contains("repeats face px"), "{text}");
 
         let mut files = six_faces(2);
         files.push(("notes.txt", b"hello".to_vec()));
-        let text = message(cube_faces(folder(&files).path()).unwrap_err());
+        let text = message(cube_faces(folder(&files).path(), None).unwrap_err());
         assert!(text.contains("notes.txt: is not an image"), "{text}");
     }
 
@@ -375,14 +465,14 @@ mod tests {
         let mut files = six_faces(2);
         files.push((".DS_Store", b"junk".to_vec()));
         files.push(("px.png~", b"junk".to_vec()));
-        assert!(cube_faces(folder(&files).path()).is_ok());
+        assert!(cube_faces(folder(&files).path(), None).is_ok());
     }
 
     #[test]
     fn a_corrupt_face_names_its_file() {
         let mut files = six_faces(2);
         files[2].1.truncate(20);
-        let text = message(cube_faces(folder(&files).path()).unwrap_err());
+        let text = message(cube_faces(folder(&files).path(), None).unwrap_err());
         assert!(text.contains("py.png: cannot decode image"), "{text}");
     }
 
@@ -394,22 +484,25 @@ mod tests {
                 .map(|(name, red)| (name, solid_png(2, 2, [red, 0, 0, 255])))
                 .collect();
         let dir = folder(&files);
-        let layers = array_layers(dir.path()).unwrap();
-        let reds: Vec<u8> = layers.images.iter().map(|image| image.pixels[0]).collect();
+        let layers = array_layers(dir.path(), None).unwrap();
+        let reds: Vec<u8> = ldr(&layers.images)
+            .iter()
+            .map(|image| image.pixels[0])
+            .collect();
         assert_eq!(reds, [1, 2, 10]);
     }
 
     #[test]
     fn array_faults_are_named() {
         let dir = folder(&[]);
-        let text = message(array_layers(dir.path()).unwrap_err());
+        let text = message(array_layers(dir.path(), None).unwrap_err());
         assert!(text.contains("holds no images"), "{text}");
 
         let dir = folder(&[
             ("a.png", solid_png(2, 2, [0; 4])),
             ("b.png", solid_png(4, 2, [0; 4])),
         ]);
-        let text = message(array_layers(dir.path()).unwrap_err());
+        let text = message(array_layers(dir.path(), None).unwrap_err());
         assert!(text.contains("b.png: is 4x2 but a.png is 2x2"), "{text}");
     }
 
@@ -420,8 +513,8 @@ mod tests {
             ("b.png", solid_png(4, 4, [0; 4])),
         ]);
         let paths = [dir.path().join("a.png"), dir.path().join("b.png")];
-        assert_eq!(decode_all(&paths, 32).unwrap().len(), 2);
-        let text = message(decode_all(&paths, 31).unwrap_err());
+        assert_eq!(decode_all(&paths, 32, None).unwrap().len(), 2);
+        let text = message(decode_all(&paths, 31, None).unwrap_err());
         assert!(
             text.contains("b.png: takes the folder's images past 31 pixels"),
             "{text}"

@@ -21,6 +21,18 @@ pub const MAX_DIMENSION: u32 = 16384;
 /// cannot be complete, so it is refused before its pixel buffer is allocated.
 pub const MAX_DEFLATE_RATIO: u64 = 1032;
 
+/// The most bytes one decoded source image may take as RGBA at its own
+/// precision: 1 GiB, a 16384² image at 8 bits, 16384x8192 at 16 bits or
+/// 8192² as 32-bit floats (HDR, EXR and float TIFF sources).
+pub const MAX_DECODED_BYTES: u64 = 1 << 30;
+
+/// The most decoded bytes a source image may declare whatever its file's
+/// length (64 MiB, a 4096² RGBA8 image). Past it, a WebP, TGA, BMP, TIFF,
+/// HDR or EXR file must hold at least one byte per [`MAX_DEFLATE_RATIO`]
+/// decoded bytes: smaller files are truncated or decompression bombs, and
+/// are refused before their pixels are allocated.
+pub const MAX_UNBACKED_BYTES: u64 = 64 << 20;
+
 /// The most pixels a folder asset's images may hold together: 16384², the
 /// same 1 GiB of RGBA8 one image may take, so a job's memory stays bounded.
 pub const MAX_TOTAL_PIXELS: u64 = 16384 * 16384;

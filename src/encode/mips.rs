@@ -22,12 +22,18 @@
 //!   is 255.
 //! * `Gray` and `Linear`: all four channels are averaged linearly.
 //!
+//! The filters are generic over the sample type ([`Sample`]): 8-bit and
+//! 16-bit unsigned normalised samples are read as `[0, 1]` and rounded back
+//! at their own precision (16-bit colour through the sRGB curve computed
+//! in `f64`), and float samples (HDR sources) are linear already, so
+//! `Color` averages them alpha-weighted without a transfer curve.
+//!
 //! The arithmetic is `f64` in a fixed order on one thread, so the output is
 //! deterministic.
 
 use core::ops::Range;
 
-use super::image::Rgba8Image;
+use super::image::RgbaImage;
 use super::texture_mode::TextureMode;
 
 /// Number of levels in a full mip chain down to 1x1: `floor(log2(max(w, h))) + 1`.
@@ -37,11 +43,15 @@ pub fn mip_level_count(width: u32, height: u32) -> usize {
 
 /// Builds mip levels `levels` of `level0` (level 0 is an unchanged copy), each
 /// filtered directly from `level0`.
-pub fn mip_levels(level0: &Rgba8Image, mode: TextureMode, levels: Range<usize>) -> Vec<Rgba8Image> {
-    let build = |level: usize| -> Rgba8Image {
+pub fn mip_levels<T: Sample>(
+    level0: &RgbaImage<T>,
+    mode: TextureMode,
+    levels: Range<usize>,
+) -> Vec<RgbaImage<T>> {
+    let build = |level: usize| -> RgbaImage<T> {
         match (level, mode) {
             (0, _) => level0.clone(),
-            (_, TextureMode::Color) => downsample(level0, level, &ColorKernel::new()),
+            (_, TextureMode::Color) => downsample(level0, level, &ColorKernel(T::colour_codec())),
             (_, TextureMode::Normal) => downsample(level0, level, &NormalKernel),
             (_, TextureMode::Gray | TextureMode::Linear) => {
                 downsample(level0, level, &LinearKernel)
@@ -51,13 +61,102 @@ pub fn mip_levels(level0: &Rgba8Image, mode: TextureMode, levels: Range<usize>) 
     levels.map(build).collect()
 }
 
+/// A sample type the filters read and write: 8-bit and 16-bit unsigned
+/// normalised integers, and linear floats.
+pub trait Sample: Copy {
+    /// How colour samples are taken to linear light and back.
+    type Colour: ColourCodec<Self>;
+
+    /// The sample as a number: unorm samples in `[0, 1]`, floats as they are.
+    fn to_unit(self) -> f64;
+
+    /// The nearest sample to `value` (unorm samples clamp to `[0, 1]`).
+    fn from_unit(value: f64) -> Self;
+
+    /// The colour codec of this sample type.
+    fn colour_codec() -> Self::Colour;
+
+    /// `1 - value` at this sample's precision (a DirectX normal map's green
+    /// turned into OpenGL's).
+    fn inverted(self) -> Self;
+}
+
+/// How `Color` mode decodes a sample to linear light and encodes it back.
+pub trait ColourCodec<T> {
+    /// The linear value of a colour sample.
+    fn decode(&self, sample: T) -> f64;
+
+    /// The nearest colour sample to a linear value.
+    fn encode(&self, linear: f64) -> T;
+}
+
+impl Sample for u8 {
+    type Colour = Srgb8;
+
+    fn to_unit(self) -> f64 {
+        f64::from(self) / 255.0
+    }
+
+    fn from_unit(value: f64) -> Self {
+        unit_to_u8(value)
+    }
+
+    fn colour_codec() -> Srgb8 {
+        Srgb8::new()
+    }
+
+    fn inverted(self) -> Self {
+        u8::MAX - self
+    }
+}
+
+impl Sample for u16 {
+    type Colour = Srgb16;
+
+    fn to_unit(self) -> f64 {
+        f64::from(self) / 65535.0
+    }
+
+    fn from_unit(value: f64) -> Self {
+        (value * 65535.0).round().clamp(0.0, 65535.0) as u16
+    }
+
+    fn colour_codec() -> Srgb16 {
+        Srgb16
+    }
+
+    fn inverted(self) -> Self {
+        u16::MAX - self
+    }
+}
+
+impl Sample for f32 {
+    type Colour = LinearFloat;
+
+    fn to_unit(self) -> f64 {
+        f64::from(self)
+    }
+
+    fn from_unit(value: f64) -> Self {
+        value as f32
+    }
+
+    fn colour_codec() -> LinearFloat {
+        LinearFloat
+    }
+
+    fn inverted(self) -> Self {
+        1.0 - self
+    }
+}
+
 /// How one mode turns texels into `N` averageable values and back.
-trait Kernel<const N: usize> {
-    /// The values to average for one RGBA8 texel.
-    fn load(&self, texel: [u8; 4]) -> [f64; N];
-    /// The RGBA8 texel for weighted sums of `load` values, where the weights
-    /// add up to `total`.
-    fn store(&self, sums: &[f64; N], total: f64) -> [u8; 4];
+trait Kernel<T, const N: usize> {
+    /// The values to average for one texel.
+    fn load(&self, texel: [T; 4]) -> [f64; N];
+    /// The texel for weighted sums of `load` values, where the weights add
+    /// up to `total`.
+    fn store(&self, sums: &[f64; N], total: f64) -> [T; 4];
 }
 
 /// Converts a value in `[0, 1]` to the nearest 8-bit value.
@@ -74,8 +173,17 @@ fn srgb_to_linear(encoded: f64) -> f64 {
     }
 }
 
-/// `Color` mode: alpha-weighted averaging in linear light.
-struct ColorKernel {
+/// The inverse of [`srgb_to_linear`]: linear `[0, 1]` to encoded.
+fn linear_to_srgb(linear: f64) -> f64 {
+    if linear <= 0.0031308 {
+        linear * 12.92
+    } else {
+        1.055 * linear.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// 8-bit sRGB through exact tables.
+pub struct Srgb8 {
     /// Linear value of each 8-bit sRGB code.
     decode: [f64; 256],
     /// `thresholds[k]` is the linear value of sRGB code `k + 0.5`: a linear value
@@ -84,12 +192,18 @@ struct ColorKernel {
     thresholds: [f64; 255],
 }
 
-impl ColorKernel {
+impl Srgb8 {
     fn new() -> Self {
         Self {
             decode: core::array::from_fn(|code| srgb_to_linear(code as f64 / 255.0)),
             thresholds: core::array::from_fn(|code| srgb_to_linear((code as f64 + 0.5) / 255.0)),
         }
+    }
+}
+
+impl ColourCodec<u8> for Srgb8 {
+    fn decode(&self, code: u8) -> f64 {
+        self.decode[usize::from(code)]
     }
 
     /// The nearest 8-bit sRGB code for a linear value.
@@ -99,23 +213,52 @@ impl ColorKernel {
     }
 }
 
+/// 16-bit sRGB through the transfer functions.
+pub struct Srgb16;
+
+impl ColourCodec<u16> for Srgb16 {
+    fn decode(&self, code: u16) -> f64 {
+        srgb_to_linear(code.to_unit())
+    }
+
+    fn encode(&self, linear: f64) -> u16 {
+        u16::from_unit(linear_to_srgb(linear.clamp(0.0, 1.0)))
+    }
+}
+
+/// Linear floats: colour is averaged as stored.
+pub struct LinearFloat;
+
+impl ColourCodec<f32> for LinearFloat {
+    fn decode(&self, sample: f32) -> f64 {
+        f64::from(sample)
+    }
+
+    fn encode(&self, linear: f64) -> f32 {
+        linear as f32
+    }
+}
+
+/// `Color` mode: alpha-weighted averaging in linear light.
+struct ColorKernel<C>(C);
+
 /// Values: alpha-weighted linear RGB, alpha, then unweighted linear RGB.
-impl Kernel<7> for ColorKernel {
-    fn load(&self, [r, g, b, a]: [u8; 4]) -> [f64; 7] {
-        let [r, g, b] = [r, g, b].map(|code| self.decode[usize::from(code)]);
-        let alpha = f64::from(a) / 255.0;
+impl<T: Sample, C: ColourCodec<T>> Kernel<T, 7> for ColorKernel<C> {
+    fn load(&self, [r, g, b, a]: [T; 4]) -> [f64; 7] {
+        let [r, g, b] = [r, g, b].map(|code| self.0.decode(code));
+        let alpha = a.to_unit();
         [alpha * r, alpha * g, alpha * b, alpha, r, g, b]
     }
 
-    fn store(&self, sums: &[f64; 7], total: f64) -> [u8; 4] {
+    fn store(&self, sums: &[f64; 7], total: f64) -> [T; 4] {
         let alpha_sum = sums[3];
         let colour = if alpha_sum > 0.0 {
             [sums[0], sums[1], sums[2]].map(|sum| sum / alpha_sum)
         } else {
             [sums[4], sums[5], sums[6]].map(|sum| sum / total)
         };
-        let [r, g, b] = colour.map(|linear| self.encode(linear));
-        [r, g, b, unit_to_u8(alpha_sum / total)]
+        let [r, g, b] = colour.map(|linear| self.0.encode(linear));
+        [r, g, b, T::from_unit(alpha_sum / total)]
     }
 }
 
@@ -123,25 +266,25 @@ impl Kernel<7> for ColorKernel {
 struct NormalKernel;
 
 impl NormalKernel {
-    /// Maps an 8-bit code to `[-1, 1]`.
-    fn decode(code: u8) -> f64 {
-        f64::from(code) / 255.0 * 2.0 - 1.0
+    /// Maps a unorm sample to `[-1, 1]`.
+    fn decode<T: Sample>(code: T) -> f64 {
+        code.to_unit() * 2.0 - 1.0
     }
 
-    /// Maps `[-1, 1]` to the nearest 8-bit code.
-    fn encode(component: f64) -> u8 {
-        unit_to_u8((component + 1.0) / 2.0)
+    /// Maps `[-1, 1]` to the nearest unorm sample.
+    fn encode<T: Sample>(component: f64) -> T {
+        T::from_unit((component + 1.0) / 2.0)
     }
 }
 
-impl Kernel<3> for NormalKernel {
-    fn load(&self, [r, g, _, _]: [u8; 4]) -> [f64; 3] {
+impl<T: Sample> Kernel<T, 3> for NormalKernel {
+    fn load(&self, [r, g, _, _]: [T; 4]) -> [f64; 3] {
         let (x, y) = (Self::decode(r), Self::decode(g));
         let z = (1.0 - x * x - y * y).max(0.0).sqrt();
         [x, y, z]
     }
 
-    fn store(&self, sums: &[f64; 3], _total: f64) -> [u8; 4] {
+    fn store(&self, sums: &[f64; 3], _total: f64) -> [T; 4] {
         let length = sums.iter().map(|c| c * c).sum::<f64>().sqrt();
         // Opposite normals can cancel out; fall back to "straight up".
         let [x, y, z] = if length > 1e-12 {
@@ -149,20 +292,25 @@ impl Kernel<3> for NormalKernel {
         } else {
             [0.0, 0.0, 1.0]
         };
-        [Self::encode(x), Self::encode(y), Self::encode(z), 255]
+        [
+            Self::encode(x),
+            Self::encode(y),
+            Self::encode(z),
+            T::from_unit(1.0),
+        ]
     }
 }
 
 /// `Gray` and `Linear` modes: every channel averaged as stored.
 struct LinearKernel;
 
-impl Kernel<4> for LinearKernel {
-    fn load(&self, texel: [u8; 4]) -> [f64; 4] {
-        texel.map(|channel| f64::from(channel) / 255.0)
+impl<T: Sample> Kernel<T, 4> for LinearKernel {
+    fn load(&self, texel: [T; 4]) -> [f64; 4] {
+        texel.map(Sample::to_unit)
     }
 
-    fn store(&self, sums: &[f64; 4], total: f64) -> [u8; 4] {
-        sums.map(|sum| unit_to_u8(sum / total))
+    fn store(&self, sums: &[f64; 4], total: f64) -> [T; 4] {
+        sums.map(|sum| T::from_unit(sum / total))
     }
 }
 
@@ -202,11 +350,11 @@ fn axis_taps(source: u32, destination: u32) -> Vec<Taps> {
 }
 
 /// Computes mip level `level` of `source` with the area filter.
-fn downsample<const N: usize, K: Kernel<N>>(
-    source: &Rgba8Image,
+fn downsample<T: Sample, const N: usize, K: Kernel<T, N>>(
+    source: &RgbaImage<T>,
     level: usize,
     kernel: &K,
-) -> Rgba8Image {
+) -> RgbaImage<T> {
     let width = (source.width >> level).max(1);
     let height = (source.height >> level).max(1);
     let columns = axis_taps(source.width, width);
@@ -230,7 +378,7 @@ fn downsample<const N: usize, K: Kernel<N>>(
         }
         pixels.extend(sums.iter().flat_map(|sum| kernel.store(sum, total)));
     }
-    Rgba8Image {
+    RgbaImage {
         width,
         height,
         pixels,
@@ -238,8 +386,8 @@ fn downsample<const N: usize, K: Kernel<N>>(
 }
 
 /// Loads source row `y` through the kernel into `out`.
-fn load_row<const N: usize, K: Kernel<N>>(
-    source: &Rgba8Image,
+fn load_row<T: Sample, const N: usize, K: Kernel<T, N>>(
+    source: &RgbaImage<T>,
     y: usize,
     kernel: &K,
     out: &mut [[f64; N]],
@@ -267,6 +415,7 @@ fn filter_row<const N: usize>(loaded: &[[f64; N]], columns: &[Taps], out: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encode::image::Rgba8Image;
 
     /// The full chain, level 0 first.
     fn mip_chain(level0: &Rgba8Image, mode: TextureMode) -> Vec<Rgba8Image> {
@@ -382,7 +531,7 @@ mod tests {
         // A quarter-opaque blue next to opaque red: colour weighted 1:4.
         let faint_blue = [0, 0, 255, 51];
         let level1 = &mip_chain(&image(2, 1, &[red, faint_blue]), TextureMode::Color)[1];
-        let kernel = ColorKernel::new();
+        let kernel = Srgb8::new();
         let expected_red = kernel.encode(255.0 / 306.0);
         let expected_blue = kernel.encode(51.0 / 306.0);
         assert_eq!(texels(level1), [[expected_red, 0, expected_blue, 153]]);
@@ -399,7 +548,7 @@ mod tests {
 
     #[test]
     fn srgb_codes_survive_a_decode_encode_round_trip() {
-        let kernel = ColorKernel::new();
+        let kernel = Srgb8::new();
         for code in 0..=255u8 {
             assert_eq!(kernel.encode(kernel.decode[usize::from(code)]), code);
         }
@@ -408,7 +557,7 @@ mod tests {
     }
 
     fn decoded_length(texel: [u8; 4]) -> f64 {
-        let [x, y, z] = [texel[0], texel[1], texel[2]].map(NormalKernel::decode);
+        let [x, y, z] = [texel[0], texel[1], texel[2]].map(NormalKernel::decode::<u8>);
         (x * x + y * y + z * z).sqrt()
     }
 
@@ -440,7 +589,7 @@ mod tests {
     #[test]
     fn cancelling_normals_fall_back_to_straight_up() {
         assert_eq!(
-            NormalKernel.store(&[0.0, 0.0, 0.0], 2.0),
+            Kernel::<u8, 3>::store(&NormalKernel, &[0.0, 0.0, 0.0], 2.0),
             [128, 128, 255, 255]
         );
     }

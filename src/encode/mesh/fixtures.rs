@@ -541,6 +541,22 @@ impl GltfBuilder {
         self.textures.len() - 1
     }
 
+    /// Adds a texture whose `extension` (such as `EXT_texture_webp`) names
+    /// `images[image]`, with `source` as its core fallback, if any.
+    pub fn add_extension_texture(
+        &mut self,
+        source: Option<usize>,
+        extension: &str,
+        image: usize,
+    ) -> usize {
+        let core = source.map_or_else(String::new, |source| format!("\"source\":{source},"));
+        self.textures.push(format!(
+            "{{{core}\"extensions\":{{{}:{{\"source\":{image}}}}}}}",
+            json_string(extension)
+        ));
+        self.textures.len() - 1
+    }
+
     /// Adds a node.
     pub fn add_node(&mut self, node: Node) -> usize {
         self.nodes.push(node);

@@ -138,6 +138,7 @@ mod tests {
             mips: true,
             max_size: 0,
             flip_green: false,
+            hdr_format: Default::default(),
         }
     }
 

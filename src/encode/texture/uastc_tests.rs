@@ -95,6 +95,7 @@ fn uastc_options(mode: TextureMode, quality: u8) -> TextureOptions {
         mips: true,
         max_size: 0,
         flip_green: false,
+        hdr_format: Default::default(),
     }
 }
 

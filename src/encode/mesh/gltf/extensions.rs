@@ -7,12 +7,12 @@
 //! ([`Support`]):
 //! * **decoded**: the importer reads it (meshopt, Draco or quantized geometry,
 //!   GPU instances,
-//!   texture transforms, emissive strength, Basis Universal images);
+//!   texture transforms, emissive strength, Basis Universal and WebP images);
 //! * **skipped**: it carries something the reference formats have no place
 //!   for (lights, most `KHR_materials_*` extensions, variants, metadata), and
 //!   dropping it leaves the geometry and the `.hmat` row as correct as assetc
 //!   can write them: the mesh builds, with one warning naming the extension;
-//! * **refused**: assetc cannot decode what it changes (WebP or AVIF images,
+//! * **refused**: assetc cannot decode what it changes (AVIF images,
 //!   anything unknown). Required, the file
 //!   fails with a message naming the extension; merely used, the core data
 //!   the file must then also carry is read instead, with a warning.
@@ -39,6 +39,7 @@ const DECODED: &[&str] = &[
     "KHR_mesh_quantization",
     "KHR_texture_transform",
     "KHR_texture_basisu",
+    "EXT_texture_webp",
     "KHR_materials_emissive_strength",
 ];
 
@@ -82,16 +83,10 @@ const MATERIAL_SKIPPED: &str =
     "the reference .hmat row has no field for it; the core material is used";
 
 /// Extensions assetc cannot honour, and why.
-const REFUSED: &[(&str, &str)] = &[
-    (
-        "EXT_texture_webp",
-        "assetc cannot decode WebP images; export PNG, JPEG or KTX2 images",
-    ),
-    (
-        "EXT_texture_avif",
-        "assetc cannot decode AVIF images; export PNG, JPEG or KTX2 images",
-    ),
-];
+const REFUSED: &[(&str, &str)] = &[(
+    "EXT_texture_avif",
+    "assetc cannot decode AVIF images; export PNG, JPEG, WebP or KTX2 images",
+)];
 
 /// How assetc treats the extension `name`.
 pub(super) fn support(name: &str) -> Support {
@@ -158,9 +153,13 @@ mod tests {
 
     #[test]
     fn refusals_name_the_extension_and_the_way_out() {
-        let message = refusal("EXT_texture_webp").unwrap();
-        assert!(message.contains("EXT_texture_webp"), "{message}");
-        assert!(message.contains("export PNG, JPEG or KTX2"), "{message}");
+        let message = refusal("EXT_texture_avif").unwrap();
+        assert!(message.contains("EXT_texture_avif"), "{message}");
+        assert!(
+            message.contains("export PNG, JPEG, WebP or KTX2"),
+            "{message}"
+        );
+        assert_eq!(refusal("EXT_texture_webp"), None);
         assert_eq!(refusal("KHR_lights_punctual"), None);
         assert_eq!(refusal("EXT_meshopt_compression"), None);
         assert_eq!(refusal("KHR_draco_mesh_compression"), None);
@@ -173,12 +172,13 @@ mod tests {
             "KHR_texture_transform",
             "KHR_lights_punctual",
             "KHR_lights_punctual",
+            "EXT_texture_avif",
             "EXT_texture_webp",
         ]
         .map(str::to_owned);
         let found = warnings(&used);
         assert_eq!(found.len(), 3, "{found:?}");
-        assert!(found[0].starts_with("extension EXT_texture_webp is ignored"));
+        assert!(found[0].starts_with("extension EXT_texture_avif is ignored"));
         assert!(found[1].starts_with("extension KHR_lights_punctual is skipped"));
         assert!(found[2].starts_with("extension KHR_materials_sheen is skipped"));
     }

@@ -99,31 +99,33 @@ pub(super) fn slot_textures(material: &json::Material) -> Vec<SlotTexture<'_>> {
     .collect()
 }
 
-/// The extension whose `source` names a KTX2 image for a texture.
-const BASISU: &str = "KHR_texture_basisu";
+/// The extensions whose `source` names an image for a texture, in the order
+/// they are preferred: the KTX2 image (what the artist shipped for GPUs),
+/// then the WebP one. The core `source`, if any, is the fallback for viewers
+/// without them.
+const IMAGE_EXTENSIONS: [&str; 2] = ["KHR_texture_basisu", "EXT_texture_webp"];
 
-/// The image `textures[texture]` shows: the KTX2 image of its
-/// `KHR_texture_basisu` extension when it has one (what the artist shipped
-/// for GPUs; the core `source`, if any, is the fallback for other viewers),
-/// else its `source`. `None` when it has neither or names an image that does
-/// not exist.
+/// The image `textures[texture]` shows: the image of its first
+/// [`IMAGE_EXTENSIONS`] entry that names one, else its `source`. `None` when
+/// it has none or names an image that does not exist.
 fn texture_image(root: &json::Root, texture: usize) -> Option<usize> {
     let texture = root.textures.get(texture)?;
-    let basisu = texture
-        .extensions
-        .as_ref()
-        .and_then(|e| e.others.get(BASISU))
-        .and_then(|b| b.get("source"))
-        .and_then(json::Value::as_u64)
-        .and_then(|i| usize::try_from(i).ok());
-    let image = basisu.unwrap_or(texture.source.value());
+    let extensions = texture.extensions.as_ref();
+    let from_extension = IMAGE_EXTENSIONS.iter().find_map(|name| {
+        extensions
+            .and_then(|e| e.others.get(*name))
+            .and_then(|b| b.get("source"))
+            .and_then(json::Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+    });
+    let image = from_extension.unwrap_or(texture.source.value());
     (image < root.images.len()).then_some(image)
 }
 
 /// The warning for a slot whose texture has no usable image.
 fn sourceless_warning(material: usize, slot: Slot, texture: usize) -> String {
     format!(
-        "materials[{material}].{}: textures[{texture}] has no source image assetc can read (only an extension image such as EXT_texture_webp); the slot is left empty",
+        "materials[{material}].{}: textures[{texture}] has no source image assetc can read (only an extension image such as EXT_texture_avif); the slot is left empty",
         slot.json_name()
     )
 }

@@ -628,6 +628,27 @@ fn textured() -> GltfBuilder {
 }
 
 #[test]
+fn an_ext_texture_webp_image_is_used_before_the_core_source() {
+    let dir = input_folder();
+    let mut b = GltfBuilder::new();
+    let png = b.add_image_view(b"\x89PNG fallback", "image/png");
+    let webp = b.add_image_view(b"RIFF....WEBP", "image/webp");
+    let texture = b.add_extension_texture(Some(png), "EXT_texture_webp", webp);
+    let only_webp = b.add_extension_texture(None, "EXT_texture_webp", webp);
+    let material = b.add_material(&Material {
+        base_color_texture: Some(texture),
+        emissive_texture: Some(only_webp),
+        ..Material::default()
+    });
+    one_triangle(&mut b, Some(material));
+    let gltf = parse_document(&b.to_glb()).unwrap();
+    let found = texture_uses(&gltf.document, &dir.path().join("models/a.glb"), dir.path()).unwrap();
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+    let images: Vec<usize> = found.uses.iter().map(|use_| use_.index).collect();
+    assert_eq!(images, [webp]);
+}
+
+#[test]
 fn texture_uses_lists_first_modes_sources_and_warnings() {
     let dir = input_folder();
     std::fs::create_dir(dir.path().join("models/textures")).unwrap();
