@@ -22,7 +22,9 @@ use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
-use crate::config::{Config, FontSettings, MeshSettings, Selection, Settings, TextureSettings};
+use crate::config::{
+    Config, FontSettings, IblSettings, MeshSettings, Selection, Settings, TextureSettings,
+};
 use crate::encode::mesh::args::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
@@ -106,6 +108,9 @@ impl Plan {
                 flags: [settings_flags(kind, &settings), naming_flags].concat(),
                 shares: None,
             };
+            if kind == SourceKind::Ibl && settings.ibl.irradiance {
+                job.outputs.push(classify::irradiance_output(&source.rel));
+            }
             if source.kind != SourceKind::Mesh {
                 jobs.push(job);
                 continue;
@@ -150,6 +155,7 @@ impl Plan {
                 && job.input == job.source
                 && mesh_images.contains(&job.input))
         });
+        jobs.extend(brdf_lut_job(&jobs));
         check_names(&config.input, &jobs)?;
         let keep_going = config.keep_going || options.keep_going;
         let input = root_relative(root, &config.input)?;
@@ -337,6 +343,9 @@ impl Plan {
     /// The rule of `job`'s edge and the files it depends on besides its input.
     fn rule_of(&self, job: &Job) -> (&str, Vec<&str>) {
         let mut implicit = vec![self.tools[1].as_str()];
+        if job.kind == SourceKind::BrdfLut {
+            implicit.clear();
+        }
         let rule = match job.kind {
             SourceKind::Processor(index) => match self.processor_rules.get(index) {
                 Some(rule) => {
@@ -353,6 +362,8 @@ impl Plan {
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
         let source = match &job.shares {
             Some(encoded) => encoded.clone(),
+            // The table is a function of the tool alone.
+            None if job.kind == SourceKind::BrdfLut => self.tools[1].clone(),
             None => join(&self.input, &job.input),
         };
         let dep = join(&self.build, &format!("dep/{}.d", job.name));
@@ -513,7 +524,9 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
         SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Font => font_flags(&settings.font, texture),
-        SourceKind::Material
+        SourceKind::Ibl => ibl_flags(&settings.ibl, texture),
+        SourceKind::BrdfLut
+        | SourceKind::Material
         | SourceKind::Shader
         | SourceKind::Embed
         | SourceKind::Processor(_) => Vec::new(),
@@ -606,6 +619,35 @@ fn font_flags(font: &FontSettings, texture: &TextureSettings) -> Vec<String> {
     .into_iter()
     .flat_map(|(flag, value)| [flag.to_string(), value])
     .collect()
+}
+
+/// The IBL encoder's flags: the `ibl:` settings, and the texture
+/// Zstandard level for the cubes.
+fn ibl_flags(ibl: &IblSettings, texture: &TextureSettings) -> Vec<String> {
+    [
+        ("--size", ibl.size.to_string()),
+        ("--irradiance", ibl.irradiance.to_string()),
+        ("--format", ibl.format.name().to_string()),
+        ("--zstd-level", texture.zstd_level.0.to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(flag, value)| [flag.to_string(), value])
+    .collect()
+}
+
+/// The one edge of the project's BRDF lookup table, when any job is an IBL
+/// source. Its input is the `assetc-encode` binary (see `write_job`), and
+/// its name in messages and the fragment is its output's.
+fn brdf_lut_job(jobs: &[Job]) -> Option<Job> {
+    jobs.iter().any(|job| job.kind == SourceKind::Ibl).then(|| Job {
+        source: classify::BRDF_LUT_OUTPUT.to_string(),
+        input: classify::BRDF_LUT_OUTPUT.to_string(),
+        name: classify::BRDF_LUT_OUTPUT.to_string(),
+        kind: SourceKind::BrdfLut,
+        outputs: classify::outputs(SourceKind::BrdfLut, ""),
+        flags: Vec::new(),
+        shares: None,
+    })
 }
 
 /// The `assetc-encode` name of a texture mode.
