@@ -15,7 +15,11 @@ fn hdr_panorama(width: usize, height: usize) -> Vec<u8> {
         .flat_map(|y| (0..width).map(move |x| (x, y)))
         .map(|(x, y)| {
             let sky = 1.0 - y as f32 / height as f32;
-            let sun = if (x, y) == (width / 4, height / 4) { 200.0 } else { 0.0 };
+            let sun = if (x, y) == (width / 4, height / 4) {
+                200.0
+            } else {
+                0.0
+            };
             image::Rgb([0.2 + sky + sun, 0.3 + sky + sun, 0.5 + sky + sun])
         })
         .collect();
@@ -55,21 +59,36 @@ fn a_named_panorama_builds_its_cubes_and_the_brdf_table() {
     p.write("assets/env/sky.ibl.hdr", &hdr_panorama(128, 64));
     let run = p.build(&[]);
     let edges = run.edges();
-    assert!(edges.iter().any(|e| e == "IBL assets/env/sky.ibl.hdr"), "{edges:?}");
-    assert_eq!(edges.iter().filter(|e| e.starts_with("BRDF-LUT")).count(), 1);
+    assert!(
+        edges.iter().any(|e| e == "IBL assets/env/sky.ibl.hdr"),
+        "{edges:?}"
+    );
+    assert_eq!(
+        edges.iter().filter(|e| e.starts_with("BRDF-LUT")).count(),
+        1
+    );
     let half4 = ktx2::VK_FORMAT_R16G16B16A16_SFLOAT;
     // 32² faces: 6 radiance levels (32 … 1), 3 specular levels (32, 16, 8).
-    assert_eq!(shape(header(&p, "runtime/env/sky.radiance.ktx2")), (half4, 6, 6, 32));
-    assert_eq!(shape(header(&p, "runtime/env/sky.specular.ktx2")), (half4, 6, 3, 32));
-    assert_eq!(shape(header(&p, "runtime/env/sky.irradiance.ktx2")), (half4, 6, 1, 32));
+    assert_eq!(
+        shape(header(&p, "runtime/env/sky.radiance.ktx2")),
+        (half4, 6, 6, 32)
+    );
+    assert_eq!(
+        shape(header(&p, "runtime/env/sky.specular.ktx2")),
+        (half4, 6, 3, 32)
+    );
+    assert_eq!(
+        shape(header(&p, "runtime/env/sky.irradiance.ktx2")),
+        (half4, 6, 1, 32)
+    );
     let lut = ktx2::VK_FORMAT_R16G16_SFLOAT;
     assert_eq!(shape(header(&p, "runtime/brdf_lut.ktx2")), (lut, 1, 1, 128));
     let specular = std::fs::read(p.path("runtime/env/sky.specular.ktx2")).unwrap();
     let sh = ktx2::parse(&specular).unwrap().irradiance_sh().unwrap();
     assert!(sh[0].iter().all(|c| *c > 0.0), "{sh:?}");
-    let info = p.assetc(&["info", "runtime"]).expect_ok("assetc info");
+    let info = p.assetc(&["info"]).expect_ok("assetc info");
     assert!(info.stdout.contains("irradiance SH"), "{}", info.stdout);
-    let json = p.assetc(&["info", "runtime", "--json"]).expect_ok("info --json");
+    let json = p.assetc(&["info", "--json"]).expect_ok("info --json");
     assert!(json.stdout.contains("\"irradiance_sh\""), "{}", json.stdout);
     p.assert_no_op();
 }
@@ -85,10 +104,16 @@ fn a_rule_marks_a_plain_hdr_and_its_settings_rebuild_only_it() {
     assert!(!p.path("runtime/env/hall.irradiance.ktx2").exists());
     p.write(
         "assetc.yml",
-        config.replace("panorama: true", "panorama: true, size: 32").as_bytes(),
+        config
+            .replace("panorama: true", "panorama: true, size: 32")
+            .as_bytes(),
     );
     let run = p.ninja(&[]).expect_ok("ninja after the edit");
-    let ibl_edges: Vec<String> = run.edges().into_iter().filter(|e| e.starts_with("IBL")).collect();
+    let ibl_edges: Vec<String> = run
+        .edges()
+        .into_iter()
+        .filter(|e| e.starts_with("IBL"))
+        .collect();
     assert_eq!(ibl_edges, ["IBL assets/env/hall.hdr"]);
     assert_eq!(header(&p, "runtime/env/hall.specular.ktx2").pixel_width, 32);
     p.assert_no_op();
@@ -98,7 +123,11 @@ fn a_rule_marks_a_plain_hdr_and_its_settings_rebuild_only_it() {
 fn bad_panoramas_fail_naming_the_file_and_leave_no_output() {
     let whole = hdr_panorama(64, 32);
     let cases: [(&str, Vec<u8>, &str); 2] = [
-        ("truncated", whole[..whole.len() / 2].to_vec(), "cannot decode"),
+        (
+            "truncated",
+            whole[..whole.len() / 2].to_vec(),
+            "cannot decode",
+        ),
         ("wide", hdr_panorama(96, 32), "96×32"),
     ];
     for (name, bytes, reason) in cases {
@@ -109,7 +138,10 @@ fn bad_panoramas_fail_naming_the_file_and_leave_no_output() {
         let run = p.ninja(&[]);
         assert!(!run.ok, "{name}: the build must fail");
         let message = format!("{}{}", run.stdout, run.stderr);
-        assert!(message.contains(&rel) && message.contains(reason), "{name}: {message}");
+        assert!(
+            message.contains(&rel) && message.contains(reason),
+            "{name}: {message}"
+        );
         for part in ["radiance", "specular", "irradiance"] {
             let output = p.path(&format!("runtime/{name}.{part}.ktx2"));
             assert!(!output.exists(), "{name}: {} left behind", output.display());

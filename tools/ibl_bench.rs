@@ -31,18 +31,29 @@ fn main() {
     let start = Instant::now();
     let files = encode_ibl(&file, &options).expect("encode");
     let seconds = start.elapsed().as_secs_f64();
-    let bytes = files.radiance.len() + files.specular.len() + files.irradiance.map_or(0, |f| f.len());
-    println!("full IBL set (radiance, specular, irradiance, SH): {seconds:.2} s, {} KiB", bytes >> 10);
+    let bytes =
+        files.radiance.len() + files.specular.len() + files.irradiance.map_or(0, |f| f.len());
+    println!(
+        "full IBL set (radiance, specular, irradiance, SH): {seconds:.2} s, {} KiB",
+        bytes >> 10
+    );
 
     let start = Instant::now();
     let panorama = decode_panorama(&file).expect("decode");
-    println!("  of which decoding: {:.2} s", start.elapsed().as_secs_f64());
+    println!(
+        "  of which decoding: {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
     let set = compute(&panorama, &options);
     report_errors(&panorama, &set, size);
 }
 
 /// The relative errors of a few texels of each output against brute force.
-fn report_errors(panorama: &assetc::encode::ibl::panorama::Panorama, set: &assetc::encode::ibl::IblSet, size: usize) {
+fn report_errors(
+    panorama: &assetc::encode::ibl::panorama::Panorama,
+    set: &assetc::encode::ibl::IblSet,
+    size: usize,
+) {
     let levels = specular_levels(size);
     let texels = [(4, 0.3, 0.2), (2, -0.5, 0.1), (0, 0.0, 0.0), (5, 0.6, -0.7)];
     for level in 1..levels {
@@ -55,7 +66,11 @@ fn report_errors(panorama: &assetc::encode::ibl::panorama::Panorama, set: &asset
             let expected = prefilter::brute_force_specular(panorama, r, roughness * roughness);
             worst = worst.max(relative_error(set.specular[level][face].at(x, y), expected));
         }
-        println!("  specular level {level} (roughness {roughness:.2}): worst relative error {:.2}% over {} texels", worst * 100.0, texels.len());
+        println!(
+            "  specular level {level} (roughness {roughness:.2}): worst relative error {:.2}% over {} texels",
+            worst * 100.0,
+            texels.len()
+        );
     }
     let (mut cube_worst, mut sh_worst): (f32, f32) = (0.0, 0.0);
     let irradiance = set.irradiance.as_ref().expect("irradiance");
@@ -66,8 +81,14 @@ fn report_errors(panorama: &assetc::encode::ibl::panorama::Panorama, set: &asset
         cube_worst = cube_worst.max(relative_error(irradiance[face].at(x, y), expected));
         sh_worst = sh_worst.max(relative_error(sh::evaluate(&set.sh, n), expected));
     }
-    println!("  irradiance cube: worst relative error {:.2}%", cube_worst * 100.0);
-    println!("  irradiance SH (9 coefficients): worst relative error {:.2}%", sh_worst * 100.0);
+    println!(
+        "  irradiance cube: worst relative error {:.2}%",
+        cube_worst * 100.0
+    );
+    println!(
+        "  irradiance SH (9 coefficients): worst relative error {:.2}%",
+        sh_worst * 100.0
+    );
 }
 
 /// The largest relative error over the three channels.
@@ -85,11 +106,27 @@ fn synthetic_hdr(width: usize, height: usize) -> Vec<u8> {
         .flat_map(|y| (0..width).map(move |x| (x, y)))
         .map(|(x, y)| {
             let elevation = 1.0 - 2.0 * y as f32 / height as f32;
-            let sky = if elevation > 0.0 { 0.5 + elevation } else { 0.2 };
+            let sky = if elevation > 0.0 {
+                0.5 + elevation
+            } else {
+                0.2
+            };
             let (dx, dy) = (x as f32 - sun.0 as f32, y as f32 - sun.1 as f32);
-            let sun_light = if dx * dx + dy * dy < radius * radius { 50_000.0 } else { 0.0 };
-            let stripe = if (y * 8 / height) == 4 && (x * 32 / width) % 2 == 0 { 2.0 } else { 0.0 };
-            image::Rgb([sky * 0.6 + sun_light + stripe, sky * 0.8 + sun_light, sky + sun_light])
+            let sun_light = if dx * dx + dy * dy < radius * radius {
+                50_000.0
+            } else {
+                0.0
+            };
+            let stripe = if (y * 8 / height) == 4 && (x * 32 / width).is_multiple_of(2) {
+                2.0
+            } else {
+                0.0
+            };
+            image::Rgb([
+                sky * 0.6 + sun_light + stripe,
+                sky * 0.8 + sun_light,
+                sky + sun_light,
+            ])
         })
         .collect();
     let mut out = Vec::new();

@@ -472,7 +472,9 @@ impl std::str::FromStr for IblSize {
 
     fn from_str(text: &str) -> Result<Self, String> {
         let value: f64 = text.parse().map_err(|_| {
-            format!("size must be a power of two from {MIN_IBL_SIZE} to {MAX_IBL_SIZE}, not {text:?}")
+            format!(
+                "size must be a power of two from {MIN_IBL_SIZE} to {MAX_IBL_SIZE}, not {text:?}"
+            )
         })?;
         value.try_into()
     }

@@ -726,8 +726,14 @@ mod tests {
 
     #[test]
     fn ibl_panoramas_are_named_or_marked_and_write_their_cubes() {
-        assert_eq!(classify_file("env/sky.ibl.hdr", false), Some(SourceKind::Ibl));
-        assert_eq!(classify_file("env/Sky.IBL.HDR", false), Some(SourceKind::Ibl));
+        assert_eq!(
+            classify_file("env/sky.ibl.hdr", false),
+            Some(SourceKind::Ibl)
+        );
+        assert_eq!(
+            classify_file("env/Sky.IBL.HDR", false),
+            Some(SourceKind::Ibl)
+        );
         assert_ne!(classify_file("env/sky.hdr", false), Some(SourceKind::Ibl));
         assert!(is_panorama_file("env/sky.hdr") && !is_panorama_file("sky.png"));
         assert_eq!(

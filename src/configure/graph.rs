@@ -639,15 +639,17 @@ fn ibl_flags(ibl: &IblSettings, texture: &TextureSettings) -> Vec<String> {
 /// source. Its input is the `assetc-encode` binary (see `write_job`), and
 /// its name in messages and the fragment is its output's.
 fn brdf_lut_job(jobs: &[Job]) -> Option<Job> {
-    jobs.iter().any(|job| job.kind == SourceKind::Ibl).then(|| Job {
-        source: classify::BRDF_LUT_OUTPUT.to_string(),
-        input: classify::BRDF_LUT_OUTPUT.to_string(),
-        name: classify::BRDF_LUT_OUTPUT.to_string(),
-        kind: SourceKind::BrdfLut,
-        outputs: classify::outputs(SourceKind::BrdfLut, ""),
-        flags: Vec::new(),
-        shares: None,
-    })
+    jobs.iter()
+        .any(|job| job.kind == SourceKind::Ibl)
+        .then(|| Job {
+            source: classify::BRDF_LUT_OUTPUT.to_string(),
+            input: classify::BRDF_LUT_OUTPUT.to_string(),
+            name: classify::BRDF_LUT_OUTPUT.to_string(),
+            kind: SourceKind::BrdfLut,
+            outputs: classify::outputs(SourceKind::BrdfLut, ""),
+            flags: Vec::new(),
+            shares: None,
+        })
 }
 
 /// The `assetc-encode` name of a texture mode.

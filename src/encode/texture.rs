@@ -28,7 +28,8 @@ use super::mips::{mip_level_count, mip_levels};
 pub use super::texture_mode::TextureMode;
 use super::uastc::{UastcError, UastcOptions, encode_uastc};
 use crate::format::ktx2::{
-    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat, write_ktx2_with,
+    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat,
+    write_ktx2_with,
 };
 
 /// How the images are arranged in the texture.

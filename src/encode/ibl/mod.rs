@@ -317,7 +317,11 @@ mod tests {
     use crate::format::ktx2;
 
     /// A Radiance HDR file of `width × height` texels of `texel(x, y)`.
-    pub(crate) fn hdr_file(width: usize, height: usize, texel: impl Fn(usize, usize) -> [f32; 3]) -> Vec<u8> {
+    pub(crate) fn hdr_file(
+        width: usize,
+        height: usize,
+        texel: impl Fn(usize, usize) -> [f32; 3],
+    ) -> Vec<u8> {
         let pixels: Vec<image::Rgb<f32>> = (0..height)
             .flat_map(|y| (0..width).map(move |x| (x, y)))
             .map(|(x, y)| image::Rgb(texel(x, y)))
@@ -349,7 +353,12 @@ mod tests {
         let radiance = ktx2::parse(&files.radiance).unwrap();
         let header = radiance.header();
         assert_eq!(
-            (header.vk_format, header.face_count, header.level_count, header.pixel_width),
+            (
+                header.vk_format,
+                header.face_count,
+                header.level_count,
+                header.pixel_width
+            ),
             (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, 6, 5, 16)
         );
         let specular = ktx2::parse(&files.specular).unwrap();
@@ -360,18 +369,36 @@ mod tests {
         let irradiance = ktx2::parse(&irradiance).unwrap();
         assert_eq!(irradiance.header().pixel_width, IRRADIANCE_SIZE as u32);
         // Deterministic: the same bytes again.
-        assert_eq!(encode_ibl(&file, &options).unwrap().specular, files.specular);
+        assert_eq!(
+            encode_ibl(&file, &options).unwrap().specular,
+            files.specular
+        );
     }
 
     #[test]
     fn bad_panoramas_are_refused_with_the_reason() {
         let square = hdr_file(32, 32, |_, _| [1.0; 3]);
         let error = decode_panorama(&square).unwrap_err();
-        assert!(matches!(error, IblError::NotTwoToOne { width: 32, height: 32 }), "{error}");
+        assert!(
+            matches!(
+                error,
+                IblError::NotTwoToOne {
+                    width: 32,
+                    height: 32
+                }
+            ),
+            "{error}"
+        );
         let whole = hdr_file(64, 32, |_, _| [1.0; 3]);
         let truncated = &whole[..whole.len() * 2 / 3];
-        assert!(matches!(decode_panorama(truncated), Err(IblError::Decode(_))));
-        assert!(matches!(decode_panorama(b"not an image"), Err(IblError::Decode(_))));
+        assert!(matches!(
+            decode_panorama(truncated),
+            Err(IblError::Decode(_))
+        ));
+        assert!(matches!(
+            decode_panorama(b"not an image"),
+            Err(IblError::Decode(_))
+        ));
     }
 
     #[test]

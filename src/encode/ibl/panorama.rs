@@ -158,9 +158,7 @@ mod tests {
     #[test]
     fn row_solid_angles_cover_the_sphere() {
         let panorama = Panorama::from_fn(64, 32, |_| [0.0; 3]);
-        let total: f32 = (0..32)
-            .map(|y| panorama.row_solid_angle(y) * 64.0)
-            .sum();
+        let total: f32 = (0..32).map(|y| panorama.row_solid_angle(y) * 64.0).sum();
         assert!((total - 4.0 * PI).abs() < 1e-4, "{total}");
     }
 
@@ -174,7 +172,10 @@ mod tests {
                 let d = super::super::cube::texel_direction(face, index % 16, index / 16, 16);
                 let expected = field(d);
                 for c in 0..3 {
-                    assert!((texel[c] - expected[c]).abs() < 0.02, "{texel:?} {expected:?}");
+                    assert!(
+                        (texel[c] - expected[c]).abs() < 0.02,
+                        "{texel:?} {expected:?}"
+                    );
                 }
             }
         }

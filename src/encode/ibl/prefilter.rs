@@ -45,7 +45,10 @@ pub const IRRADIANCE_SAMPLES: u32 = 1024;
 
 /// Point `i` of the `count`-point Hammersley set in the unit square.
 pub fn hammersley(i: u32, count: u32) -> (f32, f32) {
-    (i as f32 / count as f32, i.reverse_bits() as f32 / 4_294_967_296.0)
+    (
+        i as f32 / count as f32,
+        i.reverse_bits() as f32 / 4_294_967_296.0,
+    )
 }
 
 /// The GGX normal distribution `D(h)` for `α` at `n·h = cos_h`.
@@ -107,7 +110,11 @@ fn specular_taps(alpha: f32, count: u32, base_size: usize) -> Vec<Tap> {
         let (u, v) = hammersley(i, count);
         let h = ggx_half_vector(u, v, alpha);
         // N = V = +Z: l = 2 (v·h) h − v.
-        let direction = [2.0 * h[2] * h[0], 2.0 * h[2] * h[1], 2.0 * h[2] * h[2] - 1.0];
+        let direction = [
+            2.0 * h[2] * h[0],
+            2.0 * h[2] * h[1],
+            2.0 * h[2] * h[2] - 1.0,
+        ];
         if direction[2] <= 0.0 {
             continue;
         }
@@ -335,7 +342,10 @@ mod tests {
             // The peak stays on the bright direction: within one texel of
             // this level (its size is 64 >> index).
             let texel_angle = 2.0 / (64 >> index) as f32;
-            assert!(peak[2].acos() <= texel_angle, "level {index}: peak {peak:?}");
+            assert!(
+                peak[2].acos() <= texel_angle,
+                "level {index}: peak {peak:?}"
+            );
             assert!(width > previous, "level {index}: {width} after {previous}");
             previous = width;
         }
@@ -377,7 +387,10 @@ mod tests {
             let n = texel_direction(face, x, y, 8);
             let expected = brute_force_irradiance(&panorama, n)[0];
             let found = cube[face].at(x, y)[0];
-            assert!((found - expected).abs() / expected < 0.01, "{found} against {expected}");
+            assert!(
+                (found - expected).abs() / expected < 0.01,
+                "{found} against {expected}"
+            );
         }
     }
 
@@ -390,8 +403,12 @@ mod tests {
         let panorama = Panorama::from_fn(256, 128, field);
         let chain = mip_chain(panorama.to_cube(32));
         let levels = specular(&chain, 5);
-        for (level, (face, x, y)) in [(2, (4, 3, 1)), (3, (0, 2, 2)), (4, (2, 1, 0)), (1, (4, 10, 4))]
-        {
+        for (level, (face, x, y)) in [
+            (2, (4, 3, 1)),
+            (3, (0, 2, 2)),
+            (4, (2, 1, 0)),
+            (1, (4, 10, 4)),
+        ] {
             let size = levels[level][0].size;
             let r = texel_direction(face, x, y, size);
             let roughness = level_roughness(level, 5);

@@ -110,7 +110,11 @@ mod tests {
     fn a_uniform_environment_gives_pi_l_everywhere() {
         let value = [0.25, 1.0, 3.0];
         let sh = irradiance_sh(&Panorama::from_fn(128, 64, |_| value));
-        for n in [[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], normalize([1.0, 2.0, -3.0])] {
+        for n in [
+            [1.0, 0.0, 0.0],
+            [0.0, -1.0, 0.0],
+            normalize([1.0, 2.0, -3.0]),
+        ] {
             let e = evaluate(&sh, n);
             for c in 0..3 {
                 // Tolerance: 1e-3 relative (the basis constants' 6 digits).
