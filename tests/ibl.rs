@@ -5,29 +5,23 @@
 
 mod common;
 
+use assetc::encode::ibl::panorama::Panorama;
 use assetc::format::ktx2::{self, Ktx2Header};
 use common::Project;
 
 /// A Radiance HDR file of `width × height` texels: a bright spot on a sky
 /// gradient.
 fn hdr_panorama(width: usize, height: usize) -> Vec<u8> {
-    let pixels: Vec<image::Rgb<f32>> = (0..height)
-        .flat_map(|y| (0..width).map(move |x| (x, y)))
-        .map(|(x, y)| {
-            let sky = 1.0 - y as f32 / height as f32;
-            let sun = if (x, y) == (width / 4, height / 4) {
-                200.0
-            } else {
-                0.0
-            };
-            image::Rgb([0.2 + sky + sun, 0.3 + sky + sun, 0.5 + sky + sun])
-        })
-        .collect();
-    let mut out = Vec::new();
-    image::codecs::hdr::HdrEncoder::new(&mut out)
-        .encode(&pixels, width, height)
-        .unwrap();
-    out
+    Panorama::from_xy(width, height, |x, y| {
+        let sky = 1.0 - y as f32 / height as f32;
+        let sun = if (x, y) == (width / 4, height / 4) {
+            200.0
+        } else {
+            0.0
+        };
+        [0.2 + sky + sun, 0.3 + sky + sun, 0.5 + sky + sun]
+    })
+    .to_radiance_hdr()
 }
 
 /// The header of a KTX2 file of the project.

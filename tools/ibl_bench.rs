@@ -11,8 +11,9 @@
 use std::time::Instant;
 
 use assetc::config::IblFormat;
+use assetc::encode::ibl::panorama::Panorama;
 use assetc::encode::ibl::{
-    IblOptions, compute, cube, decode_panorama, encode_ibl, prefilter, sh, specular_levels,
+    IblOptions, IblSet, compute, cube, decode_panorama, encode_ibl, prefilter, sh, specular_levels,
 };
 
 fn main() {
@@ -49,11 +50,7 @@ fn main() {
 }
 
 /// The relative errors of a few texels of each output against brute force.
-fn report_errors(
-    panorama: &assetc::encode::ibl::panorama::Panorama,
-    set: &assetc::encode::ibl::IblSet,
-    size: usize,
-) {
+fn report_errors(panorama: &Panorama, set: &IblSet, size: usize) {
     let levels = specular_levels(size);
     let texels = [(4, 0.3, 0.2), (2, -0.5, 0.1), (0, 0.0, 0.0), (5, 0.6, -0.7)];
     for level in 1..levels {
@@ -102,36 +99,26 @@ fn relative_error(found: [f32; 3], expected: [f32; 3]) -> f32 {
 fn synthetic_hdr(width: usize, height: usize) -> Vec<u8> {
     let sun = (width * 5 / 8, height / 5);
     let radius = (width / 512).max(1) as f32;
-    let pixels: Vec<image::Rgb<f32>> = (0..height)
-        .flat_map(|y| (0..width).map(move |x| (x, y)))
-        .map(|(x, y)| {
-            let elevation = 1.0 - 2.0 * y as f32 / height as f32;
-            let sky = if elevation > 0.0 {
-                0.5 + elevation
-            } else {
-                0.2
-            };
-            let (dx, dy) = (x as f32 - sun.0 as f32, y as f32 - sun.1 as f32);
-            let sun_light = if dx * dx + dy * dy < radius * radius {
-                50_000.0
-            } else {
-                0.0
-            };
-            let stripe = if (y * 8 / height) == 4 && (x * 32 / width).is_multiple_of(2) {
-                2.0
-            } else {
-                0.0
-            };
-            image::Rgb([
-                sky * 0.6 + sun_light + stripe,
-                sky * 0.8 + sun_light,
-                sky + sun_light,
-            ])
-        })
-        .collect();
-    let mut out = Vec::new();
-    image::codecs::hdr::HdrEncoder::new(&mut out)
-        .encode(&pixels, width, height)
-        .expect("write .hdr");
-    out
+    Panorama::from_xy(width, height, |x, y| {
+        let elevation = 1.0 - 2.0 * y as f32 / height as f32;
+        let sky = if elevation > 0.0 {
+            0.5 + elevation
+        } else {
+            0.2
+        };
+        let (dx, dy) = (x as f32 - sun.0 as f32, y as f32 - sun.1 as f32);
+        let sun_light = if dx * dx + dy * dy < radius * radius {
+            50_000.0
+        } else {
+            0.0
+        };
+        let band = y * 8 / height == 4 && (x * 32 / width).is_multiple_of(2);
+        let stripe = if band { 2.0 } else { 0.0 };
+        [
+            sky * 0.6 + sun_light + stripe,
+            sky * 0.8 + sun_light,
+            sky + sun_light,
+        ]
+    })
+    .to_radiance_hdr()
 }

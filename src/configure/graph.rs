@@ -590,9 +590,17 @@ fn share_image_encodes(jobs: &mut [Job], output: &str) {
     }
 }
 
+/// Flags and their values as command-line words, in order.
+fn flag_pairs<const N: usize>(pairs: [(&str, String); N]) -> Vec<String> {
+    pairs
+        .into_iter()
+        .flat_map(|(flag, value)| [flag.to_string(), value])
+        .collect()
+}
+
 /// The mesh encoder's flags.
 fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
-    [
+    flag_pairs([
         ("--merge", mesh.merge.to_string()),
         ("--meshlets", mesh.meshlets.to_string()),
         ("--meshlet-vertices", mesh.meshlet_vertices.to_string()),
@@ -600,39 +608,30 @@ fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
         ("--cone-weight", mesh.cone_weight.to_string()),
         ("--lods", mesh.lods.to_string()),
         ("--lod-error", mesh.lod_error.to_string()),
-    ]
-    .into_iter()
-    .flat_map(|(flag, value)| [flag.to_string(), value])
-    .collect()
+    ])
 }
 
 /// The font encoder's flags: the font settings, and the texture Zstandard
 /// level for the atlas.
 fn font_flags(font: &FontSettings, texture: &TextureSettings) -> Vec<String> {
-    [
+    flag_pairs([
         ("--charset", font.charset.to_string()),
         ("--px-per-em", font.px_per_em.to_string()),
         ("--spread", font.spread.to_string()),
         ("--mode", font.mode.name().to_string()),
         ("--zstd-level", texture.zstd_level.0.to_string()),
-    ]
-    .into_iter()
-    .flat_map(|(flag, value)| [flag.to_string(), value])
-    .collect()
+    ])
 }
 
 /// The IBL encoder's flags: the `ibl:` settings, and the texture
 /// Zstandard level for the cubes.
 fn ibl_flags(ibl: &IblSettings, texture: &TextureSettings) -> Vec<String> {
-    [
+    flag_pairs([
         ("--size", ibl.size.to_string()),
         ("--irradiance", ibl.irradiance.to_string()),
         ("--format", ibl.format.name().to_string()),
         ("--zstd-level", texture.zstd_level.0.to_string()),
-    ]
-    .into_iter()
-    .flat_map(|(flag, value)| [flag.to_string(), value])
-    .collect()
+    ])
 }
 
 /// The one edge of the project's BRDF lookup table, when any job is an IBL

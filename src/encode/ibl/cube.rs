@@ -170,21 +170,29 @@ impl Face {
         let (x0, y0) = (fx as usize, fy as usize);
         let (x1, y1) = ((x0 + 1).min(self.size - 1), (y0 + 1).min(self.size - 1));
         let (wx, wy) = (fx - x0 as f32, fy - y0 as f32);
-        let mut out = [0.0; 3];
-        let taps = [
-            (x0, y0, (1.0 - wx) * (1.0 - wy)),
-            (x1, y0, wx * (1.0 - wy)),
-            (x0, y1, (1.0 - wx) * wy),
-            (x1, y1, wx * wy),
-        ];
-        for (x, y, weight) in taps {
-            let texel = self.at(x, y);
-            for (channel, value) in out.iter_mut().zip(texel) {
+        bilinear_blend([x0, x1], [y0, y1], wx, wy, |x, y| self.at(x, y))
+    }
+}
+
+/// The bilinear blend of the four texels at columns `xs`, rows `ys`, read
+/// by `texel`, with weights `wx` towards `xs[1]` and `wy` towards `ys[1]`.
+pub fn bilinear_blend(
+    xs: [usize; 2],
+    ys: [usize; 2],
+    wx: f32,
+    wy: f32,
+    texel: impl Fn(usize, usize) -> Vec3,
+) -> Vec3 {
+    let mut out = [0.0; 3];
+    for (y, row_weight) in ys.into_iter().zip([1.0 - wy, wy]) {
+        for (x, column_weight) in xs.into_iter().zip([1.0 - wx, wx]) {
+            let weight = row_weight * column_weight;
+            for (channel, value) in out.iter_mut().zip(texel(x, y)) {
                 *channel += value * weight;
             }
         }
-        out
     }
+    out
 }
 
 /// Six faces of one size, in the order +X, −X, +Y, −Y, +Z, −Z.

@@ -33,7 +33,7 @@ use image::codecs::hdr::HdrDecoder;
 
 use self::cube::CubeLevel;
 use self::panorama::Panorama;
-use super::limits::MAX_DIMENSION;
+use super::limits::MAX_PANORAMA_WIDTH;
 use super::texture::write_supercompressed_with;
 use crate::config::IblFormat;
 use crate::format::ktx2::{IRRADIANCE_SH_KEY, Ktx2Image, TexelFormat};
@@ -78,7 +78,9 @@ pub enum IblError {
         height: u32,
     },
     /// The panorama is larger than the limit.
-    #[error("the panorama is {width}×{height}; the widest accepted is {MAX_DIMENSION} texels")]
+    #[error(
+        "the panorama is {width}×{height}; the widest accepted is {MAX_PANORAMA_WIDTH} texels (scale it down: 8192 keeps detail for faces up to 2048)"
+    )]
     TooLarge {
         /// Its width.
         width: u32,
@@ -131,8 +133,8 @@ pub struct IblSet {
 }
 
 /// Decodes a `.hdr` panorama into linear RGB, refusing it (before its
-/// texels are allocated) unless it is 2:1 and at most [`MAX_DIMENSION`]
-/// wide. This is the one function that reads source bytes: an OpenEXR
+/// texels are allocated) unless it is 2:1 and at most
+/// [`MAX_PANORAMA_WIDTH`] wide. This is the one function that reads source bytes: an OpenEXR
 /// source plugs in here once the EXR decoder lands.
 pub fn decode_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
     let decoder = HdrDecoder::new(Cursor::new(bytes)).map_err(IblError::Decode)?;
@@ -153,7 +155,7 @@ pub fn decode_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
 
 /// Refuses a panorama that is not 2:1 or is too large.
 fn check_shape(width: u32, height: u32) -> Result<(), IblError> {
-    if width > MAX_DIMENSION {
+    if width > MAX_PANORAMA_WIDTH {
         return Err(IblError::TooLarge { width, height });
     }
     if height == 0 || width != 2 * height {
@@ -243,18 +245,12 @@ pub fn write_cube(
             levels.iter().map(rgba16f_level).collect(),
         ),
     };
-    let layout = Ktx2Image {
-        format: texel_format,
-        width: size,
-        height: size,
-        depth: 0,
-        layers: 0,
-        faces: cube::FACES as u32,
-        supercompression: 0,
-        swizzle: None,
-        levels: &[],
-    };
-    write_levels(layout, &data, zstd_level, extra)
+    write_levels(
+        square_layout(texel_format, size, cube::FACES as u32),
+        &data,
+        zstd_level,
+        extra,
+    )
 }
 
 /// [`write_supercompressed_with`] with its error as an [`IblError`].
@@ -295,20 +291,25 @@ pub fn brdf_lut_ktx2() -> Vec<u8> {
         .flat_map(|(a, b)| [half_bytes(a), half_bytes(b)])
         .flatten()
         .collect();
-    let size = BRDF_LUT_SIZE as u32;
-    let layout = Ktx2Image {
-        format: TexelFormat::Rg16Float,
+    let layout = square_layout(TexelFormat::Rg16Float, BRDF_LUT_SIZE as u32, 1);
+    // Level 0 without supercompression cannot fail.
+    write_levels(layout, &[texels], 0, &[]).unwrap_or_default()
+}
+
+/// The layout of a `size`² texture of `faces` faces (1 or 6), levels and
+/// supercompression to be filled in by [`write_levels`].
+fn square_layout(format: TexelFormat, size: u32, faces: u32) -> Ktx2Image<'static> {
+    Ktx2Image {
+        format,
         width: size,
         height: size,
         depth: 0,
         layers: 0,
-        faces: 1,
+        faces,
         supercompression: 0,
         swizzle: None,
         levels: &[],
-    };
-    // Level 0 without supercompression cannot fail.
-    write_levels(layout, &[texels], 0, &[]).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -317,20 +318,8 @@ mod tests {
     use crate::format::ktx2;
 
     /// A Radiance HDR file of `width × height` texels of `texel(x, y)`.
-    pub(crate) fn hdr_file(
-        width: usize,
-        height: usize,
-        texel: impl Fn(usize, usize) -> [f32; 3],
-    ) -> Vec<u8> {
-        let pixels: Vec<image::Rgb<f32>> = (0..height)
-            .flat_map(|y| (0..width).map(move |x| (x, y)))
-            .map(|(x, y)| image::Rgb(texel(x, y)))
-            .collect();
-        let mut out = Vec::new();
-        image::codecs::hdr::HdrEncoder::new(&mut out)
-            .encode(&pixels, width, height)
-            .unwrap();
-        out
+    fn hdr_file(width: usize, height: usize, texel: impl Fn(usize, usize) -> [f32; 3]) -> Vec<u8> {
+        Panorama::from_xy(width, height, texel).to_radiance_hdr()
     }
 
     #[test]

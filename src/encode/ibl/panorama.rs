@@ -17,7 +17,7 @@
 
 use std::f32::consts::PI;
 
-use super::cube::{CubeLevel, FACES, Face, Vec3, face_vector, normalize};
+use super::cube::{CubeLevel, FACES, Face, Vec3, bilinear_blend, face_vector, normalize};
 
 /// A linear-light RGB panorama.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,12 +34,21 @@ impl Panorama {
     /// A panorama of `width × height` texels, each computed by `texel(direction)`
     /// from the direction through its centre.
     pub fn from_fn(width: usize, height: usize, mut texel: impl FnMut(Vec3) -> Vec3) -> Self {
-        let mut texels = Vec::with_capacity(width * height);
-        for y in 0..height {
-            for x in 0..width {
-                texels.push(texel(texel_direction(x, y, width, height)));
-            }
-        }
+        Self::from_xy(width, height, |x, y| {
+            texel(texel_direction(x, y, width, height))
+        })
+    }
+
+    /// A panorama of `width × height` texels, each computed by
+    /// `texel(x, y)` from its column and row.
+    pub fn from_xy(
+        width: usize,
+        height: usize,
+        mut texel: impl FnMut(usize, usize) -> Vec3,
+    ) -> Self {
+        let texels = (0..width * height)
+            .map(|i| texel(i % width, i / width))
+            .collect();
         Self {
             width,
             height,
@@ -65,19 +74,7 @@ impl Panorama {
         let y0 = fy as usize;
         let y1 = (y0 + 1).min(self.height - 1);
         let wy = fy - y0 as f32;
-        let mut out = [0.0; 3];
-        let taps = [
-            (x0, y0, (1.0 - wx) * (1.0 - wy)),
-            (x1, y0, wx * (1.0 - wy)),
-            (x0, y1, (1.0 - wx) * wy),
-            (x1, y1, wx * wy),
-        ];
-        for (x, y, weight) in taps {
-            for (channel, value) in out.iter_mut().zip(self.at(x, y)) {
-                *channel += value * weight;
-            }
-        }
-        out
+        bilinear_blend([x0, x1], [y0, y1], wx, wy, |x, y| self.at(x, y))
     }
 
     /// The solid angle (steradians) of a texel of row `y`.
@@ -113,6 +110,23 @@ impl Panorama {
                 })
             })
             .collect()
+    }
+}
+
+impl Panorama {
+    /// The panorama as a Radiance HDR file (the `image` crate's encoder);
+    /// the tests and `tools/ibl_bench.rs` make their sources with it.
+    pub fn to_radiance_hdr(&self) -> Vec<u8> {
+        let pixels: Vec<image::Rgb<f32>> = self.texels.iter().map(|t| image::Rgb(*t)).collect();
+        let mut out = Vec::new();
+        // Writing to memory fails only for sizes the encoder cannot
+        // express; the result is then empty, which no decoder accepts.
+        let written =
+            image::codecs::hdr::HdrEncoder::new(&mut out).encode(&pixels, self.width, self.height);
+        if written.is_err() {
+            out.clear();
+        }
+        out
     }
 }
 
