@@ -7,6 +7,7 @@ mod common;
 
 use assetc::encode::ibl::panorama::Panorama;
 use assetc::format::ktx2::{self, Ktx2Header};
+use assetc::format::texel;
 use common::Project;
 
 /// A Radiance HDR file of `width × height` texels: a bright spot on a sky
@@ -75,7 +76,7 @@ fn a_named_panorama_builds_its_cubes_and_the_brdf_table() {
         shape(header(&p, "runtime/env/sky.irradiance.ktx2")),
         (half4, 6, 1, 32)
     );
-    let lut = ktx2::VK_FORMAT_R16G16_SFLOAT;
+    let lut = texel::VK_FORMAT_R16G16_SFLOAT;
     assert_eq!(shape(header(&p, "runtime/brdf_lut.ktx2")), (lut, 1, 1, 128));
     let specular = std::fs::read(p.path("runtime/env/sky.specular.ktx2")).unwrap();
     let sh = ktx2::parse(&specular).unwrap().irradiance_sh().unwrap();
@@ -89,13 +90,16 @@ fn a_named_panorama_builds_its_cubes_and_the_brdf_table() {
 
 #[test]
 fn a_rule_marks_a_plain_hdr_and_its_settings_rebuild_only_it() {
-    let config = "input: assets\noutput: runtime\ndefault:\n  ibl: { size: 16 }\n  rules:\n    - match: \"env/**\"\n      ibl: { panorama: true }\n";
+    let config = "input: assets\noutput: runtime\ndefault:\n  ibl: { size: 16 }\n  rules:\n    - match: \"env/**\"\n      ibl: { panorama: true }\n    - match: \"other/**\"\n      ibl: { format: rgb9e5 }\n";
     let p = Project::new(config);
     p.write("assets/env/hall.hdr", &hdr_panorama(64, 32));
     p.write("assets/other/room.ibl.hdr", &hdr_panorama(64, 32));
     p.build(&[]);
     assert_eq!(header(&p, "runtime/env/hall.specular.ktx2").pixel_width, 16);
     assert!(!p.path("runtime/env/hall.irradiance.ktx2").exists());
+    let shared_exponent = texel::VK_FORMAT_E5B9G9R9_UFLOAT_PACK32;
+    let room = header(&p, "runtime/other/room.specular.ktx2");
+    assert_eq!(shape(room), (shared_exponent, 6, 2, 16));
     p.write(
         "assetc.yml",
         config

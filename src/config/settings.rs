@@ -420,6 +420,9 @@ pub enum IblFormat {
     /// Four half floats per texel (`VK_FORMAT_R16G16B16A16_SFLOAT`).
     #[default]
     Rgba16f,
+    /// Shared-exponent RGB in 32 bits (`VK_FORMAT_E5B9G9R9_UFLOAT_PACK32`):
+    /// half the size, 9 bits of mantissa per channel.
+    Rgb9e5,
 }
 
 impl IblFormat {
@@ -427,6 +430,7 @@ impl IblFormat {
     pub fn name(self) -> &'static str {
         match self {
             Self::Rgba16f => "rgba16f",
+            Self::Rgb9e5 => "rgb9e5",
         }
     }
 }

@@ -31,7 +31,7 @@ use half::f16;
 use image::ImageDecoder;
 use image::codecs::hdr::HdrDecoder;
 
-use self::cube::CubeLevel;
+use self::cube::{CubeLevel, Vec3};
 use self::panorama::Panorama;
 use super::limits::MAX_PANORAMA_WIDTH;
 use super::texture::write_supercompressed_with;
@@ -244,6 +244,10 @@ pub fn write_cube(
             TexelFormat::Rgba16Float,
             levels.iter().map(rgba16f_level).collect(),
         ),
+        IblFormat::Rgb9e5 => (
+            TexelFormat::Rgb9e5,
+            levels.iter().map(rgb9e5_level).collect(),
+        ),
     };
     write_levels(
         square_layout(texel_format, size, cube::FACES as u32),
@@ -281,6 +285,45 @@ fn rgba16f_level(level: &CubeLevel) -> Vec<u8> {
         })
         .flatten()
         .collect()
+}
+
+/// One cube level as `E5B9G9R9` words, faces in order.
+fn rgb9e5_level(level: &CubeLevel) -> Vec<u8> {
+    level
+        .iter()
+        .flat_map(|face| &face.texels)
+        .flat_map(|texel| pack_rgb9e5(*texel).to_le_bytes())
+        .collect()
+}
+
+/// Mantissa bits of each channel of `E5B9G9R9`.
+const RGB9E5_MANTISSA_BITS: i32 = 9;
+
+/// The exponent bias of `E5B9G9R9`.
+const RGB9E5_BIAS: i32 = 15;
+
+/// The largest value `E5B9G9R9` holds: `511/512 · 2^16`.
+const RGB9E5_MAX: f64 = 65408.0;
+
+/// An RGB radiance as one `VK_FORMAT_E5B9G9R9_UFLOAT_PACK32` word (red in
+/// bits 0–8, green 9–17, blue 18–26, the shared exponent 27–31), rounded to
+/// nearest as the `EXT_texture_shared_exponent` specification's conversion
+/// does; channels are clamped to 0..[`RGB9E5_MAX`].
+pub fn pack_rgb9e5(rgb: Vec3) -> u32 {
+    let [r, g, b] = rgb.map(|c| f64::from(c).clamp(0.0, RGB9E5_MAX));
+    let largest = r.max(g).max(b);
+    let floor_log2 = if largest > 0.0 {
+        largest.log2().floor() as i32
+    } else {
+        i32::MIN
+    };
+    let mut exponent = floor_log2.max(-RGB9E5_BIAS - 1) + 1 + RGB9E5_BIAS;
+    let scale = |exponent: i32| 2f64.powi(exponent - RGB9E5_BIAS - RGB9E5_MANTISSA_BITS);
+    if (largest / scale(exponent) + 0.5).floor() >= 512.0 {
+        exponent += 1;
+    }
+    let mantissa = |c: f64| ((c / scale(exponent) + 0.5).floor() as u32).min(511);
+    mantissa(r) | (mantissa(g) << 9) | (mantissa(b) << 18) | ((exponent as u32) << 27)
 }
 
 /// The split-sum BRDF lookup table as a KTX2 file: [`BRDF_LUT_SIZE`]²
@@ -390,11 +433,42 @@ mod tests {
         ));
     }
 
+    /// The value of an `E5B9G9R9` word.
+    fn unpack_rgb9e5(word: u32) -> Vec3 {
+        let scale = 2f32.powi((word >> 27) as i32 - RGB9E5_BIAS - RGB9E5_MANTISSA_BITS);
+        [0, 9, 18].map(|shift| ((word >> shift) & 511) as f32 * scale)
+    }
+
+    #[test]
+    fn rgb9e5_round_trips_within_its_precision() {
+        assert_eq!(pack_rgb9e5([0.0; 3]), 0);
+        // 1.0 is 256 · 2^(16 − 15 − 9): exponent 16, mantissa 256.
+        assert_eq!(pack_rgb9e5([1.0, 0.0, 0.0]), 256 | (16 << 27));
+        for rgb in [[1.0, 0.5, 0.25], [3.14, 100.0, 0.01], [65000.0, 1.0, 7.5]] {
+            let back = unpack_rgb9e5(pack_rgb9e5(rgb));
+            let largest = rgb.iter().copied().fold(0.0f32, f32::max);
+            for c in 0..3 {
+                // Half a mantissa step of the shared exponent: largest / 512.
+                assert!(
+                    (back[c] - rgb[c]).abs() <= largest / 512.0,
+                    "{rgb:?} {back:?}"
+                );
+            }
+        }
+        assert_eq!(
+            unpack_rgb9e5(pack_rgb9e5([1e9, -1.0, 0.0]))[0],
+            RGB9E5_MAX as f32
+        );
+    }
+
     #[test]
     fn the_brdf_lut_is_rg16f() {
         let bytes = brdf_lut_ktx2();
         let view = ktx2::parse(&bytes).unwrap();
-        assert_eq!(view.header().vk_format, ktx2::VK_FORMAT_R16G16_SFLOAT);
+        assert_eq!(
+            view.header().vk_format,
+            crate::format::texel::VK_FORMAT_R16G16_SFLOAT
+        );
         assert_eq!(view.level_data(0).len(), BRDF_LUT_SIZE * BRDF_LUT_SIZE * 4);
     }
 }
