@@ -63,43 +63,113 @@ fn cpu_seconds() -> f64 {
     usage.ru_utime.tv_sec as f64 + usage.ru_utime.tv_usec as f64 / 1e6
 }
 
-/// The relative errors of a few texels of each output against brute force.
+/// The texels compared with brute force: (face, s, t), spread over the
+/// sphere (the sun is near the +Y/−Z/+X corner).
+const TEXELS: [(usize, f32, f32); 4] =
+    [(4, 0.3, 0.2), (2, -0.5, 0.1), (0, 0.0, 0.0), (5, 0.6, -0.7)];
+
+/// Sample counts tried for the error-against-samples table.
+const SAMPLE_COUNTS: [u32; 4] = [512, 2048, 8192, 32768];
+
+/// The relative errors of a few texels of each output against brute force,
+/// for the written files and for other sample counts.
 fn report_errors(panorama: &Panorama, set: &IblSet, size: usize) {
     let levels = specular_levels(size);
-    let texels = [(4, 0.3, 0.2), (2, -0.5, 0.1), (0, 0.0, 0.0), (5, 0.6, -0.7)];
+    let directions = |face_size: usize| {
+        TEXELS.map(|(face, s, t)| {
+            let (x, y) = cube::texel_of(s, t, face_size);
+            (face, x, y, cube::texel_direction(face, x, y, face_size))
+        })
+    };
+    println!(
+        "  worst relative error over {} texels; written, then with {SAMPLE_COUNTS:?} samples:",
+        TEXELS.len()
+    );
     for level in 1..levels {
         let roughness = prefilter::level_roughness(level, levels);
-        let face_size = size >> level;
-        let mut worst: f32 = 0.0;
-        for (face, s, t) in texels {
-            let (x, y) = cube::texel_of(s, t, face_size);
-            let r = cube::texel_direction(face, x, y, face_size);
-            let expected = prefilter::brute_force_specular(panorama, r, roughness * roughness);
-            worst = worst.max(relative_error(set.specular[level][face].at(x, y), expected));
-        }
+        let alpha = roughness * roughness;
+        let texels = directions(size >> level);
+        let reference = texels.map(|(.., r)| prefilter::brute_force_specular(panorama, r, alpha));
+        let written = worst(
+            texels
+                .iter()
+                .zip(&reference)
+                .map(|(&(face, x, y, _), expected)| {
+                    relative_error(set.specular[level][face].at(x, y), *expected)
+                }),
+        );
+        let by_count = SAMPLE_COUNTS.map(|count| {
+            worst(texels.iter().zip(&reference).map(|(&(.., r), expected)| {
+                relative_error(
+                    prefilter::specular_at(&set.radiance, r, alpha, count),
+                    *expected,
+                )
+            }))
+        });
         println!(
-            "  specular level {level} (roughness {roughness:.2}): worst relative error {:.2}% over {} texels",
-            worst * 100.0,
-            texels.len()
+            "  specular level {level} (roughness {roughness:.2}): {} | {}",
+            percent(written),
+            percents(&by_count)
         );
     }
-    let (mut cube_worst, mut sh_worst): (f32, f32) = (0.0, 0.0);
     let irradiance = set.irradiance.as_ref().expect("irradiance");
-    for (face, s, t) in texels {
-        let (x, y) = cube::texel_of(s, t, irradiance[0].size);
-        let n = cube::texel_direction(face, x, y, irradiance[0].size);
-        let expected = prefilter::brute_force_irradiance(panorama, n);
-        cube_worst = cube_worst.max(relative_error(irradiance[face].at(x, y), expected));
-        sh_worst = sh_worst.max(relative_error(sh::evaluate(&set.sh, n), expected));
-    }
-    println!(
-        "  irradiance cube: worst relative error {:.2}%",
-        cube_worst * 100.0
+    let texels = directions(irradiance[0].size);
+    let reference = texels.map(|(.., n)| prefilter::brute_force_irradiance(panorama, n));
+    let written = worst(
+        texels
+            .iter()
+            .zip(&reference)
+            .map(|(&(face, x, y, _), expected)| {
+                relative_error(irradiance[face].at(x, y), *expected)
+            }),
     );
+    let by_count = SAMPLE_COUNTS.map(|count| {
+        worst(texels.iter().zip(&reference).map(|(&(.., n), expected)| {
+            relative_error(prefilter::irradiance_at(&set.radiance, n, count), *expected)
+        }))
+    });
     println!(
-        "  irradiance SH (9 coefficients): worst relative error {:.2}%",
-        sh_worst * 100.0
+        "  irradiance cube: {} | {}",
+        percent(written),
+        percents(&by_count)
     );
+    let sh = worst(
+        texels
+            .iter()
+            .zip(&reference)
+            .map(|(&(.., n), expected)| relative_error(sh::evaluate(&set.sh, n), *expected)),
+    );
+    let peak = reference.iter().flatten().copied().fold(0.0, f32::max);
+    let sh_of_peak = texels.iter().zip(&reference).map(|(&(.., n), expected)| {
+        let found = sh::evaluate(&set.sh, n);
+        (0..3)
+            .map(|c| (found[c] - expected[c]).abs() / peak)
+            .fold(0.0, f32::max)
+    });
+    println!(
+        "  irradiance SH (9 coefficients): {} (largest error as a share of the brightest texel's irradiance: {})",
+        percent(sh),
+        percent(worst(sh_of_peak))
+    );
+}
+
+/// The largest of some errors.
+fn worst(errors: impl Iterator<Item = f32>) -> f32 {
+    errors.fold(0.0, f32::max)
+}
+
+/// An error as a percentage.
+fn percent(error: f32) -> String {
+    format!("{:.2}%", error * 100.0)
+}
+
+/// Errors as percentages, space-separated.
+fn percents(errors: &[f32]) -> String {
+    errors
+        .iter()
+        .map(|e| percent(*e))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The largest relative error over the three channels.

@@ -442,8 +442,8 @@ pub const MIN_IBL_SIZE: u32 = 16;
 /// before their mips).
 pub const MAX_IBL_SIZE: u32 = 4096;
 
-/// An IBL cube face size: a power of two from [`MIN_IBL_SIZE`] to
-/// [`MAX_IBL_SIZE`], checked when read.
+/// An IBL cube face size: a power of two from 16 to 4096 (`MIN_IBL_SIZE`,
+/// `MAX_IBL_SIZE`), checked when read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IblSize(pub u32);
 

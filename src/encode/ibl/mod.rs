@@ -308,7 +308,7 @@ const RGB9E5_MAX: f64 = 65408.0;
 /// An RGB radiance as one `VK_FORMAT_E5B9G9R9_UFLOAT_PACK32` word (red in
 /// bits 0–8, green 9–17, blue 18–26, the shared exponent 27–31), rounded to
 /// nearest as the `EXT_texture_shared_exponent` specification's conversion
-/// does; channels are clamped to 0..[`RGB9E5_MAX`].
+/// does; channels are clamped to 0..65408 (the largest value it holds).
 pub fn pack_rgb9e5(rgb: Vec3) -> u32 {
     let [r, g, b] = rgb.map(|c| f64::from(c).clamp(0.0, RGB9E5_MAX));
     let largest = r.max(g).max(b);

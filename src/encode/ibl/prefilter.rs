@@ -171,16 +171,38 @@ fn convolve(chain: &[CubeLevel], size: usize, taps: &[Tap]) -> CubeLevel {
 /// One face of [`convolve`]: the unit of work a caller may hand to a thread.
 fn convolve_face(chain: &[CubeLevel], face: usize, size: usize, taps: &[Tap]) -> Face {
     Face::from_fn(size, |x, y| {
-        let axes = frame(texel_direction(face, x, y, size));
-        let mut sum = [0.0; 3];
-        for tap in taps {
-            let radiance = sample_chain(chain, to_world(&axes, tap.direction), tap.lod);
-            for (total, value) in sum.iter_mut().zip(radiance) {
-                *total += value * tap.weight;
-            }
-        }
-        sum
+        gather(chain, texel_direction(face, x, y, size), taps)
     })
+}
+
+/// The weighted sum of the `taps` around unit `direction`, read from `chain`.
+fn gather(chain: &[CubeLevel], direction: Vec3, taps: &[Tap]) -> Vec3 {
+    let axes = frame(direction);
+    let mut sum = [0.0; 3];
+    for tap in taps {
+        let radiance = sample_chain(chain, to_world(&axes, tap.direction), tap.lod);
+        for (total, value) in sum.iter_mut().zip(radiance) {
+            *total += value * tap.weight;
+        }
+    }
+    sum
+}
+
+/// One specular value along unit `direction` at GGX `alpha` with `samples`
+/// samples: what [`specular`] computes per texel, for measuring how the
+/// error falls with the sample count (`tools/ibl_bench.rs`).
+pub fn specular_at(chain: &[CubeLevel], direction: Vec3, alpha: f32, samples: u32) -> Vec3 {
+    gather(
+        chain,
+        direction,
+        &specular_taps(alpha, samples, chain[0][0].size),
+    )
+}
+
+/// One irradiance value at unit `normal` with `samples` samples, as
+/// [`irradiance`] computes per texel.
+pub fn irradiance_at(chain: &[CubeLevel], normal: Vec3, samples: u32) -> Vec3 {
+    gather(chain, normal, &irradiance_taps(samples, chain[0][0].size))
 }
 
 /// The perceptual roughness of specular level `level` of `levels`.
