@@ -685,6 +685,41 @@ fn incomplete_folder_assets_name_the_folder_and_the_problem() {
     check_family(&[five_faces, bad_face, mixed, empty]);
 }
 
+/// A Radiance HDR header declaring `width × height` texels.
+fn hdr_header(width: u32, height: u32) -> Vec<u8> {
+    format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {height} +X {width}\n").into_bytes()
+}
+
+#[test]
+fn broken_ibl_panoramas_are_refused_under_the_cap() {
+    let whole = assetc::encode::ibl::panorama::Panorama {
+        width: 64,
+        height: 32,
+        texels: vec![[1.0, 2.0, 3.0]; 64 * 32],
+    }
+    .to_radiance_hdr();
+    // The largest accepted panorama's header over four texels: its buffers
+    // (805 MB) fit under the cap, and the missing rows are found.
+    let mut starved = hdr_header(8192, 4096);
+    starved.extend_from_slice(&[128; 16]);
+    let cases = vec![
+        Case::file("starved.ibl.hdr", starved, &["cannot decode"]),
+        Case::file(
+            "huge.ibl.hdr",
+            hdr_header(16384, 8192),
+            &["16384×8192", "widest accepted is 8192"],
+        ),
+        Case::file(
+            "square.ibl.hdr",
+            hdr_header(64, 64),
+            &["64×64", "twice as wide"],
+        ),
+        Case::file("cut.ibl.hdr", &whole[..whole.len() / 2], &["cannot decode"]),
+        Case::file("text.ibl.hdr", "plain text", &["cannot decode"]),
+    ];
+    check_family(&cases);
+}
+
 #[test]
 fn a_symbolic_link_loop_in_the_assets_is_named_by_configure() {
     let project = Project::new(CONFIG);

@@ -61,6 +61,7 @@ pub use settings::{
     ConeWeight, FontSettings, LodError, LodRatios, MAX_QUALITY, MeshSettings, MeshletTriangles,
     MeshletVertices, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
+pub use settings::{IblFormat, IblSettings, IblSize};
 pub use size::ByteSize;
 pub use texture::{HdrFormatSetting, ModeSetting, SuffixTable};
 

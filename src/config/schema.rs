@@ -17,7 +17,7 @@ use super::globs::GlobList;
 use super::ids::IdsSection;
 use super::processors::ProcessorSection;
 use super::remote::RemoteSettings;
-use super::settings::{FontLayer, MeshLayer, SettingsLayer, TextureLayer};
+use super::settings::{FontLayer, IblLayer, MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -72,6 +72,8 @@ pub(crate) struct DefaultSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals.
     pub(crate) font: Option<FontLayer>,
+    /// Image-based-lighting settings (`docs/ibl.md`).
+    pub(crate) ibl: Option<IblLayer>,
     /// Per-path rules, applied in file order.
     pub(crate) rules: Option<Vec<RuleSection>>,
 }
@@ -87,6 +89,8 @@ pub(crate) struct PresetSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals of the preset.
     pub(crate) font: Option<FontLayer>,
+    /// Image-based-lighting settings (`docs/ibl.md`).
+    pub(crate) ibl: Option<IblLayer>,
     /// Preset rules; they win over `default.rules`.
     pub(crate) rules: Option<Vec<RuleSection>>,
 }
@@ -103,6 +107,8 @@ pub(crate) struct RuleSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font settings for matching sources.
     pub(crate) font: Option<FontLayer>,
+    /// Image-based-lighting settings (`docs/ibl.md`).
+    pub(crate) ibl: Option<IblLayer>,
 }
 
 impl DefaultSection {
@@ -112,6 +118,7 @@ impl DefaultSection {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
             font: self.font.clone(),
+            ibl: self.ibl.clone(),
         }
     }
 }
@@ -123,6 +130,7 @@ impl PresetSection {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
             font: self.font.clone(),
+            ibl: self.ibl.clone(),
         }
     }
 }
@@ -134,6 +142,7 @@ impl RuleSection {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
             font: self.font.clone(),
+            ibl: self.ibl.clone(),
         }
     }
 }

@@ -397,6 +397,105 @@ ranged_number!(
     Spread(u32, whole: true), "spread", 1 ..= 64
 );
 
+settings_group! {
+    /// Resolved image-based-lighting settings for one source
+    /// (`docs/ibl.md`).
+    resolved IblSettings;
+    /// Image-based-lighting settings as one layer of `assetc.yml` states them.
+    layer IblLayer;
+    {
+        /// `true` makes a matching `.hdr` or `.exr` an environment panorama
+        /// compiled to an IBL set (a `*.ibl.hdr` name always is one).
+        panorama: bool = false,
+        /// Face size of the radiance and specular cubes, a power of two from
+        /// 16 to 4096.
+        size: IblSize = IblSize(256),
+        /// `true` also writes the diffuse irradiance as a small cube
+        /// (`<name>.irradiance.ktx2`); the spherical harmonics are always
+        /// written.
+        irradiance: bool = false,
+        /// The texel format of the cubes.
+        format: IblFormat = IblFormat::Rgba16f,
+    }
+}
+
+/// The texel format of an IBL set's cube maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum IblFormat {
+    /// Four half floats per texel (`VK_FORMAT_R16G16B16A16_SFLOAT`).
+    #[default]
+    Rgba16f,
+    /// Shared-exponent RGB in 32 bits (`VK_FORMAT_E5B9G9R9_UFLOAT_PACK32`):
+    /// half the size, 9 bits of mantissa per channel.
+    Rgb9e5,
+}
+
+impl IblFormat {
+    /// The name used in `assetc.yml` and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rgba16f => "rgba16f",
+            Self::Rgb9e5 => "rgb9e5",
+        }
+    }
+}
+
+/// The smallest IBL cube face size.
+pub const MIN_IBL_SIZE: u32 = 16;
+
+/// The largest IBL cube face size (six 4096² faces of RGBA16F are 768 MiB
+/// before their mips).
+pub const MAX_IBL_SIZE: u32 = 4096;
+
+/// An IBL cube face size: a power of two from 16 to 4096 (`MIN_IBL_SIZE`,
+/// `MAX_IBL_SIZE`), checked when read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IblSize(pub u32);
+
+impl TryFrom<f64> for IblSize {
+    type Error = String;
+
+    fn try_from(value: f64) -> Result<Self, String> {
+        let whole = value.fract() == 0.0 && (0.0..=f64::from(MAX_IBL_SIZE)).contains(&value);
+        if whole && (value as u32).is_power_of_two() && value as u32 >= MIN_IBL_SIZE {
+            Ok(Self(value as u32))
+        } else {
+            Err(format!(
+                "size must be a power of two from {MIN_IBL_SIZE} to {MAX_IBL_SIZE}, not {value}"
+            ))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for IblSize {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = deserializer.deserialize_any(NumberVisitor {
+            min: f64::from(MIN_IBL_SIZE),
+        })?;
+        Self::try_from(value).map_err(serde::de::Error::custom)
+    }
+}
+
+impl std::str::FromStr for IblSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let value: f64 = text.parse().map_err(|_| {
+            format!(
+                "size must be a power of two from {MIN_IBL_SIZE} to {MAX_IBL_SIZE}, not {text:?}"
+            )
+        })?;
+        value.try_into()
+    }
+}
+
+impl std::fmt::Display for IblSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// Reads a YAML number as `f64`; a unit (only the key probe sends one) reads
 /// as `min`.
 struct NumberVisitor {
@@ -528,6 +627,8 @@ pub struct Settings {
     pub mesh: MeshSettings,
     /// Settings read by the font encoder.
     pub font: FontSettings,
+    /// Settings read by the image-based-lighting encoder.
+    pub ibl: IblSettings,
 }
 
 /// One layer of settings: the groups a `default:`, preset or rule section sets.
@@ -539,6 +640,8 @@ pub(crate) struct SettingsLayer {
     pub(crate) mesh: Option<MeshLayer>,
     /// Font fields this layer sets, if any.
     pub(crate) font: Option<FontLayer>,
+    /// Image-based-lighting fields this layer sets, if any.
+    pub(crate) ibl: Option<IblLayer>,
 }
 
 impl SettingsLayer {
@@ -552,6 +655,9 @@ impl SettingsLayer {
         }
         if let Some(font) = &self.font {
             font.apply_to(&mut target.font);
+        }
+        if let Some(ibl) = &self.ibl {
+            ibl.apply_to(&mut target.ibl);
         }
     }
 }
@@ -573,6 +679,7 @@ mod tests {
                 spread: Some(Spread(4)),
                 ..FontLayer::default()
             }),
+            ibl: None,
         };
         layer.apply_to(&mut settings);
         assert!(!settings.texture.compress);

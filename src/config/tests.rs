@@ -59,6 +59,7 @@ fn expect(compress: bool, merge: bool) -> Settings {
             ..MeshSettings::default()
         },
         font: FontSettings::default(),
+        ibl: Default::default(),
     }
 }
 

@@ -17,6 +17,8 @@
 //! | `*.ibl.hdr`, `*.ibl.exr`         | not a texture ([`IBL_SUFFIXES`]) | — |
 //! | `*.ktx2`                         | texture, passed through | `*.ktx2` (the same bytes) |
 //! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
+//! | `*.ibl.hdr`, or a `.hdr` an `ibl.panorama` rule marks | image-based lighting | `*.radiance.ktx2`, `*.specular.ktx2` (+ `*.irradiance.ktx2`) |
+//! | (any IBL source in the project)  | BRDF lookup table | `brdf_lut.ktx2`    |
 //! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
 //! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
 //! | `*.n.array/`, `*.ao.array/` …    | texture array | `*.n.arr.ktx2` …      |
@@ -73,6 +75,10 @@ pub enum SourceKind {
     Shader,
     /// A file copied verbatim.
     Embed,
+    /// An equirectangular HDR panorama for image-based lighting.
+    Ibl,
+    /// The project's split-sum BRDF lookup table (no source file).
+    BrdfLut,
     /// A file a user processor claims: the index in `Config::processors`.
     /// Its outputs come from the processor's naming, not from this table.
     Processor(usize),
@@ -92,6 +98,8 @@ impl SourceKind {
             SourceKind::Shader => "shader",
             SourceKind::Embed => "embed",
             SourceKind::Processor(_) => "process",
+            SourceKind::Ibl => "ibl",
+            SourceKind::BrdfLut => "brdf-lut",
         }
     }
 }
@@ -158,9 +166,8 @@ const IMAGE_EXTENSIONS: &[&str] = &[
     ".ktx2",
 ];
 
-/// Float panoramas named for image-based lighting: not textures. The one
-/// place that keeps them out of the texture table, for the image-based
-/// lighting kind to claim.
+/// The name suffixes that make a file an IBL panorama whatever the rules
+/// say; they are never textures.
 pub const IBL_SUFFIXES: &[&str] = &[".ibl.hdr", ".ibl.exr"];
 
 /// File suffixes of the non-image kinds.
@@ -185,14 +192,27 @@ pub fn classify_folder(rel: &str) -> Option<SourceKind> {
         .map(|(_, kind)| *kind)
 }
 
+/// Panorama extensions an `ibl.panorama` rule can mark as IBL sources.
+const PANORAMA_EXTENSIONS: &[&str] = &[".hdr", ".exr"];
+
+/// The runtime path of the project's BRDF lookup table.
+pub const BRDF_LUT_OUTPUT: &str = "brdf_lut.ktx2";
+
+/// Whether `rel` is a panorama an `ibl.panorama: true` rule makes an IBL
+/// source (named `*.hdr`).
+pub fn is_panorama_file(rel: &str) -> bool {
+    strip_suffix_any(rel, PANORAMA_EXTENSIONS).is_some()
+}
+
 /// Classifies a file by name; `None` means assetc does not compile it.
 pub fn classify_file(rel: &str, embedded: bool) -> Option<SourceKind> {
     if embedded {
         return Some(SourceKind::Embed);
     }
-    if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS)
-        && strip_suffix_any(rel, IBL_SUFFIXES).is_none()
-    {
+    if strip_suffix_any(rel, IBL_SUFFIXES).is_some() {
+        return Some(SourceKind::Ibl);
+    }
+    if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS) {
         return Some(SourceKind::Texture(texture_mode(stem)));
     }
     FILE_KINDS
@@ -417,7 +437,25 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
         // Known only to the edge once it has compiled the folder.
         SourceKind::Shader | SourceKind::Processor(_) => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
+        SourceKind::Ibl => ["radiance", "specular"]
+            .map(|part| ibl_output(rel, part))
+            .to_vec(),
+        SourceKind::BrdfLut => vec![BRDF_LUT_OUTPUT.to_string()],
     }
+}
+
+/// The irradiance cube an IBL source writes when `ibl.irradiance` is on.
+pub fn irradiance_output(rel: &str) -> String {
+    ibl_output(rel, "irradiance")
+}
+
+/// `<stem>.<part>.ktx2` for an IBL source (`sky.ibl.hdr` and `sky.hdr`
+/// both have the stem `sky`).
+fn ibl_output(rel: &str, part: &str) -> String {
+    let stem = strip_suffix_any(rel, IBL_SUFFIXES)
+        .or_else(|| strip_suffix_any(rel, PANORAMA_EXTENSIONS))
+        .unwrap_or(rel);
+    format!("{stem}.{part}.ktx2")
 }
 
 /// The font extensions, stripped to form a font source's output stem.
@@ -722,6 +760,30 @@ mod tests {
         assert_eq!(animation_output("m/Fox.GLTF"), "m/Fox.hanim");
         assert_eq!(mesh_texture_output("m/chair.glb", 3), "m/chair/tex_3.ktx2");
         assert_eq!(outputs(SourceKind::Embed, "d/x.json"), ["d/x.json"]);
+    }
+
+    #[test]
+    fn ibl_panoramas_are_named_or_marked_and_write_their_cubes() {
+        assert_eq!(
+            classify_file("env/sky.ibl.hdr", false),
+            Some(SourceKind::Ibl)
+        );
+        assert_eq!(
+            classify_file("env/Sky.IBL.HDR", false),
+            Some(SourceKind::Ibl)
+        );
+        assert_ne!(classify_file("env/sky.hdr", false), Some(SourceKind::Ibl));
+        assert!(is_panorama_file("env/sky.hdr") && !is_panorama_file("sky.png"));
+        assert_eq!(
+            outputs(SourceKind::Ibl, "env/sky.ibl.hdr"),
+            ["env/sky.radiance.ktx2", "env/sky.specular.ktx2"]
+        );
+        assert_eq!(
+            outputs(SourceKind::Ibl, "env/hall.hdr"),
+            ["env/hall.radiance.ktx2", "env/hall.specular.ktx2"]
+        );
+        assert_eq!(irradiance_output("sky.ibl.hdr"), "sky.irradiance.ktx2");
+        assert_eq!(outputs(SourceKind::BrdfLut, "x"), [BRDF_LUT_OUTPUT]);
     }
 
     #[test]

@@ -23,7 +23,8 @@ use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{
-    Config, FontSettings, HdrFormatSetting, MeshSettings, Selection, Settings, TextureSettings,
+    Config, FontSettings, HdrFormatSetting, IblSettings, MeshSettings, Selection, Settings,
+    TextureSettings,
 };
 use crate::encode::mesh::args::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
@@ -108,6 +109,9 @@ impl Plan {
                 flags: [settings_flags(kind, &settings), naming_flags].concat(),
                 shares: None,
             };
+            if kind == SourceKind::Ibl && settings.ibl.irradiance {
+                job.outputs.push(classify::irradiance_output(&source.rel));
+            }
             if source.kind != SourceKind::Mesh {
                 jobs.push(job);
                 continue;
@@ -152,6 +156,7 @@ impl Plan {
                 && job.input == job.source
                 && mesh_images.contains(&job.input))
         });
+        jobs.extend(brdf_lut_job(&jobs));
         check_names(&config.input, &jobs)?;
         let keep_going = config.keep_going || options.keep_going;
         let input = root_relative(root, &config.input)?;
@@ -339,6 +344,9 @@ impl Plan {
     /// The rule of `job`'s edge and the files it depends on besides its input.
     fn rule_of(&self, job: &Job) -> (&str, Vec<&str>) {
         let mut implicit = vec![self.tools[1].as_str()];
+        if job.kind == SourceKind::BrdfLut {
+            implicit.clear();
+        }
         let rule = match job.kind {
             SourceKind::Processor(index) => match self.processor_rules.get(index) {
                 Some(rule) => {
@@ -355,6 +363,8 @@ impl Plan {
     fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
         let source = match &job.shares {
             Some(encoded) => encoded.clone(),
+            // The table is a function of the tool alone.
+            None if job.kind == SourceKind::BrdfLut => self.tools[1].clone(),
             None => join(&self.input, &job.input),
         };
         let dep = join(&self.build, &format!("dep/{}.d", job.name));
@@ -515,7 +525,9 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
         SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Font => font_flags(&settings.font, texture),
-        SourceKind::Material
+        SourceKind::Ibl => ibl_flags(&settings.ibl, texture),
+        SourceKind::BrdfLut
+        | SourceKind::Material
         | SourceKind::Shader
         | SourceKind::Embed
         | SourceKind::Processor(_) => Vec::new(),
@@ -579,9 +591,17 @@ fn share_image_encodes(jobs: &mut [Job], output: &str) {
     }
 }
 
+/// Flags and their values as command-line words, in order.
+fn flag_pairs<const N: usize>(pairs: [(&str, String); N]) -> Vec<String> {
+    pairs
+        .into_iter()
+        .flat_map(|(flag, value)| [flag.to_string(), value])
+        .collect()
+}
+
 /// The mesh encoder's flags.
 fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
-    [
+    flag_pairs([
         ("--merge", mesh.merge.to_string()),
         ("--meshlets", mesh.meshlets.to_string()),
         ("--meshlet-vertices", mesh.meshlet_vertices.to_string()),
@@ -589,25 +609,47 @@ fn mesh_flags(mesh: &MeshSettings) -> Vec<String> {
         ("--cone-weight", mesh.cone_weight.to_string()),
         ("--lods", mesh.lods.to_string()),
         ("--lod-error", mesh.lod_error.to_string()),
-    ]
-    .into_iter()
-    .flat_map(|(flag, value)| [flag.to_string(), value])
-    .collect()
+    ])
 }
 
 /// The font encoder's flags: the font settings, and the texture Zstandard
 /// level for the atlas.
 fn font_flags(font: &FontSettings, texture: &TextureSettings) -> Vec<String> {
-    [
+    flag_pairs([
         ("--charset", font.charset.to_string()),
         ("--px-per-em", font.px_per_em.to_string()),
         ("--spread", font.spread.to_string()),
         ("--mode", font.mode.name().to_string()),
         ("--zstd-level", texture.zstd_level.0.to_string()),
-    ]
-    .into_iter()
-    .flat_map(|(flag, value)| [flag.to_string(), value])
-    .collect()
+    ])
+}
+
+/// The IBL encoder's flags: the `ibl:` settings, and the texture
+/// Zstandard level for the cubes.
+fn ibl_flags(ibl: &IblSettings, texture: &TextureSettings) -> Vec<String> {
+    flag_pairs([
+        ("--size", ibl.size.to_string()),
+        ("--irradiance", ibl.irradiance.to_string()),
+        ("--format", ibl.format.name().to_string()),
+        ("--zstd-level", texture.zstd_level.0.to_string()),
+    ])
+}
+
+/// The one edge of the project's BRDF lookup table, when any job is an IBL
+/// source. Its input is the `assetc-encode` binary (see `write_job`), and
+/// its name in messages and the fragment is its output's.
+fn brdf_lut_job(jobs: &[Job]) -> Option<Job> {
+    jobs.iter()
+        .any(|job| job.kind == SourceKind::Ibl)
+        .then(|| Job {
+            source: classify::BRDF_LUT_OUTPUT.to_string(),
+            input: classify::BRDF_LUT_OUTPUT.to_string(),
+            name: classify::BRDF_LUT_OUTPUT.to_string(),
+            kind: SourceKind::BrdfLut,
+            outputs: classify::outputs(SourceKind::BrdfLut, ""),
+            flags: Vec::new(),
+            shares: None,
+        })
 }
 
 /// The `assetc-encode` name of a texture mode.

@@ -50,7 +50,9 @@ impl Job {
             | SourceKind::Lut
             | SourceKind::Font
             | SourceKind::Material
-            | SourceKind::Embed => Deps::None,
+            | SourceKind::Embed
+            | SourceKind::Ibl
+            | SourceKind::BrdfLut => Deps::None,
             SourceKind::Cubemap
             | SourceKind::TextureArray(_)
             | SourceKind::Mesh

@@ -207,7 +207,10 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
     skip.extend(sharing.cache.as_deref());
     let excluded = |rel: &str| selection.is_excluded(rel);
     let scanned = scan::scan(&config.input, &skip, excluded, |rel| {
-        processors::claim(&config, &selection, rel)
+        processors::claim(&config, &selection, rel).or_else(|| {
+            (classify::is_panorama_file(rel) && selection.settings_for(rel).ibl.panorama)
+                .then_some(classify::SourceKind::Ibl)
+        })
     })?;
     let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned, &sharing)?;
 

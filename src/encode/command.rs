@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
 use super::font::{FontOptions, compile_font};
+use super::ibl::{IblOptions, brdf_lut_ktx2, encode_ibl};
 use super::image::{SourceHints, decode_source};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
@@ -25,7 +26,8 @@ use super::texture::{
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    Charset, FontMode, FontSettings, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality, ZstdLevel,
+    Charset, FontMode, FontSettings, IblFormat, IblSettings, IblSize, PxPerEm, Rdo, Spread,
+    TextureSettings, UastcQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
@@ -51,6 +53,11 @@ pub enum Command {
     Shader(JobArgs),
     /// Any file, copied verbatim.
     Embed(JobArgs),
+    /// An equirectangular HDR panorama to the cube maps of image-based
+    /// lighting (`docs/ibl.md`).
+    Ibl(IblArgs),
+    /// The project's split-sum BRDF lookup table (the input is not read).
+    BrdfLut(JobArgs),
     /// A source compiled by a user processor (`processors:` in assetc.yml):
     /// runs the command after `--` and records its output like any other.
     Process(ProcessArgs),
@@ -150,6 +157,39 @@ impl TextureArgs {
     }
 }
 
+/// Image-based-lighting settings; the defaults are those of `assetc.yml`.
+#[derive(Debug, Args)]
+pub struct IblArgs {
+    /// Face size of the radiance and specular cubes, a power of two.
+    #[arg(long, default_value_t = IblSettings::default().size)]
+    pub size: IblSize,
+    /// Also write the irradiance cube (a third output).
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    pub irradiance: bool,
+    /// The cubes' texel format.
+    #[arg(long, value_enum, default_value_t = IblSettings::default().format)]
+    pub format: IblFormat,
+    /// Zstandard level of every level, 1 to 22; 0 stores them as is.
+    #[arg(long, default_value_t = TextureSettings::default().zstd_level)]
+    pub zstd_level: ZstdLevel,
+    /// The job: outputs are the radiance, specular and (with
+    /// `--irradiance`) irradiance cubes.
+    #[command(flatten)]
+    pub job: JobArgs,
+}
+
+impl IblArgs {
+    /// The encoder options these flags select.
+    pub fn options(&self) -> IblOptions {
+        IblOptions {
+            size: self.size.0 as usize,
+            irradiance: self.irradiance,
+            format: self.format,
+            zstd_level: self.zstd_level.0,
+        }
+    }
+}
+
 /// 3D LUT settings.
 #[derive(Debug, Args)]
 pub struct LutArgs {
@@ -210,10 +250,13 @@ impl Command {
             Command::Texture(t) | Command::Array(t) => &t.surface.job,
             Command::Cubemap(s) => &s.job,
             Command::Lut(l) => &l.job,
+            Command::Ibl(i) => &i.job,
             Command::Mesh(m) => &m.job,
             Command::Font(f) => &f.job,
             Command::Process(p) => &p.job,
-            Command::Embed(j) | Command::Material(j) | Command::Shader(j) => j,
+            Command::Embed(j) | Command::Material(j) | Command::Shader(j) | Command::BrdfLut(j) => {
+                j
+            }
         }
     }
 
@@ -229,6 +272,8 @@ impl Command {
             Command::Texture(t) => job::run(&t.surface.job, |j| texture(j, t)),
             Command::Embed(j) => job::run(j, embed::encode),
             Command::Lut(l) => job::run(&l.job, |j| lut(j, l)),
+            Command::Ibl(i) => job::run(&i.job, |j| ibl(j, i)),
+            Command::BrdfLut(j) => job::run(j, |_| Ok(linear_textures(vec![brdf_lut_ktx2()]))),
             Command::Cubemap(s) => job::run(&s.job, |j| cubemap(j, s)),
             Command::Array(t) => job::run(&t.surface.job, |j| array(j, t)),
             Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
@@ -375,6 +420,34 @@ fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
         extra_inputs: Vec::new(),
         copies_source: false,
     })
+}
+
+fn ibl(job: &JobArgs, args: &IblArgs) -> Result<Encoded, EncodeError> {
+    let source = fsutil::read(&job.input)?;
+    let files = encode_ibl(&source, &args.options()).map_err(|e| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot make image-based lighting from this panorama".into(),
+        source: Some(Box::new(e)),
+    })?;
+    let mut outputs = vec![files.radiance, files.specular];
+    outputs.extend(files.irradiance);
+    Ok(linear_textures(outputs))
+}
+
+/// Files registered as linear textures, in output order.
+fn linear_textures(files: Vec<Vec<u8>>) -> Encoded {
+    Encoded {
+        files: files
+            .into_iter()
+            .map(|bytes| OutputFile {
+                bytes,
+                kind: AssetKind::Texture,
+                colorspace: ColorSpace::Linear,
+            })
+            .collect(),
+        extra_inputs: Vec::new(),
+        copies_source: false,
+    }
 }
 
 fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {

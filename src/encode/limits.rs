@@ -69,3 +69,11 @@ pub const MAX_DECODED_VIEW_BYTES: usize = 256 << 20;
 /// the mesh as a copy: 65536 copies of even a small mesh is already a large
 /// file, and past that a few bytes of accessor could ask for gigabytes.
 pub const MAX_GPU_INSTANCES: usize = 1 << 16;
+
+/// The widest accepted IBL panorama (it is half as high). Decoding holds
+/// the float texels twice for a moment (the Radiance decoder's buffer and
+/// ours): 805 MB at 8192×4096, the most a job may take under the 1 GiB
+/// address-space cap of `tests/hostile.rs`. Faces of the largest `ibl.size`
+/// (4096) need a panorama only 16384 wide to keep one texel per cube texel;
+/// the default 256 needs 1024.
+pub const MAX_PANORAMA_WIDTH: u32 = 8192;

@@ -9,6 +9,7 @@ pub mod command;
 pub mod embed;
 pub mod folder;
 pub mod font;
+pub mod ibl;
 pub mod image;
 pub mod job;
 pub mod limits;

@@ -37,7 +37,8 @@ use super::mips::{Sample, mip_level_count, mip_levels};
 pub use super::texture_mode::TextureMode;
 use super::uastc::{UastcError, UastcOptions, encode_uastc};
 use crate::format::ktx2::{
-    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat, write_ktx2,
+    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat,
+    write_ktx2_with,
 };
 
 /// How the images are arranged in the texture.
@@ -274,6 +275,17 @@ pub fn write_supercompressed(
     levels: &[Vec<u8>],
     zstd_level: i32,
 ) -> Result<Vec<u8>, (usize, std::io::Error)> {
+    write_supercompressed_with(layout, levels, zstd_level, &[])
+}
+
+/// [`write_supercompressed`] with `extra` key/value entries (see
+/// [`crate::format::ktx2::write_ktx2_with`]).
+pub fn write_supercompressed_with(
+    layout: Ktx2Image<'_>,
+    levels: &[Vec<u8>],
+    zstd_level: i32,
+    extra: &[(&str, &[u8])],
+) -> Result<Vec<u8>, (usize, std::io::Error)> {
     let stored = levels
         .iter()
         .enumerate()
@@ -287,11 +299,12 @@ pub fn write_supercompressed(
             uncompressed_len: raw.len() as u64,
         })
         .collect();
-    Ok(write_ktx2(&Ktx2Image {
+    let image = Ktx2Image {
         supercompression: supercompression_scheme(zstd_level),
         levels: &table,
         ..layout
-    }))
+    };
+    Ok(write_ktx2_with(&image, extra))
 }
 
 /// A level as stored: one Zstandard frame, or the data itself when

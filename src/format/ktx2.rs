@@ -17,7 +17,8 @@
 //! describes the texels with a basic Data Format Descriptor (Khronos Data
 //! Format Specification, "basic descriptor block", built in
 //! [`super::dfd`]) and writes the key/value pairs `KTXorientation`,
-//! `KTXswizzle` (optional) and `KTXwriter`, sorted by key.
+//! `KTXswizzle` (optional) and `KTXwriter`, sorted by key, plus any the
+//! caller adds ([`write_ktx2_with`], e.g. [`IRRADIANCE_SH_KEY`]).
 
 use core::mem::{offset_of, size_of};
 use core::ops::Range;
@@ -34,10 +35,17 @@ pub const IDENTIFIER: [u8; 12] = [
 
 pub use super::texel::{
     AstcBlock, TexelFormat, VK_FORMAT_E5B9G9R9_UFLOAT_PACK32, VK_FORMAT_R8_UNORM,
-    VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R16_UNORM,
-    VK_FORMAT_R16G16_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_UNORM,
-    VK_FORMAT_UNDEFINED,
+    VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R16_UNORM, VK_FORMAT_R16G16_UNORM,
+    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R16G16B16A16_UNORM, VK_FORMAT_UNDEFINED,
 };
+
+/// The key/value key under which an image-based-lighting cube map carries
+/// the nine RGB spherical-harmonic coefficients of its environment's diffuse
+/// irradiance: 27 little-endian `f32`s, coefficient by coefficient (the
+/// order of `docs/ibl.md`), red, green and blue within each. Keys outside
+/// the `KTX`/`ktx` prefixes are the application's, per the KTX 2.0
+/// specification.
+pub const IRRADIANCE_SH_KEY: &str = "assetc.irradianceSH";
 
 /// Supercompression scheme 0: level data is stored as is.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
@@ -233,21 +241,27 @@ pub struct Ktx2Image<'a> {
 
 /// The key/value data: entries sorted by key, each padded to 4 bytes.
 /// `orientation` is `KTXorientation` (one letter per dimension).
-fn key_value_data(orientation: &str, swizzle: Option<&str>) -> Vec<u8> {
+/// `extra` entries (key, raw value bytes, stored without a terminating NUL)
+/// join the string entries.
+fn key_value_data(orientation: &str, swizzle: Option<&str>, extra: &[(&str, &[u8])]) -> Vec<u8> {
     let writer = concat!("assetc ", env!("CARGO_PKG_VERSION"));
-    let mut entries = vec![("KTXorientation", orientation), ("KTXwriter", writer)];
+    let string = |value: &str| [value.as_bytes(), &[0]].concat();
+    let mut entries = vec![
+        ("KTXorientation", string(orientation)),
+        ("KTXwriter", string(writer)),
+    ];
     if let Some(swizzle) = swizzle {
-        entries.push(("KTXswizzle", swizzle));
+        entries.push(("KTXswizzle", string(swizzle)));
     }
-    entries.sort_unstable_by_key(|&(key, _)| key);
+    entries.extend(extra.iter().map(|&(key, value)| (key, value.to_vec())));
+    entries.sort_by_key(|&(key, _)| key);
     let mut out = Vec::new();
     for (key, value) in entries {
-        let length = key.len() + 1 + value.len() + 1;
+        let length = key.len() + 1 + value.len();
         out.extend_from_slice(&(length as u32).to_le_bytes());
         out.extend_from_slice(key.as_bytes());
         out.push(0);
-        out.extend_from_slice(value.as_bytes());
-        out.push(0);
+        out.extend_from_slice(&value);
         pad_to(&mut out, 4);
     }
     out
@@ -266,13 +280,24 @@ fn pad_to(out: &mut Vec<u8>, alignment: u64) {
 ///
 /// If `image.levels` is empty; that is a programming error.
 pub fn write_ktx2(image: &Ktx2Image) -> Vec<u8> {
+    write_ktx2_with(image, &[])
+}
+
+/// Writes a complete KTX 2.0 file whose key/value data also holds `extra`
+/// (each a key and its raw value bytes, e.g. [`IRRADIANCE_SH_KEY`]); keys
+/// must be unique and not those [`write_ktx2`] writes itself.
+///
+/// # Panics
+///
+/// If `image.levels` is empty; that is a programming error.
+pub fn write_ktx2_with(image: &Ktx2Image, extra: &[(&str, &[u8])]) -> Vec<u8> {
     assert!(!image.levels.is_empty(), "write_ktx2: no levels");
     let format = image.format;
     let level_count = image.levels.len();
     let dfd = format.dfd();
     // Right, down, and (for 3D) in: the natural order of the stored texels.
     let orientation = if image.depth > 0 { "rdi" } else { "rd" };
-    let kvd = key_value_data(orientation, image.swizzle);
+    let kvd = key_value_data(orientation, image.swizzle, extra);
     let dfd_offset = size_of::<Ktx2Header>() + level_count * size_of::<LevelIndexEntry>();
     let kvd_offset = dfd_offset + dfd.len();
     let alignment = if image.supercompression == SUPERCOMPRESSION_NONE {
@@ -429,6 +454,20 @@ impl<'a> Ktx2View<'a> {
         self.key_values()
             .find(|&(found, _)| found == key)
             .map(|(_, value)| value)
+    }
+
+    /// The nine RGB irradiance coefficients stored under
+    /// [`IRRADIANCE_SH_KEY`], if present and exactly 108 bytes long.
+    pub fn irradiance_sh(&self) -> Option<[[f32; 3]; 9]> {
+        let value = self.key_value(IRRADIANCE_SH_KEY)?;
+        if value.len() != 9 * 3 * 4 {
+            return None;
+        }
+        let mut out = [[0.0; 3]; 9];
+        for (slot, bytes) in out.iter_mut().flatten().zip(value.chunks_exact(4)) {
+            *slot = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
+        Some(out)
     }
 }
 
@@ -1256,7 +1295,7 @@ mod tests {
 
     #[test]
     fn unsorted_keys_are_rejected() {
-        let mut kvd = key_value_data("rd", Some("rg01"));
+        let mut kvd = key_value_data("rd", Some("rg01"), &[]);
         assert!(validate_key_values(&kvd, 0).is_ok());
         // "KTXorientation" becomes "KTXz...", now after "KTXswizzle".
         kvd[7] = b'z';

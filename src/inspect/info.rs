@@ -328,6 +328,10 @@ fn describe(details: &Details) -> String {
             if x.layers > 1 {
                 let _ = write!(line, ", {} layers", x.layers);
             }
+            if let Some(sh) = &x.irradiance_sh {
+                let [r, g, b] = sh[0].map(|c| c * 0.282_095);
+                let _ = write!(line, ", irradiance SH (mean {r:.3} {g:.3} {b:.3})");
+            }
             line
         }
         Details::Font(f) => format!(

@@ -228,6 +228,10 @@ pub struct TextureStats {
     pub transfer: String,
     /// Texels over every level, face and layer.
     pub texels: u64,
+    /// The diffuse irradiance of an IBL cube as nine RGB spherical-harmonic
+    /// coefficients (`docs/ibl.md`); absent from other textures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub irradiance_sh: Option<[[f32; 3]; 9]>,
 }
 
 /// Reads one file's figures. `path` decides the format by its extension;
@@ -431,6 +435,7 @@ fn texture_stats(view: &ktx2::Ktx2View<'_>) -> TextureStats {
         supercompression: supercompression_name(header.supercompression_scheme),
         transfer: transfer_name(view.transfer_function()),
         texels: texels(header),
+        irradiance_sh: view.irradiance_sh(),
     }
 }
 

@@ -1,0 +1,511 @@
+//! Image-based lighting: an equirectangular HDR panorama in, the cube maps
+//! a PBR renderer binds out (`docs/ibl.md`).
+//!
+//! From one panorama the `ibl` edge writes
+//!
+//! * `<name>.radiance.ktx2`: the environment as a cube map with a full,
+//!   box-filtered mip chain (skyboxes, and the source of everything below);
+//! * `<name>.specular.ktx2`: the GGX-prefiltered cube, mip `k` of `n` at
+//!   roughness `k/(n−1)`, the smallest mip [`MIN_SPECULAR_SIZE`] wide; its
+//!   key/value data carries the diffuse irradiance as nine RGB spherical
+//!   harmonic coefficients ([`crate::format::ktx2::IRRADIANCE_SH_KEY`]);
+//! * `<name>.irradiance.ktx2` when asked (`ibl.irradiance`): the diffuse
+//!   irradiance as a [`IRRADIANCE_SIZE`]² cube.
+//!
+//! and one project-wide `brdf-lut` edge writes `brdf_lut.ktx2`, the split-sum
+//! lookup table ([`brdf`]). The work is split into small pure steps:
+//! [`panorama`] (decoding and projection), [`cube`] (geometry and mips),
+//! [`prefilter`] (the convolutions, one face at a time), [`sh`] and
+//! [`brdf`]; [`write_cube`] turns float face levels into a KTX2 file and is
+//! the one place another texel format plugs in.
+
+pub mod brdf;
+pub mod cube;
+pub mod panorama;
+pub mod prefilter;
+pub mod sh;
+
+use std::io::Cursor;
+
+use half::f16;
+use image::ImageDecoder;
+use image::codecs::hdr::HdrDecoder;
+
+use self::cube::{CubeLevel, Vec3};
+use self::panorama::Panorama;
+use super::image::{ImageError, ImageFormat, SourceHints, SourceImage, decode_source};
+use super::limits::MAX_PANORAMA_WIDTH;
+use super::texture::write_supercompressed_with;
+use crate::config::IblFormat;
+use crate::format::ktx2::{IRRADIANCE_SH_KEY, Ktx2Image, TexelFormat};
+
+/// Face size of the irradiance cube.
+pub const IRRADIANCE_SIZE: usize = 32;
+
+/// Face size of the smallest specular mip.
+pub const MIN_SPECULAR_SIZE: usize = 8;
+
+/// Width and height of the BRDF lookup table.
+pub const BRDF_LUT_SIZE: usize = 128;
+
+/// How an IBL set is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IblOptions {
+    /// Face size of the radiance and specular cubes (a power of two).
+    pub size: usize,
+    /// Whether to make the irradiance cube as well.
+    pub irradiance: bool,
+    /// The cubes' texel format.
+    pub format: IblFormat,
+    /// Zstandard level of every level, 0 for none.
+    pub zstd_level: i32,
+}
+
+/// Why a panorama could not become an IBL set. None names the file; the
+/// caller adds the path.
+#[derive(Debug, thiserror::Error)]
+pub enum IblError {
+    /// The Radiance HDR decoder refused the bytes.
+    #[error("cannot decode the Radiance HDR image")]
+    Decode(#[source] image::ImageError),
+    /// The OpenEXR source could not be decoded.
+    #[error(transparent)]
+    Source(#[from] ImageError),
+    /// The panorama is not twice as wide as it is high.
+    #[error(
+        "the panorama is {width}×{height}; an equirectangular panorama is exactly twice as wide as it is high"
+    )]
+    NotTwoToOne {
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+    },
+    /// The panorama is larger than the limit.
+    #[error(
+        "the panorama is {width}×{height}; the widest accepted is {MAX_PANORAMA_WIDTH} texels (scale it down: 8192 keeps detail for faces up to 2048)"
+    )]
+    TooLarge {
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+    },
+    /// A texel is not a finite, non-negative radiance.
+    #[error("texel ({x}, {y}) holds {value}, not a finite radiance of 0 or more")]
+    BadTexel {
+        /// Its column.
+        x: usize,
+        /// Its row.
+        y: usize,
+        /// The offending channel value.
+        value: f32,
+    },
+    /// Zstandard refused a level.
+    #[error("Zstandard compression of level {level} failed")]
+    Compress {
+        /// The level.
+        level: usize,
+        /// Zstandard's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The KTX2 files of one panorama, in output order.
+#[derive(Debug)]
+pub struct IblFiles {
+    /// `<name>.radiance.ktx2`.
+    pub radiance: Vec<u8>,
+    /// `<name>.specular.ktx2`, with the SH coefficients.
+    pub specular: Vec<u8>,
+    /// `<name>.irradiance.ktx2`, when asked for.
+    pub irradiance: Option<Vec<u8>>,
+}
+
+/// The computed IBL set, as float cube levels.
+#[derive(Debug, Clone)]
+pub struct IblSet {
+    /// The radiance mip chain, level 0 `size` wide.
+    pub radiance: Vec<CubeLevel>,
+    /// The specular levels.
+    pub specular: Vec<CubeLevel>,
+    /// The irradiance cube, when asked for.
+    pub irradiance: Option<CubeLevel>,
+    /// The irradiance's SH coefficients.
+    pub sh: sh::Sh9,
+}
+
+/// Decodes a `.hdr` panorama into linear RGB, refusing it (before its
+/// texels are allocated) unless it is 2:1 and at most
+/// [`MAX_PANORAMA_WIDTH`] wide. This is the one function that reads source bytes: an OpenEXR
+/// source plugs in here once the EXR decoder lands.
+pub fn decode_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
+    if ImageFormat::sniff(bytes) == Some(ImageFormat::Exr) {
+        return decode_exr_panorama(bytes);
+    }
+    let decoder = HdrDecoder::new(Cursor::new(bytes)).map_err(IblError::Decode)?;
+    let (width, height) = decoder.dimensions();
+    check_shape(width, height)?;
+    let mut texels = vec![[0.0f32; 3]; width as usize * height as usize];
+    decoder
+        .read_image(bytemuck::cast_slice_mut(&mut texels))
+        .map_err(IblError::Decode)?;
+    let panorama = Panorama {
+        width: width as usize,
+        height: height as usize,
+        texels,
+    };
+    check_texels(&panorama)?;
+    Ok(panorama)
+}
+
+/// Decodes an OpenEXR panorama through the texture sources' decoder (the
+/// first RGB layer, [`decode_source`]), dropping its alpha.
+fn decode_exr_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
+    let hints = SourceHints {
+        extension: Some("exr"),
+        svg_size: None,
+    };
+    let SourceImage::Hdr(image) = decode_source(bytes, &hints)? else {
+        let layout = "integer".to_owned();
+        return Err(ImageError::UnsupportedLayout {
+            format: ImageFormat::Exr,
+            layout,
+        }
+        .into());
+    };
+    check_shape(image.width, image.height)?;
+    let texels = image
+        .pixels
+        .chunks_exact(4)
+        .map(|texel| [texel[0], texel[1], texel[2]])
+        .collect();
+    let panorama = Panorama {
+        width: image.width as usize,
+        height: image.height as usize,
+        texels,
+    };
+    check_texels(&panorama)?;
+    Ok(panorama)
+}
+
+/// Refuses a panorama that is not 2:1 or is too large.
+fn check_shape(width: u32, height: u32) -> Result<(), IblError> {
+    if width > MAX_PANORAMA_WIDTH {
+        return Err(IblError::TooLarge { width, height });
+    }
+    if height == 0 || width != 2 * height {
+        return Err(IblError::NotTwoToOne { width, height });
+    }
+    Ok(())
+}
+
+/// Refuses NaN, infinite or negative radiance.
+fn check_texels(panorama: &Panorama) -> Result<(), IblError> {
+    let bad = panorama
+        .texels
+        .iter()
+        .enumerate()
+        .find_map(|(index, texel)| {
+            let value = *texel.iter().find(|v| !(v.is_finite() && **v >= 0.0))?;
+            Some((index, value))
+        });
+    match bad {
+        Some((index, value)) => Err(IblError::BadTexel {
+            x: index % panorama.width,
+            y: index / panorama.width,
+            value,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The number of specular levels for faces `size` wide: down to
+/// [`MIN_SPECULAR_SIZE`] (one level for smaller faces).
+pub fn specular_levels(size: usize) -> usize {
+    let mut levels = 1;
+    while size >> levels >= MIN_SPECULAR_SIZE {
+        levels += 1;
+    }
+    levels
+}
+
+/// Computes the whole set from a panorama.
+pub fn compute(panorama: &Panorama, options: &IblOptions) -> IblSet {
+    let radiance = cube::mip_chain(panorama.to_cube(options.size));
+    let specular = prefilter::specular(&radiance, specular_levels(options.size));
+    let irradiance = options
+        .irradiance
+        .then(|| prefilter::irradiance(&radiance, IRRADIANCE_SIZE));
+    IblSet {
+        specular,
+        irradiance,
+        sh: sh::irradiance_sh(panorama),
+        radiance,
+    }
+}
+
+/// Encodes a panorama's bytes into its KTX2 files.
+pub fn encode_ibl(source: &[u8], options: &IblOptions) -> Result<IblFiles, IblError> {
+    let panorama = decode_panorama(source)?;
+    let set = compute(&panorama, options);
+    drop(panorama);
+    let sh_bytes = sh::to_le_bytes(&set.sh);
+    let sh_entry: [(&str, &[u8]); 1] = [(IRRADIANCE_SH_KEY, &sh_bytes)];
+    let write = |levels: &[CubeLevel], extra: &[(&str, &[u8])]| {
+        write_cube(levels, options.format, options.zstd_level, extra)
+    };
+    Ok(IblFiles {
+        radiance: write(&set.radiance, &[])?,
+        specular: write(&set.specular, &sh_entry)?,
+        irradiance: match &set.irradiance {
+            Some(level) => Some(write(std::slice::from_ref(level), &sh_entry)?),
+            None => None,
+        },
+    })
+}
+
+/// Writes cube levels (level 0 first, each six faces +X … −Z) as a KTX2 cube
+/// map in `format`, with `extra` key/value entries. Radiance past the half
+/// float range is clamped to its largest value.
+pub fn write_cube(
+    levels: &[CubeLevel],
+    format: IblFormat,
+    zstd_level: i32,
+    extra: &[(&str, &[u8])],
+) -> Result<Vec<u8>, IblError> {
+    let size = levels[0][0].size as u32;
+    let (texel_format, data): (TexelFormat, Vec<Vec<u8>>) = match format {
+        IblFormat::Rgba16f => (
+            TexelFormat::Rgba16Float,
+            levels.iter().map(rgba16f_level).collect(),
+        ),
+        IblFormat::Rgb9e5 => (
+            TexelFormat::Rgb9e5,
+            levels.iter().map(rgb9e5_level).collect(),
+        ),
+    };
+    write_levels(
+        square_layout(texel_format, size, cube::FACES as u32),
+        &data,
+        zstd_level,
+        extra,
+    )
+}
+
+/// [`write_supercompressed_with`] with its error as an [`IblError`].
+fn write_levels(
+    layout: Ktx2Image<'_>,
+    levels: &[Vec<u8>],
+    zstd_level: i32,
+    extra: &[(&str, &[u8])],
+) -> Result<Vec<u8>, IblError> {
+    write_supercompressed_with(layout, levels, zstd_level, extra)
+        .map_err(|(level, source)| IblError::Compress { level, source })
+}
+
+/// The bytes of a half float, saturated at the largest finite one.
+fn half_bytes(value: f32) -> [u8; 2] {
+    f16::from_f32(value.min(f16::MAX.to_f32())).to_le_bytes()
+}
+
+/// One cube level as RGBA16F bytes, faces in order, alpha 1.
+fn rgba16f_level(level: &CubeLevel) -> Vec<u8> {
+    let one = half_bytes(1.0);
+    level
+        .iter()
+        .flat_map(|face| &face.texels)
+        .flat_map(|texel| {
+            let [r, g, b] = texel.map(half_bytes);
+            [r, g, b, one]
+        })
+        .flatten()
+        .collect()
+}
+
+/// One cube level as `E5B9G9R9` words, faces in order.
+fn rgb9e5_level(level: &CubeLevel) -> Vec<u8> {
+    level
+        .iter()
+        .flat_map(|face| &face.texels)
+        .flat_map(|texel| pack_rgb9e5(*texel).to_le_bytes())
+        .collect()
+}
+
+/// Mantissa bits of each channel of `E5B9G9R9`.
+const RGB9E5_MANTISSA_BITS: i32 = 9;
+
+/// The exponent bias of `E5B9G9R9`.
+const RGB9E5_BIAS: i32 = 15;
+
+/// The largest value `E5B9G9R9` holds: `511/512 · 2^16`.
+const RGB9E5_MAX: f64 = 65408.0;
+
+/// An RGB radiance as one `VK_FORMAT_E5B9G9R9_UFLOAT_PACK32` word (red in
+/// bits 0–8, green 9–17, blue 18–26, the shared exponent 27–31), rounded to
+/// nearest as the `EXT_texture_shared_exponent` specification's conversion
+/// does; channels are clamped to 0..65408 (the largest value it holds).
+pub fn pack_rgb9e5(rgb: Vec3) -> u32 {
+    let [r, g, b] = rgb.map(|c| f64::from(c).clamp(0.0, RGB9E5_MAX));
+    let largest = r.max(g).max(b);
+    let floor_log2 = if largest > 0.0 {
+        largest.log2().floor() as i32
+    } else {
+        i32::MIN
+    };
+    let mut exponent = floor_log2.max(-RGB9E5_BIAS - 1) + 1 + RGB9E5_BIAS;
+    let scale = |exponent: i32| 2f64.powi(exponent - RGB9E5_BIAS - RGB9E5_MANTISSA_BITS);
+    if (largest / scale(exponent) + 0.5).floor() >= 512.0 {
+        exponent += 1;
+    }
+    let mantissa = |c: f64| ((c / scale(exponent) + 0.5).floor() as u32).min(511);
+    mantissa(r) | (mantissa(g) << 9) | (mantissa(b) << 18) | ((exponent as u32) << 27)
+}
+
+/// The split-sum BRDF lookup table as a KTX2 file: [`BRDF_LUT_SIZE`]²
+/// RG16F texels (`A`, `B`; see [`brdf`]), one level, stored as is.
+pub fn brdf_lut_ktx2() -> Vec<u8> {
+    let texels: Vec<u8> = brdf::lut(BRDF_LUT_SIZE)
+        .into_iter()
+        .flat_map(|(a, b)| [half_bytes(a), half_bytes(b)])
+        .flatten()
+        .collect();
+    let layout = square_layout(TexelFormat::Rg16Float, BRDF_LUT_SIZE as u32, 1);
+    // Level 0 without supercompression cannot fail.
+    write_levels(layout, &[texels], 0, &[]).unwrap_or_default()
+}
+
+/// The layout of a `size`² texture of `faces` faces (1 or 6), levels and
+/// supercompression to be filled in by [`write_levels`].
+fn square_layout(format: TexelFormat, size: u32, faces: u32) -> Ktx2Image<'static> {
+    Ktx2Image {
+        format,
+        width: size,
+        height: size,
+        depth: 0,
+        layers: 0,
+        faces,
+        supercompression: 0,
+        swizzle: None,
+        levels: &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::ktx2;
+
+    /// A Radiance HDR file of `width × height` texels of `texel(x, y)`.
+    fn hdr_file(width: usize, height: usize, texel: impl Fn(usize, usize) -> [f32; 3]) -> Vec<u8> {
+        Panorama::from_xy(width, height, texel).to_radiance_hdr()
+    }
+
+    #[test]
+    fn specular_levels_stop_at_eight_texels() {
+        assert_eq!(specular_levels(256), 6);
+        assert_eq!(specular_levels(16), 2);
+        assert_eq!(specular_levels(8), 1);
+    }
+
+    #[test]
+    fn a_panorama_becomes_three_cubes_with_the_sh_in_the_specular_one() {
+        let file = hdr_file(64, 32, |x, y| [(x % 7) as f32 * 0.5, y as f32 * 0.1, 1.0]);
+        let options = IblOptions {
+            size: 16,
+            irradiance: true,
+            format: IblFormat::Rgba16f,
+            zstd_level: 3,
+        };
+        let files = encode_ibl(&file, &options).unwrap();
+        let radiance = ktx2::parse(&files.radiance).unwrap();
+        let header = radiance.header();
+        assert_eq!(
+            (
+                header.vk_format,
+                header.face_count,
+                header.level_count,
+                header.pixel_width
+            ),
+            (ktx2::VK_FORMAT_R16G16B16A16_SFLOAT, 6, 5, 16)
+        );
+        let specular = ktx2::parse(&files.specular).unwrap();
+        assert_eq!(specular.header().level_count, 2);
+        let sh = specular.irradiance_sh().unwrap();
+        assert!(sh[0][2] > 0.0);
+        let irradiance = files.irradiance.unwrap();
+        let irradiance = ktx2::parse(&irradiance).unwrap();
+        assert_eq!(irradiance.header().pixel_width, IRRADIANCE_SIZE as u32);
+        // Deterministic: the same bytes again.
+        assert_eq!(
+            encode_ibl(&file, &options).unwrap().specular,
+            files.specular
+        );
+    }
+
+    #[test]
+    fn bad_panoramas_are_refused_with_the_reason() {
+        let square = hdr_file(32, 32, |_, _| [1.0; 3]);
+        let error = decode_panorama(&square).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                IblError::NotTwoToOne {
+                    width: 32,
+                    height: 32
+                }
+            ),
+            "{error}"
+        );
+        let whole = hdr_file(64, 32, |_, _| [1.0; 3]);
+        let truncated = &whole[..whole.len() * 2 / 3];
+        assert!(matches!(
+            decode_panorama(truncated),
+            Err(IblError::Decode(_))
+        ));
+        assert!(matches!(
+            decode_panorama(b"not an image"),
+            Err(IblError::Decode(_))
+        ));
+    }
+
+    /// The value of an `E5B9G9R9` word.
+    fn unpack_rgb9e5(word: u32) -> Vec3 {
+        let scale = 2f32.powi((word >> 27) as i32 - RGB9E5_BIAS - RGB9E5_MANTISSA_BITS);
+        [0, 9, 18].map(|shift| ((word >> shift) & 511) as f32 * scale)
+    }
+
+    #[test]
+    fn rgb9e5_round_trips_within_its_precision() {
+        assert_eq!(pack_rgb9e5([0.0; 3]), 0);
+        // 1.0 is 256 · 2^(16 − 15 − 9): exponent 16, mantissa 256.
+        assert_eq!(pack_rgb9e5([1.0, 0.0, 0.0]), 256 | (16 << 27));
+        for rgb in [[1.0, 0.5, 0.25], [2.5, 100.0, 0.01], [65000.0, 1.0, 7.5]] {
+            let back = unpack_rgb9e5(pack_rgb9e5(rgb));
+            let largest = rgb.iter().copied().fold(0.0f32, f32::max);
+            for c in 0..3 {
+                // Half a mantissa step of the shared exponent: largest / 512.
+                assert!(
+                    (back[c] - rgb[c]).abs() <= largest / 512.0,
+                    "{rgb:?} {back:?}"
+                );
+            }
+        }
+        assert_eq!(
+            unpack_rgb9e5(pack_rgb9e5([1e9, -1.0, 0.0]))[0],
+            RGB9E5_MAX as f32
+        );
+    }
+
+    #[test]
+    fn the_brdf_lut_is_rg16f() {
+        let bytes = brdf_lut_ktx2();
+        let view = ktx2::parse(&bytes).unwrap();
+        assert_eq!(
+            view.header().vk_format,
+            crate::format::texel::VK_FORMAT_R16G16_SFLOAT
+        );
+        assert_eq!(view.level_data(0).len(), BRDF_LUT_SIZE * BRDF_LUT_SIZE * 4);
+    }
+}

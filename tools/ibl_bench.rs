@@ -1,0 +1,208 @@
+//! The image-based-lighting benchmark of `docs/benchmarks.md`: a synthetic
+//! 8192×4096 HDR panorama (sky gradient, a small sun of 50 000 times the sky,
+//! a band of coloured stripes) through the whole IBL encoder, timed, and a
+//! few output texels compared with a brute-force integration over all 33.5
+//! million panorama texels.
+//!
+//! ```text
+//! cargo run --release --example ibl_bench [width] [face size]
+//! ```
+
+use std::time::Instant;
+
+use assetc::config::IblFormat;
+use assetc::encode::ibl::panorama::Panorama;
+use assetc::encode::ibl::{
+    IblOptions, IblSet, compute, cube, decode_panorama, encode_ibl, prefilter, sh, specular_levels,
+};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let width: usize = args.next().map_or(8192, |a| a.parse().expect("width"));
+    let size: usize = args.next().map_or(256, |a| a.parse().expect("face size"));
+    let height = width / 2;
+    let file = synthetic_hdr(width, height);
+    println!("panorama {width}x{height}, {} MB as .hdr", file.len() >> 20);
+    let options = IblOptions {
+        size,
+        irradiance: true,
+        format: IblFormat::Rgba16f,
+        zstd_level: 12,
+    };
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
+    let files = encode_ibl(&file, &options).expect("encode");
+    let seconds = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_start;
+    let bytes =
+        files.radiance.len() + files.specular.len() + files.irradiance.map_or(0, |f| f.len());
+    println!(
+        "full IBL set (radiance, specular, irradiance, SH): {seconds:.2} s wall, {cpu:.2} s CPU, {} KiB",
+        bytes >> 10
+    );
+
+    let start = Instant::now();
+    let panorama = decode_panorama(&file).expect("decode");
+    println!(
+        "  of which decoding: {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+    let set = compute(&panorama, &options);
+    report_errors(&panorama, &set, size);
+}
+
+/// The user CPU time of this process so far, in seconds (the encoder runs
+/// on one thread, so on a busy machine this is the figure to compare).
+fn cpu_seconds() -> f64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the rusage the valid pointer points to, and
+    // an all-zero rusage is a valid value if it does not.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    usage.ru_utime.tv_sec as f64 + usage.ru_utime.tv_usec as f64 / 1e6
+}
+
+/// The texels compared with brute force: (face, s, t), spread over the
+/// sphere (the sun is near the +Y/−Z/+X corner).
+const TEXELS: [(usize, f32, f32); 4] =
+    [(4, 0.3, 0.2), (2, -0.5, 0.1), (0, 0.0, 0.0), (5, 0.6, -0.7)];
+
+/// Sample counts tried for the error-against-samples table.
+const SAMPLE_COUNTS: [u32; 4] = [512, 2048, 8192, 32768];
+
+/// The relative errors of a few texels of each output against brute force,
+/// for the written files and for other sample counts.
+fn report_errors(panorama: &Panorama, set: &IblSet, size: usize) {
+    let levels = specular_levels(size);
+    let directions = |face_size: usize| {
+        TEXELS.map(|(face, s, t)| {
+            let (x, y) = cube::texel_of(s, t, face_size);
+            (face, x, y, cube::texel_direction(face, x, y, face_size))
+        })
+    };
+    println!(
+        "  worst relative error over {} texels; written, then with {SAMPLE_COUNTS:?} samples:",
+        TEXELS.len()
+    );
+    for level in 1..levels {
+        let roughness = prefilter::level_roughness(level, levels);
+        let alpha = roughness * roughness;
+        let texels = directions(size >> level);
+        let reference = texels.map(|(.., r)| prefilter::brute_force_specular(panorama, r, alpha));
+        let written = worst(
+            texels
+                .iter()
+                .zip(&reference)
+                .map(|(&(face, x, y, _), expected)| {
+                    relative_error(set.specular[level][face].at(x, y), *expected)
+                }),
+        );
+        let by_count = SAMPLE_COUNTS.map(|count| {
+            worst(texels.iter().zip(&reference).map(|(&(.., r), expected)| {
+                relative_error(
+                    prefilter::specular_at(&set.radiance, r, alpha, count),
+                    *expected,
+                )
+            }))
+        });
+        println!(
+            "  specular level {level} (roughness {roughness:.2}): {} | {}",
+            percent(written),
+            percents(&by_count)
+        );
+    }
+    let irradiance = set.irradiance.as_ref().expect("irradiance");
+    let texels = directions(irradiance[0].size);
+    let reference = texels.map(|(.., n)| prefilter::brute_force_irradiance(panorama, n));
+    let written = worst(
+        texels
+            .iter()
+            .zip(&reference)
+            .map(|(&(face, x, y, _), expected)| {
+                relative_error(irradiance[face].at(x, y), *expected)
+            }),
+    );
+    let by_count = SAMPLE_COUNTS.map(|count| {
+        worst(texels.iter().zip(&reference).map(|(&(.., n), expected)| {
+            relative_error(prefilter::irradiance_at(&set.radiance, n, count), *expected)
+        }))
+    });
+    println!(
+        "  irradiance cube: {} | {}",
+        percent(written),
+        percents(&by_count)
+    );
+    let sh = worst(
+        texels
+            .iter()
+            .zip(&reference)
+            .map(|(&(.., n), expected)| relative_error(sh::evaluate(&set.sh, n), *expected)),
+    );
+    let peak = reference.iter().flatten().copied().fold(0.0, f32::max);
+    let sh_of_peak = texels.iter().zip(&reference).map(|(&(.., n), expected)| {
+        let found = sh::evaluate(&set.sh, n);
+        (0..3)
+            .map(|c| (found[c] - expected[c]).abs() / peak)
+            .fold(0.0, f32::max)
+    });
+    println!(
+        "  irradiance SH (9 coefficients): {} (largest error as a share of the brightest texel's irradiance: {})",
+        percent(sh),
+        percent(worst(sh_of_peak))
+    );
+}
+
+/// The largest of some errors.
+fn worst(errors: impl Iterator<Item = f32>) -> f32 {
+    errors.fold(0.0, f32::max)
+}
+
+/// An error as a percentage.
+fn percent(error: f32) -> String {
+    format!("{:.2}%", error * 100.0)
+}
+
+/// Errors as percentages, space-separated.
+fn percents(errors: &[f32]) -> String {
+    errors
+        .iter()
+        .map(|e| percent(*e))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The largest relative error over the three channels.
+fn relative_error(found: [f32; 3], expected: [f32; 3]) -> f32 {
+    (0..3)
+        .map(|c| (found[c] - expected[c]).abs() / expected[c].abs().max(1e-6))
+        .fold(0.0, f32::max)
+}
+
+/// A Radiance HDR file of the synthetic panorama.
+fn synthetic_hdr(width: usize, height: usize) -> Vec<u8> {
+    let sun = (width * 5 / 8, height / 5);
+    let radius = (width / 512).max(1) as f32;
+    Panorama::from_xy(width, height, |x, y| {
+        let elevation = 1.0 - 2.0 * y as f32 / height as f32;
+        let sky = if elevation > 0.0 {
+            0.5 + elevation
+        } else {
+            0.2
+        };
+        let (dx, dy) = (x as f32 - sun.0 as f32, y as f32 - sun.1 as f32);
+        let sun_light = if dx * dx + dy * dy < radius * radius {
+            50_000.0
+        } else {
+            0.0
+        };
+        let band = y * 8 / height == 4 && (x * 32 / width).is_multiple_of(2);
+        let stripe = if band { 2.0 } else { 0.0 };
+        [
+            sky * 0.6 + sun_light + stripe,
+            sky * 0.8 + sun_light,
+            sky + sun_light,
+        ]
+    })
+    .to_radiance_hdr()
+}
