@@ -62,7 +62,7 @@ pub use settings::{
     MeshletVertices, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 pub use size::ByteSize;
-pub use texture::{ModeSetting, SuffixTable};
+pub use texture::{FormatSetting, ModeSetting, PlatformSetting, SuffixTable};
 
 /// The name of the config file that [`Config::discover`] looks for.
 pub const CONFIG_FILE_NAME: &str = "assetc.yml";

@@ -16,14 +16,16 @@ use super::mesh::args::MeshArgs;
 use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
+use super::blocks::target::{self, Unsuitable};
+use super::image::{Rgba8Image, decode_image};
 use super::texture::{
-    Shape, TextureError, TextureMode, TextureOptions, encode_images, encode_texture,
+    BlockOptions, Shape, TextureError, TextureMode, TextureOptions, encode_images_reporting,
     gpu_source::{self, GpuFormat},
 };
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    Charset, FontMode, FontSettings, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality, ZstdLevel,
+    Charset, FontMode, FormatSetting, FontSettings, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
@@ -76,10 +78,17 @@ pub struct TextureArgs {
 /// Settings shared by every texture-like kind.
 #[derive(Debug, Args)]
 pub struct SurfaceArgs {
-    /// UASTC-encode (true) or keep raw RGBA8 + Zstd (false).
-    #[arg(long, action = clap::ArgAction::Set)]
+    /// UASTC-encode (true) or keep raw RGBA8 + Zstd (false); `--format`
+    /// wins when given.
+    #[arg(long, action = clap::ArgAction::Set, default_value_t = true)]
     pub compress: bool,
-    /// UASTC quality level, 0 (fastest) to 4 (slowest, best).
+    /// The GPU format to write: `uastc`, `bc7`, `bc5`, `bc4`, `bc1`, `bc6h`,
+    /// `astc-4x4` … `astc-8x8`, `rgba8`, `rgba16f` or `rgb9e5` (configure
+    /// settles `auto` before it gets here).
+    #[arg(long)]
+    pub format: Option<FormatSetting>,
+    /// Encoder effort, 0 (fastest) to 4 (slowest, best): the UASTC level or
+    /// the native encoders' preset of that rank.
     #[arg(long, default_value_t = TextureSettings::default().quality)]
     pub quality: UastcQuality,
     /// UASTC rate-distortion optimisation: `off`, or a lambda above 0 (higher
@@ -105,30 +114,39 @@ pub struct SurfaceArgs {
 }
 
 impl SurfaceArgs {
-    /// The encoder options these flags select for `mode`, without a green flip.
-    pub fn options(&self, mode: TextureMode) -> TextureOptions {
-        TextureOptions {
+    /// The encoder options these flags select for `mode`, without a green
+    /// flip; an error when the format cannot hold the mode's channels.
+    pub fn options(&self, mode: TextureMode) -> Result<TextureOptions, Unsuitable> {
+        let format = self
+            .format
+            .unwrap_or(FormatSetting::from_compress(self.compress));
+        let native = target::texel_format(format, mode)?;
+        Ok(TextureOptions {
             mode,
-            uastc: self.compress.then_some(UastcOptions {
+            uastc: (format == FormatSetting::Uastc).then_some(UastcOptions {
                 quality: self.quality.0,
                 rdo: self.rdo.0,
                 threads: self.threads,
+            }),
+            blocks: native.map(|format| BlockOptions {
+                format,
+                quality: self.quality.0,
             }),
             zstd_level: self.zstd_level.0,
             mips: self.mips,
             max_size: self.max_size,
             flip_green: false,
-        }
+        })
     }
 }
 
 impl TextureArgs {
     /// The encoder options these flags select, the green flip included.
-    pub fn options(&self) -> TextureOptions {
-        TextureOptions {
+    pub fn options(&self) -> Result<TextureOptions, Unsuitable> {
+        Ok(TextureOptions {
             flip_green: self.flip_green,
-            ..self.surface.options(self.mode)
-        }
+            ..self.surface.options(self.mode)?
+        })
     }
 }
 
@@ -227,11 +245,12 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
         Some(index) => gltf_image(job, index)?,
         None => (fsutil::read(&job.input)?, Vec::new()),
     };
-    let options = args.options();
+    let options = args.options().map_err(|e| unsuitable(job, e))?;
     if let Some(format) = gpu_source::sniff(&source) {
         return passed_through(job, source, format, &options, extra_inputs);
     }
-    let bytes = encode_texture(&source, &options).map_err(|e| cannot_encode(job, e))?;
+    let image = decode_image(&source).map_err(|e| cannot_encode(job, e.into()))?;
+    let bytes = encode_reporting(job, std::slice::from_ref(&image), Shape::Plain, &options)?;
     Ok(texture_output(bytes, args.mode, extra_inputs))
 }
 
@@ -283,18 +302,46 @@ fn gltf_image(job: &JobArgs, index: usize) -> Result<(Vec<u8>, Vec<PathBuf>), En
 
 fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
     let faces = folder::cube_faces(&job.input)?;
-    let options = args.options(TextureMode::Color);
-    let bytes =
-        encode_images(&faces.images, Shape::Cube, &options).map_err(|e| cannot_encode(job, e))?;
+    let options = args
+        .options(TextureMode::Color)
+        .map_err(|e| unsuitable(job, e))?;
+    let bytes = encode_reporting(job, &faces.images, Shape::Cube, &options)?;
     Ok(texture_output(bytes, TextureMode::Color, faces.inputs))
 }
 
 fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let layers = folder::array_layers(&job.input)?;
-    let options = args.options();
-    let bytes =
-        encode_images(&layers.images, Shape::Array, &options).map_err(|e| cannot_encode(job, e))?;
+    let options = args.options().map_err(|e| unsuitable(job, e))?;
+    let bytes = encode_reporting(job, &layers.images, Shape::Array, &options)?;
     Ok(texture_output(bytes, args.mode, layers.inputs))
+}
+
+/// Encodes `images`, printing the encoder's warnings with the source's path.
+fn encode_reporting(
+    job: &JobArgs,
+    images: &[Rgba8Image],
+    shape: Shape,
+    options: &TextureOptions,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut warnings = Vec::new();
+    let bytes = encode_images_reporting(images, shape, options, &mut warnings)
+        .map_err(|e| cannot_encode(job, e))?;
+    for warning in &warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
+    Ok(bytes)
+}
+
+/// A format that cannot hold the texture's channels, with the source's path.
+fn unsuitable(job: &JobArgs, error: Unsuitable) -> EncodeError {
+    EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot encode texture".into(),
+        source: Some(Box::new(error)),
+    }
 }
 
 /// Wraps an encoder failure with the source's path.

@@ -6,13 +6,15 @@
 //! 1. pick the mip levels to keep: `max_size` drops the largest levels until
 //!    the base fits, and `mips: false` keeps only that base;
 //! 2. filter each kept level directly from the source (see [`super::mips`]);
-//! 3. encode: raw RGBA8, pixel-exact at level 0, or UASTC 4x4 through
-//!    [`super::uastc`];
+//! 3. encode: raw RGBA8, pixel-exact at level 0, UASTC 4x4 through
+//!    [`super::uastc`], or a native GPU format (BCn, ASTC, RGBA16F, RGB9E5)
+//!    through [`super::blocks`], each level on its own;
 //! 4. compress each level with Zstandard (`zstd_level` 0 stores it as is);
 //! 5. write the KTX 2.0 container.
 //!
 //! Colour textures are sRGB; normal maps and grayscale textures are linear
-//! with a `KTXswizzle` of `rg01` and `r001`. A DirectX-convention normal map
+//! with a `KTXswizzle` of `rg01` and `r001` (`ra01` for ASTC normal maps,
+//! see [`super::blocks::astc`]). A DirectX-convention normal map
 //! (green pointing down) has its green channel flipped before step 1
 //! (`flip_green`), so every normal map we write follows the OpenGL convention
 //! that glTF uses. A source that is already a GPU
@@ -23,6 +25,7 @@ pub mod gpu_source;
 use core::ops::Range;
 use std::borrow::Cow;
 
+use super::blocks::{BlockEncoder, BlockError, target};
 use super::image::{ImageError, Rgba8Image, decode_image};
 use super::mips::{mip_level_count, mip_levels};
 pub use super::texture_mode::TextureMode;
@@ -49,6 +52,8 @@ pub struct TextureOptions {
     pub mode: TextureMode,
     /// UASTC settings, or `None` for raw RGBA8.
     pub uastc: Option<UastcOptions>,
+    /// A native GPU format to write instead of UASTC or raw RGBA8.
+    pub blocks: Option<BlockOptions>,
     /// The Zstandard level for each mip level; 0 stores levels uncompressed.
     pub zstd_level: i32,
     /// Keep the full mip chain (`true`) or the base level only.
@@ -61,6 +66,15 @@ pub struct TextureOptions {
     pub flip_green: bool,
 }
 
+/// A native GPU format and the encoder effort to spend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockOptions {
+    /// The format written: BCn, ASTC, RGBA16F or RGB9E5.
+    pub format: TexelFormat,
+    /// Encoder effort, 0 (fastest) to 4 (slowest, best).
+    pub quality: u8,
+}
+
 /// Why a texture could not be encoded. Messages never name the file; the caller
 /// adds the path.
 #[derive(thiserror::Error, Debug)]
@@ -71,6 +85,9 @@ pub enum TextureError {
     /// The UASTC encoder failed.
     #[error(transparent)]
     Uastc(#[from] UastcError),
+    /// A native-format encoder failed.
+    #[error(transparent)]
+    Blocks(#[from] BlockError),
     /// Zstandard refused to compress a level.
     #[error("Zstandard compression of mip level {level} failed")]
     Compress {
@@ -107,6 +124,21 @@ pub fn encode_images(
     shape: Shape,
     options: &TextureOptions,
 ) -> Result<Vec<u8>, TextureError> {
+    encode_images_reporting(images, shape, options, &mut Vec::new())
+}
+
+/// [`encode_images`], adding to `warnings` what the user should hear about
+/// (a BC1 texture whose source has alpha, which BC1 drops).
+///
+/// # Panics
+///
+/// If `images` is empty; callers check their sources first.
+pub fn encode_images_reporting(
+    images: &[Rgba8Image],
+    shape: Shape,
+    options: &TextureOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<u8>, TextureError> {
     let flipped: Vec<Rgba8Image>;
     let images = if options.flip_green {
         flipped = images.iter().map(green_flipped).collect();
@@ -121,14 +153,18 @@ pub fn encode_images(
         .iter()
         .map(|image| mip_levels(image, options.mode, range.clone()))
         .collect();
-    let (format, levels) = match &options.uastc {
-        None => (
+    let (format, levels) = match (&options.blocks, &options.uastc) {
+        (Some(blocks), _) => {
+            warnings.extend(alpha_dropped(images, blocks.format));
+            (blocks.format, block_levels(&chains, options.mode, blocks)?)
+        }
+        (None, None) => (
             TexelFormat::Rgba8 {
                 srgb: options.mode.is_srgb(),
             },
             raw_levels(&chains),
         ),
-        Some(uastc) => {
+        (None, Some(uastc)) => {
             let encoded = encode_uastc(&chains, options.mode.is_srgb(), uastc)?;
             let format = TexelFormat::Uastc {
                 srgb: options.mode.is_srgb(),
@@ -149,11 +185,47 @@ pub fn encode_images(
         },
         faces: if shape == Shape::Cube { 6 } else { 1 },
         supercompression: 0,
-        swizzle: options.mode.swizzle(),
+        swizzle: target::swizzle(format, options.mode),
         levels: &[],
     };
     write_supercompressed(layout, &levels, options.zstd_level)
         .map_err(|(level, source)| TextureError::Compress { level, source })
+}
+
+/// Each level in `blocks.format`: every image's bytes of that level, image
+/// 0 first.
+fn block_levels(
+    chains: &[Vec<Rgba8Image>],
+    mode: TextureMode,
+    blocks: &BlockOptions,
+) -> Result<Vec<Vec<u8>>, BlockError> {
+    let mut encoder = BlockEncoder::new(blocks.format, mode, blocks.quality)?;
+    (0..chains[0].len())
+        .map(|level| {
+            let mut bytes = Vec::new();
+            for chain in chains {
+                bytes.extend(encoder.encode(&chain[level])?);
+            }
+            Ok(bytes)
+        })
+        .collect()
+}
+
+/// The warning for a BC1 or RGB9E5 texture whose sources have alpha below
+/// 255, which those formats drop.
+fn alpha_dropped(images: &[Rgba8Image], format: TexelFormat) -> Option<String> {
+    if !matches!(format, TexelFormat::Bc1 { .. } | TexelFormat::Rgb9e5) {
+        return None;
+    }
+    let translucent = images
+        .iter()
+        .any(|image| image.pixels.chunks_exact(4).any(|texel| texel[3] < 255));
+    translucent.then(|| {
+        format!(
+            "the source has alpha, which {} drops (use bc7 or astc to keep it)",
+            format.name()
+        )
+    })
 }
 
 /// `image` with its green channel inverted (`g` becomes `255 - g`): a
@@ -266,6 +338,7 @@ mod tests {
         TextureOptions {
             mode,
             uastc: None,
+            blocks: None,
             zstd_level: 3,
             mips: true,
             max_size: 0,
