@@ -2,6 +2,11 @@
 //! BC7, BC5 and BC4, `--preset mobile` ASTC, each decoded by an independent
 //! decoder (`texture2ddecoder`) and compared with its source; changing the
 //! format rebuilds only the textures whose format changes.
+//!
+//! PSNR floors (measured on this machine: BC7 50.9 dB, BC4 48.7 dB, ASTC 6x6
+//! colour 46.0 dB and gray 48.9 dB) and mean angle error bounds (BC5 0.57°,
+//! ASTC 4x4 0.21°) are set a few dB or tenths of a degree below the figures,
+//! so a broken channel layout or edge padding fails them by far.
 
 mod common;
 
@@ -191,19 +196,22 @@ fn desktop_writes_bc7_bc5_bc4_within_their_error() {
     assert_eq!(colour.vk_format, vk::VK_FORMAT_BC7_UNORM_BLOCK + 1, "BC7 sRGB");
     assert_eq!(colour.swizzle, None);
     let colour_psnr = psnr(&colour.rgba, &colour_texels(), &[0, 1, 2]);
-    assert!(colour_psnr > 40.0, "BC7 colour PSNR {colour_psnr:.2} dB");
+    eprintln!("colour PSNR {colour_psnr:.2} dB");
+    assert!(colour_psnr > 46.0, "BC7 colour PSNR {colour_psnr:.2} dB");
 
     let normal = decode(&p, "runtime/desktop/wall.n.ktx2");
     assert_eq!(normal.vk_format, vk::VK_FORMAT_BC5_UNORM_BLOCK);
     assert_eq!(normal.swizzle.as_deref(), Some(&b"rg01\0"[..]));
     let angle = mean_angle_error(&normal.rgba, &normal_texels(), (0, 1));
+    eprintln!("normal mean angle error {angle:.3} degrees");
     assert!(angle < 1.0, "BC5 mean angle error {angle:.3} degrees");
 
     let gray = decode(&p, "runtime/desktop/wall.r.ktx2");
     assert_eq!(gray.vk_format, vk::VK_FORMAT_BC4_UNORM_BLOCK);
     assert_eq!(gray.swizzle.as_deref(), Some(&b"r001\0"[..]));
     let gray_psnr = psnr(&gray.rgba, &gray_texels(), &[0]);
-    assert!(gray_psnr > 40.0, "BC4 PSNR {gray_psnr:.2} dB");
+    eprintln!("gray PSNR {gray_psnr:.2} dB");
+    assert!(gray_psnr > 45.0, "BC4 PSNR {gray_psnr:.2} dB");
     p.assert_no_op();
 }
 
@@ -215,19 +223,22 @@ fn mobile_writes_astc_within_its_error() {
     let colour = decode(&p, "runtime/mobile/wall.ktx2");
     assert_eq!(colour.vk_format, astc_6x6_unorm + 1, "ASTC 6x6 sRGB");
     let colour_psnr = psnr(&colour.rgba, &colour_texels(), &[0, 1, 2]);
-    assert!(colour_psnr > 36.0, "ASTC 6x6 colour PSNR {colour_psnr:.2} dB");
+    eprintln!("colour PSNR {colour_psnr:.2} dB");
+    assert!(colour_psnr > 42.0, "ASTC 6x6 colour PSNR {colour_psnr:.2} dB");
 
     let normal = decode(&p, "runtime/mobile/wall.n.ktx2");
     assert_eq!(normal.vk_format, vk::VK_FORMAT_ASTC_4X4_UNORM_BLOCK);
     assert_eq!(normal.swizzle.as_deref(), Some(&b"ra01\0"[..]));
     let angle = mean_angle_error(&normal.rgba, &normal_texels(), (0, 3));
-    assert!(angle < 1.5, "ASTC 4x4 mean angle error {angle:.3} degrees");
+    eprintln!("normal mean angle error {angle:.3} degrees");
+    assert!(angle < 0.5, "ASTC 4x4 mean angle error {angle:.3} degrees");
 
     let gray = decode(&p, "runtime/mobile/wall.r.ktx2");
     assert_eq!(gray.vk_format, astc_6x6_unorm);
     assert_eq!(gray.swizzle.as_deref(), Some(&b"r001\0"[..]));
     let gray_psnr = psnr(&gray.rgba, &gray_texels(), &[0]);
-    assert!(gray_psnr > 38.0, "ASTC 6x6 gray PSNR {gray_psnr:.2} dB");
+    eprintln!("gray PSNR {gray_psnr:.2} dB");
+    assert!(gray_psnr > 45.0, "ASTC 6x6 gray PSNR {gray_psnr:.2} dB");
     p.assert_no_op();
 }
 
@@ -288,6 +299,6 @@ fn compress_and_format_that_disagree_are_a_config_error() {
     );
     p.write("assetc.yml", config.as_bytes());
     let error = p.configure_error();
-    assert!(error.contains("assetc.yml:9:"), "{error}");
+    assert!(error.contains("assetc.yml:10:"), "{error}");
     assert!(error.contains("`compress: false` and `format: bc7` disagree"), "{error}");
 }
