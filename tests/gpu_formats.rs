@@ -37,7 +37,8 @@ const SIZE: (u32, u32) = (67, 45);
 /// A smooth colour field with some detail, like a photo's.
 fn colour_texels() -> Vec<u8> {
     texels(|x, y| {
-        let wave = |scale: f32, phase: f32| 128.0 + 100.0 * ((x * scale + y * 0.6 * scale) + phase).sin();
+        let wave =
+            |scale: f32, phase: f32| 128.0 + 100.0 * ((x * scale + y * 0.6 * scale) + phase).sin();
         [wave(0.11, 0.0), wave(0.07, 1.5), wave(0.05, 3.0), 255.0]
     })
 }
@@ -193,7 +194,11 @@ fn desktop_writes_bc7_bc5_bc4_within_their_error() {
     let p = project();
     p.build(&["--preset", "desktop"]);
     let colour = decode(&p, "runtime/desktop/wall.ktx2");
-    assert_eq!(colour.vk_format, vk::VK_FORMAT_BC7_UNORM_BLOCK + 1, "BC7 sRGB");
+    assert_eq!(
+        colour.vk_format,
+        vk::VK_FORMAT_BC7_UNORM_BLOCK + 1,
+        "BC7 sRGB"
+    );
     assert_eq!(colour.swizzle, None);
     let colour_psnr = psnr(&colour.rgba, &colour_texels(), &[0, 1, 2]);
     eprintln!("colour PSNR {colour_psnr:.2} dB");
@@ -224,7 +229,10 @@ fn mobile_writes_astc_within_its_error() {
     assert_eq!(colour.vk_format, astc_6x6_unorm + 1, "ASTC 6x6 sRGB");
     let colour_psnr = psnr(&colour.rgba, &colour_texels(), &[0, 1, 2]);
     eprintln!("colour PSNR {colour_psnr:.2} dB");
-    assert!(colour_psnr > 42.0, "ASTC 6x6 colour PSNR {colour_psnr:.2} dB");
+    assert!(
+        colour_psnr > 42.0,
+        "ASTC 6x6 colour PSNR {colour_psnr:.2} dB"
+    );
 
     let normal = decode(&p, "runtime/mobile/wall.n.ktx2");
     assert_eq!(normal.vk_format, vk::VK_FORMAT_ASTC_4X4_UNORM_BLOCK);
@@ -300,5 +308,8 @@ fn compress_and_format_that_disagree_are_a_config_error() {
     p.write("assetc.yml", config.as_bytes());
     let error = p.configure_error();
     assert!(error.contains("assetc.yml:10:"), "{error}");
-    assert!(error.contains("`compress: false` and `format: bc7` disagree"), "{error}");
+    assert!(
+        error.contains("`compress: false` and `format: bc7` disagree"),
+        "{error}"
+    );
 }

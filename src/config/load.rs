@@ -17,8 +17,8 @@ use super::packs;
 use super::paths::{absolute, join};
 use super::processors;
 use super::schema::{CacheSection, FileSchema, PresetSection, RuleSection};
-use super::size::ByteSize;
 use super::settings::TextureLayer;
+use super::size::ByteSize;
 use super::yaml::{self, Node, Step};
 
 /// Source folder when `input:` is not given.
@@ -214,7 +214,11 @@ impl Document<'_> {
 
     /// Refuses a `texture:` section (under `parent`) whose `compress` and
     /// `format` disagree, pointing at its `format`.
-    fn check_format(&self, texture: &Option<TextureLayer>, parent: &[Step]) -> Result<(), ConfigError> {
+    fn check_format(
+        &self,
+        texture: &Option<TextureLayer>,
+        parent: &[Step],
+    ) -> Result<(), ConfigError> {
         let Some(why) = texture.as_ref().and_then(TextureLayer::format_conflict) else {
             return Ok(());
         };

@@ -660,17 +660,31 @@ fn format_and_compress_follow_the_last_layer_that_sets_either() {
 
 #[test]
 fn compress_and_format_may_agree_in_one_layer_but_not_disagree() {
-    let (_dir, config) = load("default:\n  texture: { compress: true, format: bc5, platform: mobile }\n");
-    let texture = config.select(None, None).unwrap().settings_for("a.png").texture;
+    let (_dir, config) =
+        load("default:\n  texture: { compress: true, format: bc5, platform: mobile }\n");
+    let texture = config
+        .select(None, None)
+        .unwrap()
+        .settings_for("a.png")
+        .texture;
     assert_eq!(texture.format, FormatSetting::Bc5);
     assert_eq!(texture.platform, PlatformSetting::Mobile);
     for (yaml, line) in [
         ("default:\n  texture: { compress: false, format: bc7 }\n", 2),
-        ("presets:\n  p:\n    texture:\n      compress: true\n      format: rgba16f\n", 5),
-        ("default:\n  rules:\n    - match: \"*\"\n      texture: { format: rgba8, compress: true }\n", 4),
+        (
+            "presets:\n  p:\n    texture:\n      compress: true\n      format: rgba16f\n",
+            5,
+        ),
+        (
+            "default:\n  rules:\n    - match: \"*\"\n      texture: { format: rgba8, compress: true }\n",
+            4,
+        ),
     ] {
         let error = load_error(yaml).to_string();
-        assert!(error.contains(&format!("assetc.yml:{line}:")), "{yaml}: {error}");
+        assert!(
+            error.contains(&format!("assetc.yml:{line}:")),
+            "{yaml}: {error}"
+        );
         assert!(error.contains("disagree"), "{error}");
     }
     let error = load_error("default:\n  texture: { format: bc9 }\n").to_string();

@@ -197,7 +197,10 @@ impl std::str::FromStr for FormatSetting {
             .find(|format| format.name() == text)
             .ok_or_else(|| {
                 let names: Vec<&str> = Self::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown texture format {text:?}; expected one of {}", names.join(", "))
+                format!(
+                    "unknown texture format {text:?}; expected one of {}",
+                    names.join(", ")
+                )
             })
     }
 }

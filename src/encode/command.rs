@@ -9,15 +9,15 @@ use clap::{Args, Subcommand};
 
 use std::path::PathBuf;
 
+use super::blocks::target::{self, Unsuitable};
 use super::font::{FontOptions, compile_font};
+use super::image::{Rgba8Image, decode_image};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
 use super::mesh::args::MeshArgs;
 use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
-use super::blocks::target::{self, Unsuitable};
-use super::image::{Rgba8Image, decode_image};
 use super::texture::{
     BlockOptions, Shape, TextureError, TextureMode, TextureOptions, encode_images_reporting,
     gpu_source::{self, GpuFormat},
@@ -25,7 +25,8 @@ use super::texture::{
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    Charset, FontMode, FormatSetting, FontSettings, PxPerEm, Rdo, Spread, TextureSettings, UastcQuality, ZstdLevel,
+    Charset, FontMode, FontSettings, FormatSetting, PxPerEm, Rdo, Spread, TextureSettings,
+    UastcQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;

@@ -13,8 +13,8 @@
 //! normal-map error metric, so the file's `KTXswizzle` is `ra01`.
 
 use astcenc_rs::{
-    ConfigBuilder, Context, Extents, Flags, Image, PRESET_EXHAUSTIVE, PRESET_FAST,
-    PRESET_FASTEST, PRESET_MEDIUM, PRESET_THOROUGH, Preset, Profile, Swizzle,
+    ConfigBuilder, Context, Extents, Flags, Image, PRESET_EXHAUSTIVE, PRESET_FAST, PRESET_FASTEST,
+    PRESET_MEDIUM, PRESET_THOROUGH, Preset, Profile, Swizzle,
 };
 
 use super::pad::pad_to_blocks;

@@ -99,7 +99,11 @@ pub fn encode_bc6h(width: u32, height: u32, texels: &[[f32; 4]], quality: u8) ->
 /// The bits of `value` as a half float clamped to BC6H's unsigned range: NaN
 /// and negatives become 0, anything above the largest half the largest half.
 fn unsigned_half(value: f32) -> u16 {
-    let clamped = if value.is_nan() { 0.0 } else { value.clamp(0.0, half::f16::MAX.to_f32()) };
+    let clamped = if value.is_nan() {
+        0.0
+    } else {
+        value.clamp(0.0, half::f16::MAX.to_f32())
+    };
     half::f16::from_f32(clamped).to_bits()
 }
 

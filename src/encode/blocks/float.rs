@@ -13,7 +13,14 @@ pub fn linear_texels(level: &Rgba8Image, srgb: bool) -> Vec<[f32; 4]> {
     level
         .pixels
         .chunks_exact(4)
-        .map(|t| [decode(t[0]), decode(t[1]), decode(t[2]), f32::from(t[3]) / 255.0])
+        .map(|t| {
+            [
+                decode(t[0]),
+                decode(t[1]),
+                decode(t[2]),
+                f32::from(t[3]) / 255.0,
+            ]
+        })
         .collect()
 }
 
@@ -61,7 +68,13 @@ pub fn rgb9e5_bytes(texels: &[[f32; 4]]) -> Vec<u8> {
 
 /// One texel packed as RGB9E5.
 fn pack_rgb9e5(rgb: [f32; 3]) -> u32 {
-    let [r, g, b] = rgb.map(|v| if v.is_nan() { 0.0 } else { v.clamp(0.0, MAX_RGB9E5) });
+    let [r, g, b] = rgb.map(|v| {
+        if v.is_nan() {
+            0.0
+        } else {
+            v.clamp(0.0, MAX_RGB9E5)
+        }
+    });
     let largest = r.max(g).max(b);
     let mut exponent = (largest.max(f32::MIN_POSITIVE).log2().floor() as i32)
         .max(-EXPONENT_BIAS - 1)
@@ -99,10 +112,16 @@ mod tests {
             let largest = rgb.iter().cloned().fold(0.0f32, f32::max);
             for (got, want) in decoded.iter().zip(rgb) {
                 // A channel is exact to half a step of the shared exponent.
-                assert!((got - want).abs() <= largest / 511.0 + 1e-6, "{rgb:?} -> {decoded:?}");
+                assert!(
+                    (got - want).abs() <= largest / 511.0 + 1e-6,
+                    "{rgb:?} -> {decoded:?}"
+                );
             }
         }
-        assert_eq!(unpack_rgb9e5(pack_rgb9e5([1e9, -1.0, f32::NAN])), [65408.0, 0.0, 0.0]);
+        assert_eq!(
+            unpack_rgb9e5(pack_rgb9e5([1e9, -1.0, f32::NAN])),
+            [65408.0, 0.0, 0.0]
+        );
     }
 
     #[test]

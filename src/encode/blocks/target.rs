@@ -26,7 +26,11 @@ pub struct Unsuitable {
 /// `platform`: BC7 / BC5 / BC4 on desktop, ASTC on mobile (6x6 for colour
 /// and single channels, 4x4 for normal maps, whose X and Y suffer most from
 /// larger blocks). `uastc`, `rgba8` and any other format pass through.
-pub fn resolve_auto(format: FormatSetting, mode: TextureMode, platform: PlatformSetting) -> FormatSetting {
+pub fn resolve_auto(
+    format: FormatSetting,
+    mode: TextureMode,
+    platform: PlatformSetting,
+) -> FormatSetting {
     if format != FormatSetting::Auto {
         return format;
     }
@@ -54,7 +58,10 @@ pub fn resolve_auto_hdr(platform: PlatformSetting) -> TexelFormat {
 /// colour), or `None` for the two that are not block or float formats of
 /// this module: `uastc` and `rgba8` (and `auto`, which
 /// [`resolve_auto`] settles first).
-pub fn texel_format(format: FormatSetting, mode: TextureMode) -> Result<Option<TexelFormat>, Unsuitable> {
+pub fn texel_format(
+    format: FormatSetting,
+    mode: TextureMode,
+) -> Result<Option<TexelFormat>, Unsuitable> {
     let srgb = mode.is_srgb();
     let unsuitable = |kept| Unsuitable {
         format,

@@ -63,18 +63,41 @@ fn bcn_levels_of_any_size_decode_close_to_the_source() {
     use texture2ddecoder as t2d;
     let rgb = [0, 1, 2];
     let cases: [(TexelFormat, TextureMode, usize, &[usize], f64); 5] = [
-        (TexelFormat::Bc7 { srgb: true }, TextureMode::Color, 16, &[0, 1, 2, 3], 40.0),
-        (TexelFormat::Bc1 { srgb: false }, TextureMode::Linear, 8, &rgb, 30.0),
+        (
+            TexelFormat::Bc7 { srgb: true },
+            TextureMode::Color,
+            16,
+            &[0, 1, 2, 3],
+            40.0,
+        ),
+        (
+            TexelFormat::Bc1 { srgb: false },
+            TextureMode::Linear,
+            8,
+            &rgb,
+            30.0,
+        ),
         (TexelFormat::Bc4, TextureMode::Gray, 8, &[0], 35.0),
         (TexelFormat::Bc5, TextureMode::Normal, 16, &[0, 1], 37.0),
-        (TexelFormat::Bc7 { srgb: false }, TextureMode::Linear, 16, &rgb, 40.0),
+        (
+            TexelFormat::Bc7 { srgb: false },
+            TextureMode::Linear,
+            16,
+            &rgb,
+            40.0,
+        ),
     ];
     for (width, height) in [(13, 7), (4, 4), (1, 1), (30, 2)] {
         let source = photo(width, height, true);
         for &(format, mode, block_bytes, channels, floor) in &cases {
             let blocks = encode(format, mode, &source);
             let count = width.div_ceil(4) * height.div_ceil(4);
-            assert_eq!(blocks.len(), count as usize * block_bytes, "{}", format.name());
+            assert_eq!(
+                blocks.len(),
+                count as usize * block_bytes,
+                "{}",
+                format.name()
+            );
             let decode = match format {
                 TexelFormat::Bc7 { .. } => t2d::decode_bc7,
                 TexelFormat::Bc1 { .. } => t2d::decode_bc1,
@@ -83,7 +106,11 @@ fn bcn_levels_of_any_size_decode_close_to_the_source() {
             };
             let back = decoded(decode, &blocks, (width, height));
             let quality = psnr(&back, &source.pixels, channels);
-            assert!(quality > floor, "{} {width}x{height}: {quality:.2} dB", format.name());
+            assert!(
+                quality > floor,
+                "{} {width}x{height}: {quality:.2} dB",
+                format.name()
+            );
             assert_eq!(blocks, encode(format, mode, &source), "deterministic");
         }
     }
@@ -105,7 +132,10 @@ fn edge_blocks_repeat_the_last_row_and_column() {
     }
     let blocks = encode(TexelFormat::Bc4, TextureMode::Gray, &level);
     let back = decoded(texture2ddecoder::decode_bc4, &blocks, (5, 5));
-    assert_eq!(psnr(&back, &level.pixels, &[0]), psnr(&level.pixels, &level.pixels, &[0]));
+    assert_eq!(
+        psnr(&back, &level.pixels, &[0]),
+        psnr(&level.pixels, &level.pixels, &[0])
+    );
 }
 
 #[test]
@@ -136,9 +166,8 @@ fn astc_normal_maps_keep_x_in_red_and_y_in_alpha() {
         srgb: false,
     };
     let blocks = encode(format, TextureMode::Normal, &source);
-    let decode = |data: &[u8], w, h, out: &mut [u32]| {
-        texture2ddecoder::decode_astc(data, w, h, 4, 4, out)
-    };
+    let decode =
+        |data: &[u8], w, h, out: &mut [u32]| texture2ddecoder::decode_astc(data, w, h, 4, 4, out);
     let back = decoded(decode, &blocks, (16, 12));
     // Read back through `ra01`: X from red, Y from alpha.
     let read: Vec<u8> = back
