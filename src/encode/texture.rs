@@ -518,6 +518,76 @@ mod tests {
         }
     }
 
+    /// `options` writing `format` at the default effort.
+    fn native(mode: TextureMode, format: TexelFormat) -> TextureOptions {
+        TextureOptions {
+            blocks: Some(BlockOptions { format, quality: 2 }),
+            ..options(mode)
+        }
+    }
+
+    #[test]
+    fn native_formats_write_their_vk_format_blocks_and_swizzle() {
+        let case = png_cases().into_iter().find(|c| c.name == "rgba8").unwrap();
+        let image = decode_image(&case.file).unwrap();
+        let astc = TexelFormat::Astc {
+            block: crate::format::texel::AstcBlock::B6x6,
+            srgb: false,
+        };
+        for (mode, format, swizzle) in [
+            (TextureMode::Color, TexelFormat::Bc7 { srgb: true }, None),
+            (TextureMode::Normal, TexelFormat::Bc5, Some(&b"rg01\0"[..])),
+            (TextureMode::Normal, astc, Some(&b"ra01\0"[..])),
+            (TextureMode::Gray, TexelFormat::Bc4, Some(&b"r001\0"[..])),
+        ] {
+            let mut warnings = Vec::new();
+            let options = native(mode, format);
+            let file = encode_images_reporting(
+                std::slice::from_ref(&image),
+                Shape::Plain,
+                &options,
+                &mut warnings,
+            )
+            .unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            let view = ktx2::parse(&file).unwrap();
+            assert_eq!(view.header().vk_format, format.vk_format());
+            assert_eq!(view.key_value("KTXswizzle"), swizzle);
+            let (bw, bh) = format.block_dimensions();
+            let blocks = 7u32.div_ceil(bw) * 5u32.div_ceil(bh);
+            let level0 = view.levels()[0].uncompressed_byte_length;
+            assert_eq!(level0, u64::from(blocks) * format.texel_block_size());
+            assert_eq!(view.levels().len(), 3, "mips are kept");
+        }
+    }
+
+    #[test]
+    fn bc1_of_a_translucent_source_warns_that_alpha_is_dropped() {
+        let translucent = Rgba8Image {
+            width: 4,
+            height: 4,
+            pixels: [10, 20, 30, 128].repeat(16),
+        };
+        let mut warnings = Vec::new();
+        let options = native(TextureMode::Color, TexelFormat::Bc1 { srgb: true });
+        encode_images_reporting(
+            &[translucent.clone()],
+            Shape::Plain,
+            &options,
+            &mut warnings,
+        )
+        .unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("bc1 drops"), "{}", warnings[0]);
+        let opaque = Rgba8Image {
+            pixels: [10, 20, 30, 255].repeat(16),
+            ..translucent
+        };
+        warnings.clear();
+        encode_images_reporting(&[opaque], Shape::Plain, &options, &mut warnings).unwrap();
+        assert!(warnings.is_empty());
+    }
+
     #[test]
     fn flip_green_inverts_only_the_green_channel_at_level_zero() {
         for case in png_cases() {
