@@ -571,7 +571,7 @@ mod tests {
         let mut warnings = Vec::new();
         let options = native(TextureMode::Color, TexelFormat::Bc1 { srgb: true });
         encode_images_reporting(
-            &[translucent.clone()],
+            std::slice::from_ref(&translucent),
             Shape::Plain,
             &options,
             &mut warnings,
