@@ -258,6 +258,7 @@ fn timed_encode(
             rdo: None,
             threads: 1,
         }),
+        blocks: None,
         zstd_level: ZSTD_LEVEL,
         mips,
         max_size: 0,

@@ -17,6 +17,7 @@ use super::packs;
 use super::paths::{absolute, join};
 use super::processors;
 use super::schema::{CacheSection, FileSchema, PresetSection, RuleSection};
+use super::settings::TextureLayer;
 use super::size::ByteSize;
 use super::yaml::{self, Node, Step};
 
@@ -85,6 +86,7 @@ impl Document<'_> {
         let embed = schema.embed.unwrap_or_default();
         let default = schema.default.unwrap_or_default();
         let default_rules = self.rules(&default.rules, &[Step::Key("default")])?;
+        self.check_format(&default.texture, &[Step::Key("default")])?;
         let presets = schema.presets.unwrap_or_default().0;
         let processors = processors::build(self, &root, schema.processors)?;
         let packs = packs::build(self, schema.packs)?;
@@ -176,6 +178,7 @@ impl Document<'_> {
                 let section = section.unwrap_or_default();
                 let parent = [Step::Key("presets"), Step::Key(&name)];
                 let rules = self.rules(&section.rules, &parent)?;
+                self.check_format(&section.texture, &parent)?;
                 Ok(Preset {
                     output: section.output.as_deref().map(|p| join(root, p)),
                     globals: section.globals(),
@@ -198,13 +201,30 @@ impl Document<'_> {
             .enumerate()
             .map(|(index, rule)| {
                 let mut steps = parent.to_vec();
-                steps.extend([Step::Key("rules"), Step::Index(index), Step::Key("match")]);
+                steps.extend([Step::Key("rules"), Step::Index(index)]);
+                self.check_format(&rule.texture, &steps)?;
+                steps.push(Step::Key("match"));
                 Ok(Rule {
                     glob: self.glob(&rule.pattern, &steps)?,
                     settings: rule.settings(),
                 })
             })
             .collect()
+    }
+
+    /// Refuses a `texture:` section (under `parent`) whose `compress` and
+    /// `format` disagree, pointing at its `format`.
+    fn check_format(
+        &self,
+        texture: &Option<TextureLayer>,
+        parent: &[Step],
+    ) -> Result<(), ConfigError> {
+        let Some(why) = texture.as_ref().and_then(TextureLayer::format_conflict) else {
+            return Ok(());
+        };
+        let mut steps = parent.to_vec();
+        steps.extend([Step::Key("texture"), Step::Key("format")]);
+        Err(self.invalid(&steps, why))
     }
 }
 

@@ -63,7 +63,7 @@ pub use settings::{
 };
 pub use settings::{IblFormat, IblSettings, IblSize};
 pub use size::ByteSize;
-pub use texture::{HdrFormatSetting, ModeSetting, SuffixTable};
+pub use texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
 
 /// The name of the config file that [`Config::discover`] looks for.
 pub const CONFIG_FILE_NAME: &str = "assetc.yml";

@@ -10,18 +10,20 @@
 use serde::Deserialize;
 
 use super::font::{Charset, FontMode};
-use super::texture::{HdrFormatSetting, ModeSetting, SuffixTable};
+use super::texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
 
 /// Declares a resolved settings group, its optional layer twin and the overlay.
 ///
 /// `layer.apply_to(&mut resolved)` copies every field the layer sets and leaves
-/// the others alone; this is the whole layering rule.
+/// the others alone; this is the whole layering rule. A group may name an
+/// `after_apply` function that then settles fields which depend on each other.
 macro_rules! settings_group {
     (
         $(#[$resolved_doc:meta])*
         resolved $resolved:ident;
         $(#[$layer_doc:meta])*
         layer $layer:ident;
+        $(after_apply $after:ident;)?
         {
             $(
                 $(#[$field_doc:meta])*
@@ -56,6 +58,7 @@ macro_rules! settings_group {
                         target.$field = value.clone();
                     }
                 )*
+                $( $after(self, target); )?
             }
         }
     };
@@ -66,11 +69,19 @@ settings_group! {
     resolved TextureSettings;
     /// Texture settings as one layer of `assetc.yml` states them.
     layer TextureLayer;
+    after_apply settle_format;
     {
         /// `true` encodes UASTC; `false` writes raw RGBA8 with lossless Zstd,
-        /// pixel-exact.
+        /// pixel-exact. Shorthand for `format: uastc` / `format: rgba8`; the
+        /// resolved value says whether `format` is a compressed one.
         compress: bool = true,
-        /// UASTC quality level, 0 (fastest) to 4 (slowest, best).
+        /// The GPU format written: `uastc`, `bc7`, `astc-6x6`, `rgba8`,
+        /// `auto` … (see [`FormatSetting`]).
+        format: FormatSetting = FormatSetting::Uastc,
+        /// Which GPUs `format: auto` chooses native formats for.
+        platform: PlatformSetting = PlatformSetting::Desktop,
+        /// Encoder effort, 0 (fastest) to 4 (slowest, best): the UASTC level,
+        /// or the BCn and ASTC encoders' preset of the same rank.
         quality: UastcQuality = UastcQuality(2),
         /// UASTC rate-distortion optimisation: `off` or a lambda.
         rdo: Rdo = Rdo(None),
@@ -97,6 +108,35 @@ settings_group! {
         /// The texel format of float sources (`.hdr`, `.exr`, float TIFF):
         /// `rgba16f` or `rgb9e5`.
         hdr_format: HdrFormatSetting = HdrFormatSetting::Rgba16f,
+    }
+}
+
+/// Keeps `compress` and `format` in step after `layer` is applied: a layer
+/// that sets `compress` alone selects `uastc` or `rgba8`; one that sets
+/// `format` decides `compress` (whether the format is a compressed one). A
+/// layer setting both is checked by [`TextureLayer::format_conflict`] when
+/// the file is loaded, and then `format` wins.
+fn settle_format(layer: &TextureLayer, target: &mut TextureSettings) {
+    match (layer.format, layer.compress) {
+        (Some(format), _) => target.compress = !format.is_raw(),
+        (None, Some(compress)) => target.format = FormatSetting::from_compress(compress),
+        (None, None) => {}
+    }
+}
+
+impl TextureLayer {
+    /// Why this layer's `compress` and `format` disagree, if they do:
+    /// `compress: true` with a raw format, or `compress: false` with a
+    /// compressed one.
+    pub(crate) fn format_conflict(&self) -> Option<String> {
+        let (format, compress) = (self.format?, self.compress?);
+        (format.is_raw() == compress).then(|| {
+            format!(
+                "`compress: {compress}` and `format: {format}` disagree; \
+                 `compress` is shorthand for `format: uastc` (true) or `format: rgba8` (false), \
+                 so keep only `format`"
+            )
+        })
     }
 }
 

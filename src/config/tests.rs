@@ -52,6 +52,7 @@ fn expect(compress: bool, merge: bool) -> Settings {
     Settings {
         texture: TextureSettings {
             compress,
+            format: FormatSetting::from_compress(compress),
             ..TextureSettings::default()
         },
         mesh: MeshSettings {
@@ -646,4 +647,52 @@ fn texture_naming_settings_cascade_and_their_keys_are_known() {
     );
     let error = load_error("default:\n  texture:\n    mode: bumpy\n").to_string();
     assert!(error.contains("bumpy"), "{error}");
+}
+
+#[test]
+fn format_and_compress_follow_the_last_layer_that_sets_either() {
+    let (_dir, config) = load(
+        "default:\n  texture: { format: bc7 }\n  rules:\n    - match: \"ui/*\"\n      texture: { compress: false }\n    - match: \"ui/raw/*\"\n      texture: { format: astc-6x6 }\n",
+    );
+    let selection = config.select(None, None).unwrap();
+    let format = |path: &str| {
+        let texture = selection.settings_for(path).texture;
+        (texture.format, texture.compress)
+    };
+    assert_eq!(format("a.png"), (FormatSetting::Bc7, true));
+    assert_eq!(format("ui/a.png"), (FormatSetting::Rgba8, false));
+    assert_eq!(format("ui/raw/a.png"), (FormatSetting::Astc6x6, true));
+}
+
+#[test]
+fn compress_and_format_may_agree_in_one_layer_but_not_disagree() {
+    let (_dir, config) =
+        load("default:\n  texture: { compress: true, format: bc5, platform: mobile }\n");
+    let texture = config
+        .select(None, None)
+        .unwrap()
+        .settings_for("a.png")
+        .texture;
+    assert_eq!(texture.format, FormatSetting::Bc5);
+    assert_eq!(texture.platform, PlatformSetting::Mobile);
+    for (yaml, line) in [
+        ("default:\n  texture: { compress: false, format: bc7 }\n", 2),
+        (
+            "presets:\n  p:\n    texture:\n      compress: true\n      format: rgba16f\n",
+            5,
+        ),
+        (
+            "default:\n  rules:\n    - match: \"*\"\n      texture: { format: rgba8, compress: true }\n",
+            4,
+        ),
+    ] {
+        let error = load_error(yaml).to_string();
+        assert!(
+            error.contains(&format!("assetc.yml:{line}:")),
+            "{yaml}: {error}"
+        );
+        assert!(error.contains("disagree"), "{error}");
+    }
+    let error = load_error("default:\n  texture: { format: bc9 }\n").to_string();
+    assert!(error.contains("unknown variant `bc9`"), "{error}");
 }

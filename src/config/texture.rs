@@ -12,6 +12,9 @@
 //!       texture: { mode: color }               # whatever the names say
 //! ```
 //!
+//! It also holds the target-format types: `format` (`uastc`, `bc7`,
+//! `astc-6x6`, `auto` …) and the `platform` that `auto` resolves against.
+//!
 //! The built-in table itself lives with the rest of the naming rules in
 //! `configure/classify.rs`; these types only carry what `assetc.yml` says.
 
@@ -64,6 +67,8 @@ pub enum HdrFormatSetting {
     Rgba16f,
     /// `E5B9G9R9_UFLOAT_PACK32`: shared-exponent RGB, no alpha.
     Rgb9e5,
+    /// `BC6H_UFLOAT_BLOCK`: block-compressed unsigned HDR RGB, no alpha.
+    Bc6h,
 }
 
 impl HdrFormatSetting {
@@ -72,6 +77,176 @@ impl HdrFormatSetting {
         match self {
             Self::Rgba16f => "rgba16f",
             Self::Rgb9e5 => "rgb9e5",
+            Self::Bc6h => "bc6h",
+        }
+    }
+}
+
+/// The GPU format a texture is written in, as `texture.format` names it.
+///
+/// `Uastc` comes first: the key probe of `keys.rs` offers the first variant.
+/// `Auto` picks a native format per texture from its mode and the
+/// `texture.platform` setting; the others name one format for every texture
+/// the layer applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+pub enum FormatSetting {
+    /// UASTC 4x4, transcoded by the engine at load time (the default).
+    #[serde(rename = "uastc")]
+    Uastc,
+    /// BC7: RGBA, 8 bits per texel.
+    #[serde(rename = "bc7")]
+    Bc7,
+    /// BC5: two channels (normal maps' X and Y), 8 bits per texel.
+    #[serde(rename = "bc5")]
+    Bc5,
+    /// BC4: one channel, 4 bits per texel.
+    #[serde(rename = "bc4")]
+    Bc4,
+    /// BC1: opaque RGB, 4 bits per texel; alpha is dropped.
+    #[serde(rename = "bc1")]
+    Bc1,
+    /// BC6H: unsigned HDR RGB, 8 bits per texel.
+    #[serde(rename = "bc6h")]
+    Bc6h,
+    /// ASTC LDR with 4x4 blocks.
+    #[serde(rename = "astc-4x4")]
+    Astc4x4,
+    /// ASTC LDR with 5x4 blocks.
+    #[serde(rename = "astc-5x4")]
+    Astc5x4,
+    /// ASTC LDR with 5x5 blocks.
+    #[serde(rename = "astc-5x5")]
+    Astc5x5,
+    /// ASTC LDR with 6x5 blocks.
+    #[serde(rename = "astc-6x5")]
+    Astc6x5,
+    /// ASTC LDR with 6x6 blocks.
+    #[serde(rename = "astc-6x6")]
+    Astc6x6,
+    /// ASTC LDR with 8x5 blocks.
+    #[serde(rename = "astc-8x5")]
+    Astc8x5,
+    /// ASTC LDR with 8x6 blocks.
+    #[serde(rename = "astc-8x6")]
+    Astc8x6,
+    /// ASTC LDR with 8x8 blocks.
+    #[serde(rename = "astc-8x8")]
+    Astc8x8,
+    /// Raw 8-bit RGBA, pixel-exact (what `compress: false` means).
+    #[serde(rename = "rgba8")]
+    Rgba8,
+    /// Raw 16-bit float RGBA, linear.
+    #[serde(rename = "rgba16f")]
+    Rgba16f,
+    /// Shared-exponent RGB in 32 bits, linear; alpha is dropped.
+    #[serde(rename = "rgb9e5")]
+    Rgb9e5,
+    /// A native format chosen per texture (see `texture.platform`).
+    #[serde(rename = "auto")]
+    Auto,
+}
+
+impl FormatSetting {
+    /// Every setting, in the order the docs list them.
+    pub const ALL: [FormatSetting; 18] = [
+        Self::Uastc,
+        Self::Bc7,
+        Self::Bc5,
+        Self::Bc4,
+        Self::Bc1,
+        Self::Bc6h,
+        Self::Astc4x4,
+        Self::Astc5x4,
+        Self::Astc5x5,
+        Self::Astc6x5,
+        Self::Astc6x6,
+        Self::Astc8x5,
+        Self::Astc8x6,
+        Self::Astc8x8,
+        Self::Rgba8,
+        Self::Rgba16f,
+        Self::Rgb9e5,
+        Self::Auto,
+    ];
+
+    /// The name used in `assetc.yml` and on the encoder's command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uastc => "uastc",
+            Self::Bc7 => "bc7",
+            Self::Bc5 => "bc5",
+            Self::Bc4 => "bc4",
+            Self::Bc1 => "bc1",
+            Self::Bc6h => "bc6h",
+            Self::Astc4x4 => "astc-4x4",
+            Self::Astc5x4 => "astc-5x4",
+            Self::Astc5x5 => "astc-5x5",
+            Self::Astc6x5 => "astc-6x5",
+            Self::Astc6x6 => "astc-6x6",
+            Self::Astc8x5 => "astc-8x5",
+            Self::Astc8x6 => "astc-8x6",
+            Self::Astc8x8 => "astc-8x8",
+            Self::Rgba8 => "rgba8",
+            Self::Rgba16f => "rgba16f",
+            Self::Rgb9e5 => "rgb9e5",
+            Self::Auto => "auto",
+        }
+    }
+
+    /// Whether the format stores texels uncompressed (`rgba8`, `rgba16f`,
+    /// `rgb9e5`): what `compress: false` agrees with.
+    pub fn is_raw(self) -> bool {
+        matches!(self, Self::Rgba8 | Self::Rgba16f | Self::Rgb9e5)
+    }
+
+    /// The format `compress: true` or `compress: false` stands for.
+    pub fn from_compress(compress: bool) -> Self {
+        if compress { Self::Uastc } else { Self::Rgba8 }
+    }
+}
+
+impl std::fmt::Display for FormatSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for FormatSetting {
+    type Err = String;
+
+    /// Reads the `--format` flag: the names of `assetc.yml`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|format| format.name() == text)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|f| f.name()).collect();
+                format!(
+                    "unknown texture format {text:?}; expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Which GPUs `format: auto` writes for.
+///
+/// `Desktop` comes first: the key probe of `keys.rs` offers the first variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlatformSetting {
+    /// BCn: BC7 colour, BC5 normal maps, BC4 single channels, BC6H HDR.
+    Desktop,
+    /// ASTC: 6x6 colour and single channels, 4x4 normal maps.
+    Mobile,
+}
+
+impl PlatformSetting {
+    /// The name used in `assetc.yml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Desktop => "desktop",
+            Self::Mobile => "mobile",
         }
     }
 }

@@ -23,9 +23,10 @@ use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::config::{
-    Config, FontSettings, HdrFormatSetting, IblSettings, MeshSettings, Selection, Settings,
-    TextureSettings,
+    Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings, MeshSettings, Selection,
+    Settings, TextureSettings,
 };
+use crate::encode::blocks::target;
 use crate::encode::mesh::args::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
 use crate::encode::texture::TextureMode;
@@ -518,10 +519,10 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
     match kind {
         SourceKind::Texture(mode) | SourceKind::TextureArray(mode) => {
             let mut flags = vec!["--mode".into(), mode_name(mode)];
-            flags.extend(surface_flags(texture));
+            flags.extend(surface_flags(texture, mode));
             flags
         }
-        SourceKind::Cubemap => surface_flags(texture),
+        SourceKind::Cubemap => surface_flags(texture, TextureMode::Color),
         SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
         SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Font => font_flags(&settings.font, texture),
@@ -546,7 +547,7 @@ fn mesh_texture_job(
     texture: &TextureUse,
 ) -> Option<Job> {
     let mut flags = vec!["--mode".into(), mode_name(texture.mode)];
-    flags.extend(surface_flags(&settings.texture));
+    flags.extend(surface_flags(&settings.texture, texture.mode));
     let input = match &texture.source {
         ImageSource::Embedded => {
             flags.extend(["--gltf-image".into(), texture.index.to_string()]);
@@ -659,12 +660,18 @@ fn mode_name(mode: TextureMode) -> String {
         .unwrap_or_default()
 }
 
-/// The flags of every image-based kind. UASTC-only knobs are left out of raw
-/// textures, so changing them rebuilds only what they affect.
-fn surface_flags(texture: &TextureSettings) -> Vec<String> {
-    let mut flags = vec!["--compress".into(), texture.compress.to_string()];
-    if texture.compress {
+/// The flags of every image-based kind of `mode`. `format: auto` is settled
+/// here, so the edge names the format it writes and a new platform rebuilds
+/// only the textures whose format changes. Knobs a format ignores are left
+/// out (`quality` of raw and BC1/BC4/BC5 textures, `rdo` of all but UASTC),
+/// so changing them rebuilds only what they affect.
+fn surface_flags(texture: &TextureSettings, mode: TextureMode) -> Vec<String> {
+    let format = target::resolve_auto(texture.format, mode, texture.platform);
+    let mut flags = vec!["--format".into(), format.name().to_string()];
+    if has_effort(format) {
         flags.extend(["--quality".into(), texture.quality.0.to_string()]);
+    }
+    if format == FormatSetting::Uastc {
         flags.extend(["--rdo".into(), texture.rdo.to_string()]);
     }
     flags.extend(["--zstd-level".into(), texture.zstd_level.0.to_string()]);
@@ -679,6 +686,16 @@ fn surface_flags(texture: &TextureSettings) -> Vec<String> {
         flags.extend(["--hdr-format".into(), texture.hdr_format.name().into()]);
     }
     flags
+}
+
+/// Whether `format`'s encoder has an effort knob (`quality`): UASTC, BC7,
+/// BC6H and ASTC do; raw formats, BC1, BC4 and BC5 do not.
+fn has_effort(format: FormatSetting) -> bool {
+    !format.is_raw()
+        && !matches!(
+            format,
+            FormatSetting::Bc1 | FormatSetting::Bc4 | FormatSetting::Bc5
+        )
 }
 
 /// Refuses source names Ninja cannot express.

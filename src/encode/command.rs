@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 
 use std::path::{Path, PathBuf};
 
+use super::blocks::target::{self, Unsuitable};
 use super::font::{FontOptions, compile_font};
 use super::ibl::{IblOptions, brdf_lut_ktx2, encode_ibl};
 use super::image::{SourceHints, decode_source};
@@ -19,15 +20,15 @@ use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
 use super::texture::{
-    Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_sources,
+    BlockOptions, Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_sources,
     gpu_source::{self, GpuFormat},
     hdr::HdrFormat,
 };
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    Charset, FontMode, FontSettings, IblFormat, IblSettings, IblSize, PxPerEm, Rdo, Spread,
-    TextureSettings, UastcQuality, ZstdLevel,
+    Charset, FontMode, FontSettings, FormatSetting, IblFormat, IblSettings, IblSize, PxPerEm, Rdo,
+    Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::fsutil;
@@ -85,10 +86,17 @@ pub struct TextureArgs {
 /// Settings shared by every texture-like kind.
 #[derive(Debug, Args)]
 pub struct SurfaceArgs {
-    /// UASTC-encode (true) or keep raw RGBA8 + Zstd (false).
-    #[arg(long, action = clap::ArgAction::Set)]
+    /// UASTC-encode (true) or keep raw RGBA8 + Zstd (false); `--format`
+    /// wins when given.
+    #[arg(long, action = clap::ArgAction::Set, default_value_t = true)]
     pub compress: bool,
-    /// UASTC quality level, 0 (fastest) to 4 (slowest, best).
+    /// The GPU format to write: `uastc`, `bc7`, `bc5`, `bc4`, `bc1`, `bc6h`,
+    /// `astc-4x4` … `astc-8x8`, `rgba8`, `rgba16f` or `rgb9e5` (configure
+    /// settles `auto` before it gets here).
+    #[arg(long)]
+    pub format: Option<FormatSetting>,
+    /// Encoder effort, 0 (fastest) to 4 (slowest, best): the UASTC level or
+    /// the native encoders' preset of that rank.
     #[arg(long, default_value_t = TextureSettings::default().quality)]
     pub quality: UastcQuality,
     /// UASTC rate-distortion optimisation: `off`, or a lambda above 0 (higher
@@ -121,21 +129,30 @@ pub struct SurfaceArgs {
 }
 
 impl SurfaceArgs {
-    /// The encoder options these flags select for `mode`, without a green flip.
-    pub fn options(&self, mode: TextureMode) -> TextureOptions {
-        TextureOptions {
+    /// The encoder options these flags select for `mode`, without a green
+    /// flip; an error when the format cannot hold the mode's channels.
+    pub fn options(&self, mode: TextureMode) -> Result<TextureOptions, Unsuitable> {
+        let format = self
+            .format
+            .unwrap_or(FormatSetting::from_compress(self.compress));
+        let native = target::texel_format(format, mode)?;
+        Ok(TextureOptions {
             mode,
-            uastc: self.compress.then_some(UastcOptions {
+            uastc: (format == FormatSetting::Uastc).then_some(UastcOptions {
                 quality: self.quality.0,
                 rdo: self.rdo.0,
                 threads: self.threads,
+            }),
+            blocks: native.map(|format| BlockOptions {
+                format,
+                quality: self.quality.0,
             }),
             zstd_level: self.zstd_level.0,
             mips: self.mips,
             max_size: self.max_size,
             flip_green: false,
             hdr_format: self.hdr_format,
-        }
+        })
     }
 
     /// How to read a source file at `path`: its extension, and the SVG size.
@@ -149,11 +166,11 @@ impl SurfaceArgs {
 
 impl TextureArgs {
     /// The encoder options these flags select, the green flip included.
-    pub fn options(&self) -> TextureOptions {
-        TextureOptions {
+    pub fn options(&self) -> Result<TextureOptions, Unsuitable> {
+        Ok(TextureOptions {
             flip_green: self.flip_green,
-            ..self.surface.options(self.mode)
-        }
+            ..self.surface.options(self.mode)?
+        })
     }
 }
 
@@ -290,15 +307,14 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
         Some(index) => gltf_image(job, index)?,
         None => (fsutil::read(&job.input)?, Vec::new()),
     };
-    let options = args.options();
+    let options = args.options().map_err(|e| unsuitable(job, e))?;
     if let Some(format) = gpu_source::sniff(&source) {
         return passed_through(job, source, format, &options, extra_inputs);
     }
     let hints = args.surface.hints(&job.input);
     let image = decode_source(&source, &hints).map_err(|e| cannot_encode(job, e.into()))?;
     let float = image.is_hdr();
-    let bytes =
-        encode_sources(&image.into(), Shape::Plain, &options).map_err(|e| cannot_encode(job, e))?;
+    let bytes = encode_reporting(job, &image.into(), Shape::Plain, &options)?;
     Ok(texture_output(bytes, args.mode, float, extra_inputs))
 }
 
@@ -350,9 +366,10 @@ fn gltf_image(job: &JobArgs, index: usize) -> Result<(Vec<u8>, Vec<PathBuf>), En
 
 fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
     let faces = folder::cube_faces(&job.input, args.hints(&job.input).svg_size)?;
-    let options = args.options(TextureMode::Color);
-    let bytes =
-        encode_sources(&faces.images, Shape::Cube, &options).map_err(|e| cannot_encode(job, e))?;
+    let options = args
+        .options(TextureMode::Color)
+        .map_err(|e| unsuitable(job, e))?;
+    let bytes = encode_reporting(job, &faces.images, Shape::Cube, &options)?;
     let float = matches!(faces.images, SourceImages::Hdr(_));
     Ok(texture_output(
         bytes,
@@ -364,11 +381,38 @@ fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
 
 fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let layers = folder::array_layers(&job.input, args.surface.hints(&job.input).svg_size)?;
-    let options = args.options();
-    let bytes = encode_sources(&layers.images, Shape::Array, &options)
-        .map_err(|e| cannot_encode(job, e))?;
+    let options = args.options().map_err(|e| unsuitable(job, e))?;
+    let bytes = encode_reporting(job, &layers.images, Shape::Array, &options)?;
     let float = matches!(layers.images, SourceImages::Hdr(_));
     Ok(texture_output(bytes, args.mode, float, layers.inputs))
+}
+
+/// Encodes `images`, printing the encoder's warnings with the source's path.
+fn encode_reporting(
+    job: &JobArgs,
+    images: &SourceImages,
+    shape: Shape,
+    options: &TextureOptions,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut warnings = Vec::new();
+    let bytes =
+        encode_sources(images, shape, options, &mut warnings).map_err(|e| cannot_encode(job, e))?;
+    for warning in &warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
+    Ok(bytes)
+}
+
+/// A format that cannot hold the texture's channels, with the source's path.
+fn unsuitable(job: &JobArgs, error: Unsuitable) -> EncodeError {
+    EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot encode texture".into(),
+        source: Some(Box::new(error)),
+    }
 }
 
 /// Wraps an encoder failure with the source's path.

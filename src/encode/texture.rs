@@ -6,13 +6,15 @@
 //! 1. pick the mip levels to keep: `max_size` drops the largest levels until
 //!    the base fits, and `mips: false` keeps only that base;
 //! 2. filter each kept level directly from the source (see [`super::mips`]);
-//! 3. encode: raw RGBA8, pixel-exact at level 0, or UASTC 4x4 through
-//!    [`super::uastc`];
+//! 3. encode: raw RGBA8, pixel-exact at level 0, UASTC 4x4 through
+//!    [`super::uastc`], or a native GPU format (BCn, ASTC, RGBA16F, RGB9E5)
+//!    through [`super::blocks`], each level on its own;
 //! 4. compress each level with Zstandard (`zstd_level` 0 stores it as is);
 //! 5. write the KTX 2.0 container.
 //!
 //! Colour textures are sRGB; normal maps and grayscale textures are linear
-//! with a `KTXswizzle` of `rg01` and `r001`. A DirectX-convention normal map
+//! with a `KTXswizzle` of `rg01` and `r001` (`ra01` for ASTC normal maps,
+//! see [`super::blocks::astc`]). A DirectX-convention normal map
 //! (green pointing down) has its green channel flipped before step 1
 //! (`flip_green`), so every normal map we write follows the OpenGL convention
 //! that glTF uses. A source that is already a GPU
@@ -29,6 +31,7 @@ pub mod hdr;
 use core::ops::Range;
 use std::borrow::Cow;
 
+use super::blocks::{BlockEncoder, BlockError, target};
 use super::image::{
     ImageError, Rgba8Image, Rgba16Image, RgbaF32Image, RgbaImage, SourceHints, SourceImage,
     decode_source,
@@ -59,6 +62,8 @@ pub struct TextureOptions {
     pub mode: TextureMode,
     /// UASTC settings, or `None` for raw RGBA8.
     pub uastc: Option<UastcOptions>,
+    /// A native GPU format to write instead of UASTC or raw RGBA8.
+    pub blocks: Option<BlockOptions>,
     /// The Zstandard level for each mip level; 0 stores levels uncompressed.
     pub zstd_level: i32,
     /// Keep the full mip chain (`true`) or the base level only.
@@ -95,6 +100,15 @@ impl From<SourceImage> for SourceImages {
     }
 }
 
+/// A native GPU format and the encoder effort to spend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockOptions {
+    /// The format written: BCn, ASTC, RGBA16F or RGB9E5.
+    pub format: TexelFormat,
+    /// Encoder effort, 0 (fastest) to 4 (slowest, best).
+    pub quality: u8,
+}
+
 /// Why a texture could not be encoded. Messages never name the file; the caller
 /// adds the path.
 #[derive(thiserror::Error, Debug)]
@@ -110,6 +124,9 @@ pub enum TextureError {
         "float (HDR) sources cannot be normal maps; save the normal map as a 16-bit PNG or TIFF"
     )]
     HdrNormalMap,
+    /// A native-format encoder failed.
+    #[error(transparent)]
+    Blocks(#[from] BlockError),
     /// Zstandard refused to compress a level.
     #[error("Zstandard compression of mip level {level} failed")]
     Compress {
@@ -135,19 +152,25 @@ pub fn encode_source(
     options: &TextureOptions,
 ) -> Result<Vec<u8>, TextureError> {
     let image = decode_source(source, hints)?;
-    encode_sources(&SourceImages::from(image), Shape::Plain, options)
+    encode_sources(
+        &SourceImages::from(image),
+        Shape::Plain,
+        options,
+        &mut Vec::new(),
+    )
 }
 
 /// Encodes equally sized images of one precision arranged as `shape`:
 /// 8-bit images through [`encode_images`], the others through [`deep`] and
-/// [`hdr`].
+/// [`hdr`]; `warnings` gathers what the user should hear about.
 pub fn encode_sources(
     images: &SourceImages,
     shape: Shape,
     options: &TextureOptions,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<u8>, TextureError> {
     match images {
-        SourceImages::Ldr(images) => encode_images(images, shape, options),
+        SourceImages::Ldr(images) => encode_images_reporting(images, shape, options, warnings),
         SourceImages::Deep(images) => deep::encode_deep(images, shape, options),
         SourceImages::Hdr(images) => hdr::encode_hdr(images, shape, options),
     }
@@ -172,15 +195,34 @@ pub fn encode_images(
     shape: Shape,
     options: &TextureOptions,
 ) -> Result<Vec<u8>, TextureError> {
+    encode_images_reporting(images, shape, options, &mut Vec::new())
+}
+
+/// [`encode_images`], adding to `warnings` what the user should hear about
+/// (a BC1 texture whose source has alpha, which BC1 drops).
+///
+/// # Panics
+///
+/// If `images` is empty; callers check their sources first.
+pub fn encode_images_reporting(
+    images: &[Rgba8Image],
+    shape: Shape,
+    options: &TextureOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<u8>, TextureError> {
     let chains = filtered_chains(images, options);
-    let (format, levels) = match &options.uastc {
-        None => (
+    let (format, levels) = match (&options.blocks, &options.uastc) {
+        (Some(blocks), _) => {
+            warnings.extend(alpha_dropped(images, blocks.format));
+            (blocks.format, block_levels(&chains, options.mode, blocks)?)
+        }
+        (None, None) => (
             TexelFormat::Rgba8 {
                 srgb: options.mode.is_srgb(),
             },
             raw_levels(&chains),
         ),
-        Some(uastc) => {
+        (None, Some(uastc)) => {
             let encoded = encode_uastc(&chains, options.mode.is_srgb(), uastc)?;
             let format = TexelFormat::Uastc {
                 srgb: options.mode.is_srgb(),
@@ -216,7 +258,7 @@ pub(crate) fn write_texture<T>(
         },
         faces: if shape == Shape::Cube { 6 } else { 1 },
         supercompression: 0,
-        swizzle: options.mode.swizzle(),
+        swizzle: target::swizzle(format, options.mode),
         levels: &[],
     };
     write_supercompressed(layout, levels, options.zstd_level)
@@ -241,6 +283,42 @@ pub(crate) fn filtered_chains<T: Sample>(
             }
         })
         .collect()
+}
+
+/// Each level in `blocks.format`: every image's bytes of that level, image
+/// 0 first.
+fn block_levels(
+    chains: &[Vec<Rgba8Image>],
+    mode: TextureMode,
+    blocks: &BlockOptions,
+) -> Result<Vec<Vec<u8>>, BlockError> {
+    let mut encoder = BlockEncoder::new(blocks.format, mode, blocks.quality)?;
+    (0..chains[0].len())
+        .map(|level| {
+            let mut bytes = Vec::new();
+            for chain in chains {
+                bytes.extend(encoder.encode(&chain[level])?);
+            }
+            Ok(bytes)
+        })
+        .collect()
+}
+
+/// The warning for a BC1 or RGB9E5 texture whose sources have alpha below
+/// 255, which those formats drop.
+fn alpha_dropped(images: &[Rgba8Image], format: TexelFormat) -> Option<String> {
+    if !matches!(format, TexelFormat::Bc1 { .. } | TexelFormat::Rgb9e5) {
+        return None;
+    }
+    let translucent = images
+        .iter()
+        .any(|image| image.pixels.chunks_exact(4).any(|texel| texel[3] < 255));
+    translucent.then(|| {
+        format!(
+            "the source has alpha, which {} drops (use bc7 or astc to keep it)",
+            format.name()
+        )
+    })
 }
 
 /// `image` with its green channel inverted: a DirectX normal map's Y axis
@@ -358,6 +436,7 @@ mod tests {
         TextureOptions {
             mode,
             uastc: None,
+            blocks: None,
             zstd_level: 3,
             mips: true,
             max_size: 0,
@@ -544,6 +623,76 @@ mod tests {
             let error = encode_texture(source, &options(TextureMode::Gray)).unwrap_err();
             assert!(matches!(error, TextureError::Image(_)), "{error}");
         }
+    }
+
+    /// `options` writing `format` at the default effort.
+    fn native(mode: TextureMode, format: TexelFormat) -> TextureOptions {
+        TextureOptions {
+            blocks: Some(BlockOptions { format, quality: 2 }),
+            ..options(mode)
+        }
+    }
+
+    #[test]
+    fn native_formats_write_their_vk_format_blocks_and_swizzle() {
+        let case = png_cases().into_iter().find(|c| c.name == "rgba8").unwrap();
+        let image = decode_image(&case.file).unwrap();
+        let astc = TexelFormat::Astc {
+            block: crate::format::texel::AstcBlock::B6x6,
+            srgb: false,
+        };
+        for (mode, format, swizzle) in [
+            (TextureMode::Color, TexelFormat::Bc7 { srgb: true }, None),
+            (TextureMode::Normal, TexelFormat::Bc5, Some(&b"rg01\0"[..])),
+            (TextureMode::Normal, astc, Some(&b"ra01\0"[..])),
+            (TextureMode::Gray, TexelFormat::Bc4, Some(&b"r001\0"[..])),
+        ] {
+            let mut warnings = Vec::new();
+            let options = native(mode, format);
+            let file = encode_images_reporting(
+                std::slice::from_ref(&image),
+                Shape::Plain,
+                &options,
+                &mut warnings,
+            )
+            .unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            let view = ktx2::parse(&file).unwrap();
+            assert_eq!(view.header().vk_format, format.vk_format());
+            assert_eq!(view.key_value("KTXswizzle"), swizzle);
+            let (bw, bh) = format.block_dimensions();
+            let blocks = 7u32.div_ceil(bw) * 5u32.div_ceil(bh);
+            let level0 = view.levels()[0].uncompressed_byte_length;
+            assert_eq!(level0, u64::from(blocks) * format.texel_block_size());
+            assert_eq!(view.levels().len(), 3, "mips are kept");
+        }
+    }
+
+    #[test]
+    fn bc1_of_a_translucent_source_warns_that_alpha_is_dropped() {
+        let translucent = Rgba8Image {
+            width: 4,
+            height: 4,
+            pixels: [10, 20, 30, 128].repeat(16),
+        };
+        let mut warnings = Vec::new();
+        let options = native(TextureMode::Color, TexelFormat::Bc1 { srgb: true });
+        encode_images_reporting(
+            std::slice::from_ref(&translucent),
+            Shape::Plain,
+            &options,
+            &mut warnings,
+        )
+        .unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("bc1 drops"), "{}", warnings[0]);
+        let opaque = Rgba8Image {
+            pixels: [10, 20, 30, 255].repeat(16),
+            ..translucent
+        };
+        warnings.clear();
+        encode_images_reporting(&[opaque], Shape::Plain, &options, &mut warnings).unwrap();
+        assert!(warnings.is_empty());
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod kind;
 pub mod ktx2;
 pub mod oct;
 pub mod open;
+pub mod rgb9e5;
 pub mod texel;
 
 pub use open::{AssetFile, FileType, identify, open};

@@ -276,9 +276,8 @@ fn decode_texels(format: TexelFormat, data: &[u8], width: u32, height: u32) -> T
 /// One shared-exponent texel as linear RGBA: each 9-bit mantissa times
 /// 2^(exponent - 15 - 9).
 fn rgb9e5_to_rgba(word: u32) -> [f32; 4] {
-    let scale = 2f32.powi((word >> 27) as i32 - 24);
-    let mantissa = |shift: u32| ((word >> shift) & 0x1FF) as f32 * scale;
-    [mantissa(0), mantissa(9), mantissa(18), 1.0]
+    let [r, g, b] = crate::format::rgb9e5::unpack(word);
+    [r, g, b, 1.0]
 }
 
 /// Decodes a block-compressed image block by block, each block's texels

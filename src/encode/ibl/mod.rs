@@ -31,13 +31,14 @@ use half::f16;
 use image::ImageDecoder;
 use image::codecs::hdr::HdrDecoder;
 
-use self::cube::{CubeLevel, Vec3};
+use self::cube::CubeLevel;
 use self::panorama::Panorama;
 use super::image::{ImageError, ImageFormat, SourceHints, SourceImage, decode_source};
 use super::limits::MAX_PANORAMA_WIDTH;
 use super::texture::write_supercompressed_with;
 use crate::config::IblFormat;
 use crate::format::ktx2::{IRRADIANCE_SH_KEY, Ktx2Image, TexelFormat};
+use crate::format::rgb9e5;
 
 /// Face size of the irradiance cube.
 pub const IRRADIANCE_SIZE: usize = 32;
@@ -329,38 +330,8 @@ fn rgb9e5_level(level: &CubeLevel) -> Vec<u8> {
     level
         .iter()
         .flat_map(|face| &face.texels)
-        .flat_map(|texel| pack_rgb9e5(*texel).to_le_bytes())
+        .flat_map(|texel| rgb9e5::pack(*texel).to_le_bytes())
         .collect()
-}
-
-/// Mantissa bits of each channel of `E5B9G9R9`.
-const RGB9E5_MANTISSA_BITS: i32 = 9;
-
-/// The exponent bias of `E5B9G9R9`.
-const RGB9E5_BIAS: i32 = 15;
-
-/// The largest value `E5B9G9R9` holds: `511/512 · 2^16`.
-const RGB9E5_MAX: f64 = 65408.0;
-
-/// An RGB radiance as one `VK_FORMAT_E5B9G9R9_UFLOAT_PACK32` word (red in
-/// bits 0–8, green 9–17, blue 18–26, the shared exponent 27–31), rounded to
-/// nearest as the `EXT_texture_shared_exponent` specification's conversion
-/// does; channels are clamped to 0..65408 (the largest value it holds).
-pub fn pack_rgb9e5(rgb: Vec3) -> u32 {
-    let [r, g, b] = rgb.map(|c| f64::from(c).clamp(0.0, RGB9E5_MAX));
-    let largest = r.max(g).max(b);
-    let floor_log2 = if largest > 0.0 {
-        largest.log2().floor() as i32
-    } else {
-        i32::MIN
-    };
-    let mut exponent = floor_log2.max(-RGB9E5_BIAS - 1) + 1 + RGB9E5_BIAS;
-    let scale = |exponent: i32| 2f64.powi(exponent - RGB9E5_BIAS - RGB9E5_MANTISSA_BITS);
-    if (largest / scale(exponent) + 0.5).floor() >= 512.0 {
-        exponent += 1;
-    }
-    let mantissa = |c: f64| ((c / scale(exponent) + 0.5).floor() as u32).min(511);
-    mantissa(r) | (mantissa(g) << 9) | (mantissa(b) << 18) | ((exponent as u32) << 27)
 }
 
 /// The split-sum BRDF lookup table as a KTX2 file: [`BRDF_LUT_SIZE`]²
@@ -468,34 +439,6 @@ mod tests {
             decode_panorama(b"not an image"),
             Err(IblError::Decode(_))
         ));
-    }
-
-    /// The value of an `E5B9G9R9` word.
-    fn unpack_rgb9e5(word: u32) -> Vec3 {
-        let scale = 2f32.powi((word >> 27) as i32 - RGB9E5_BIAS - RGB9E5_MANTISSA_BITS);
-        [0, 9, 18].map(|shift| ((word >> shift) & 511) as f32 * scale)
-    }
-
-    #[test]
-    fn rgb9e5_round_trips_within_its_precision() {
-        assert_eq!(pack_rgb9e5([0.0; 3]), 0);
-        // 1.0 is 256 · 2^(16 − 15 − 9): exponent 16, mantissa 256.
-        assert_eq!(pack_rgb9e5([1.0, 0.0, 0.0]), 256 | (16 << 27));
-        for rgb in [[1.0, 0.5, 0.25], [2.5, 100.0, 0.01], [65000.0, 1.0, 7.5]] {
-            let back = unpack_rgb9e5(pack_rgb9e5(rgb));
-            let largest = rgb.iter().copied().fold(0.0f32, f32::max);
-            for c in 0..3 {
-                // Half a mantissa step of the shared exponent: largest / 512.
-                assert!(
-                    (back[c] - rgb[c]).abs() <= largest / 512.0,
-                    "{rgb:?} {back:?}"
-                );
-            }
-        }
-        assert_eq!(
-            unpack_rgb9e5(pack_rgb9e5([1e9, -1.0, 0.0]))[0],
-            RGB9E5_MAX as f32
-        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::format::ktx2::TexelFormat;
 /// The 16-bit format `options` keep for a 16-bit source, or `None` when it
 /// is rounded to 8 bits.
 pub fn deep_format(options: &TextureOptions) -> Option<TexelFormat> {
-    if options.uastc.is_some() {
+    if options.uastc.is_some() || options.blocks.is_some() {
         return None;
     }
     match options.mode {

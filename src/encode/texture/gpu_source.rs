@@ -97,13 +97,18 @@ pub fn pass_through(
     };
     let basis = view.header().vk_format == VK_FORMAT_UNDEFINED;
     let mut warnings = Vec::new();
-    match (basis, options.uastc.is_some()) {
-        (true, false) => warnings.push(
+    let vk_format = view.header().vk_format;
+    match (basis, options.uastc.is_some(), options.blocks) {
+        (_, _, Some(blocks)) if blocks.format.vk_format() != vk_format => warnings.push(format!(
+            "the source is a KTX2 (VkFormat {vk_format}) and is passed through as it is: `texture.format: {}` is not applied",
+            blocks.format.name()
+        )),
+        (_, _, Some(_)) => {}
+        (true, false, None) => warnings.push(
             "the source is a Basis Universal KTX2 and is passed through as it is: `texture.compress: false` (raw RGBA8) is not applied".to_owned(),
         ),
-        (false, true) => warnings.push(format!(
-            "the source is an uncompressed KTX2 (VkFormat {}) and is passed through as it is: `texture.compress: true` (UASTC) is not applied",
-            view.header().vk_format
+        (false, true, None) => warnings.push(format!(
+            "the source is an uncompressed KTX2 (VkFormat {vk_format}) and is passed through as it is: `texture.compress: true` (UASTC) is not applied"
         )),
         _ => {}
     }
@@ -134,6 +139,7 @@ mod tests {
                 rdo: None,
                 threads: 1,
             }),
+            blocks: None,
             zstd_level: 3,
             mips: true,
             max_size: 0,

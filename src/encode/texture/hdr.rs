@@ -5,11 +5,13 @@
 //! alpha, without a transfer curve), then [`encode_float_levels`] writes the
 //! levels as `R16G16B16A16_SFLOAT` (the default) or as
 //! `E5B9G9R9_UFLOAT_PACK32` (`texture.hdr_format: rgb9e5`: half the size,
-//! no alpha, no negatives). Float sources have no UASTC form;
+//! no alpha, no negatives) or `BC6H_UFLOAT_BLOCK` (`bc6h`: an eighth of the
+//! size, through the block encoders of [`crate::encode::blocks`]). Float sources have no UASTC form;
 //! `compress` does not apply to them. Normal maps are refused: a float
 //! normal map has no agreed encoding.
 
 use super::{Shape, TextureError, TextureMode, TextureOptions, filtered_chains, write_texture};
+use crate::encode::blocks::{BlockEncoder, BlockError};
 use crate::encode::image::RgbaF32Image;
 use crate::format::ktx2::TexelFormat;
 
@@ -22,7 +24,24 @@ pub enum HdrFormat {
     /// `VK_FORMAT_E5B9G9R9_UFLOAT_PACK32`: shared-exponent RGB, 4 bytes a
     /// texel; alpha is dropped and negatives become 0.
     Rgb9e5,
+    /// `VK_FORMAT_BC6H_UFLOAT_BLOCK`: unsigned HDR RGB, 1 byte a texel.
+    Bc6h,
 }
+
+impl HdrFormat {
+    /// The texel format written.
+    fn texel_format(self) -> TexelFormat {
+        match self {
+            Self::Rgba16f => TexelFormat::Rgba16Float,
+            Self::Rgb9e5 => TexelFormat::Rgb9e5,
+            Self::Bc6h => TexelFormat::Bc6h,
+        }
+    }
+}
+
+/// The encoder effort for BC6H when no `quality` reached the options
+/// (a texture whose LDR format is UASTC or raw): the encoders' default.
+const DEFAULT_QUALITY: u8 = 2;
 
 /// Encodes equally sized float images arranged as `shape` into a KTX 2.0
 /// file.
@@ -35,7 +54,10 @@ pub fn encode_hdr(
         return Err(TextureError::HdrNormalMap);
     }
     let chains = filtered_chains(images, options);
-    let (format, levels) = encode_float_levels(&chains, options.hdr_format);
+    let quality = options
+        .blocks
+        .map_or(DEFAULT_QUALITY, |blocks| blocks.quality);
+    let (format, levels) = encode_float_levels(&chains, options.hdr_format, quality)?;
     write_texture(format, &chains, shape, options, &levels)
 }
 
@@ -44,130 +66,19 @@ pub fn encode_hdr(
 pub fn encode_float_levels(
     chains: &[Vec<RgbaF32Image>],
     format: HdrFormat,
-) -> (TexelFormat, Vec<Vec<u8>>) {
-    let texels = |level: usize| {
-        chains
-            .iter()
-            .flat_map(move |chain| chain[level].pixels.chunks_exact(4))
-    };
-    let levels = 0..chains[0].len();
-    match format {
-        HdrFormat::Rgba16f => (
-            TexelFormat::Rgba16Float,
-            levels
-                .map(|level| {
-                    texels(level)
-                        .flatten()
-                        .flat_map(|&sample| half::f16::from_f32(sample).to_le_bytes())
-                        .collect()
-                })
-                .collect(),
-        ),
-        HdrFormat::Rgb9e5 => (
-            TexelFormat::Rgb9e5,
-            levels
-                .map(|level| {
-                    texels(level)
-                        .flat_map(|texel| pack_rgb9e5([texel[0], texel[1], texel[2]]).to_le_bytes())
-                        .collect()
-                })
-                .collect(),
-        ),
-    }
-}
-
-/// Mantissa bits of RGB9E5.
-const MANTISSA_BITS: i32 = 9;
-/// Exponent bias of RGB9E5.
-const EXPONENT_BIAS: i32 = 15;
-/// The largest exponent field of RGB9E5.
-const EXPONENT_MAX: i32 = 31;
-
-/// The largest value RGB9E5 holds: `(2⁹ - 1) / 2⁹ × 2^(31 - 15)` = 65408.
-pub const RGB9E5_MAX: f32 = 65408.0;
-
-/// Packs linear RGB into `E5B9G9R9_UFLOAT_PACK32` by the shared-exponent
-/// rules of the Vulkan specification ("Shared Exponent Format
-/// Conversion"): each channel is clamped to `[0, 65408]` (NaN to 0), the
-/// shared exponent comes from the largest, and each mantissa is rounded to
-/// nearest at that exponent. R sits in bits 0-8, G in 9-17, B in 18-26 and
-/// the exponent in 27-31.
-pub fn pack_rgb9e5(rgb: [f32; 3]) -> u32 {
-    let clamped = rgb.map(|c| {
-        if c.is_nan() {
-            0.0
-        } else {
-            f64::from(c.clamp(0.0, RGB9E5_MAX))
-        }
-    });
-    let largest = clamped[0].max(clamped[1]).max(clamped[2]);
-    let floor_log2 = if largest > 0.0 {
-        largest.log2().floor() as i32
-    } else {
-        i32::MIN / 2
-    };
-    let mut exponent = floor_log2.max(-EXPONENT_BIAS - 1) + 1 + EXPONENT_BIAS;
-    let scale = |exponent: i32| 2f64.powi(exponent - EXPONENT_BIAS - MANTISSA_BITS);
-    let largest_mantissa = (largest / scale(exponent) + 0.5).floor();
-    if largest_mantissa >= f64::from(1 << MANTISSA_BITS) {
-        exponent += 1;
-    }
-    debug_assert!((0..=EXPONENT_MAX).contains(&exponent));
-    let [r, g, b] = clamped.map(|c| (c / scale(exponent) + 0.5).floor() as u32);
-    r | (g << 9) | (b << 18) | ((exponent as u32) << 27)
-}
-
-/// Unpacks `E5B9G9R9_UFLOAT_PACK32`: each mantissa times
-/// `2^(exponent - 15 - 9)`.
-pub fn unpack_rgb9e5(packed: u32) -> [f32; 3] {
-    let exponent = (packed >> 27) as i32;
-    let scale = 2f64.powi(exponent - EXPONENT_BIAS - MANTISSA_BITS);
-    [0, 9, 18].map(|shift| (f64::from((packed >> shift) & 0x1FF) * scale) as f32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exactly_representable_values_round_trip() {
-        for exponent in 0..=EXPONENT_MAX {
-            for mantissa in [0u32, 1, 2, 255, 256, 257, 300, 511] {
-                for (r, g) in [(mantissa, 511), (511, mantissa)] {
-                    let packed = r | (g << 9) | (7 << 18) | ((exponent as u32) << 27);
-                    let values = unpack_rgb9e5(packed);
-                    let again = pack_rgb9e5(values);
-                    assert_eq!(unpack_rgb9e5(again), values, "{packed:#x}");
-                    assert_eq!(again, packed, "{packed:#x} {values:?}");
-                }
+    quality: u8,
+) -> Result<(TexelFormat, Vec<Vec<u8>>), BlockError> {
+    let format = format.texel_format();
+    let mut encoder = BlockEncoder::new(format, TextureMode::Linear, quality)?;
+    let levels = (0..chains[0].len())
+        .map(|level| {
+            let mut bytes = Vec::new();
+            for image in chains.iter().map(|chain| &chain[level]) {
+                let texels: &[[f32; 4]] = bytemuck::cast_slice(&image.pixels);
+                bytes.extend(encoder.encode_float(image.width, image.height, texels)?);
             }
-        }
-    }
-
-    #[test]
-    fn known_values_pack_as_the_specification_says() {
-        // 1.0: exponent 16 (2^(16-24) = 1/256), mantissa 256.
-        assert_eq!(pack_rgb9e5([1.0, 0.0, 0.0]), 256 | (16 << 27));
-        assert_eq!(pack_rgb9e5([0.0; 3]), 0);
-        // The largest value, and anything above it, is 511 at exponent 31.
-        let max = 511 | (511 << 9) | (511 << 18) | (31 << 27);
-        assert_eq!(pack_rgb9e5([RGB9E5_MAX; 3]), max);
-        assert_eq!(pack_rgb9e5([1e9, f32::INFINITY, 70000.0]), max);
-        assert_eq!(unpack_rgb9e5(max), [RGB9E5_MAX; 3]);
-        // Negatives and NaN become 0.
-        assert_eq!(pack_rgb9e5([-1.0, f32::NAN, -0.0]), 0);
-        // Rounding the largest channel up to 512 moves to the next exponent.
-        let packed = pack_rgb9e5([511.75 / 256.0, 0.0, 0.0]);
-        assert_eq!(packed >> 27, 17);
-        assert_eq!(unpack_rgb9e5(packed)[0], 2.0);
-    }
-
-    #[test]
-    fn small_channels_share_the_largest_exponent() {
-        let [r, g, b] = unpack_rgb9e5(pack_rgb9e5([100.0, 0.5, 0.001]));
-        assert_eq!(r, 100.0);
-        // The step at exponent 22 is 2^(22-24) = 0.25.
-        assert_eq!(g, 0.5);
-        assert_eq!(b, 0.0);
-    }
+            Ok(bytes)
+        })
+        .collect::<Result<_, BlockError>>()?;
+    Ok((format, levels))
 }

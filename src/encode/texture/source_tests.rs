@@ -3,16 +3,18 @@
 
 use png::ColorType;
 
-use super::hdr::{HdrFormat, unpack_rgb9e5};
+use super::hdr::HdrFormat;
 use super::*;
 use crate::encode::image::round_16_to_8;
 use crate::encode::image::test_sources::png16;
 use crate::format::ktx2;
+use crate::format::rgb9e5::unpack as unpack_rgb9e5;
 
 fn raw(mode: TextureMode) -> TextureOptions {
     TextureOptions {
         mode,
         uastc: None,
+        blocks: None,
         zstd_level: 0,
         mips: true,
         max_size: 0,

@@ -91,6 +91,7 @@ fn uastc_options(mode: TextureMode, quality: u8) -> TextureOptions {
             rdo: None,
             threads: 1,
         }),
+        blocks: None,
         zstd_level: 18,
         mips: true,
         max_size: 0,
@@ -291,6 +292,7 @@ fn max_size_and_mips_pick_the_levels() {
 fn zstd_level_zero_stores_aligned_blocks() {
     let (image, _) = sample(TextureMode::Gray);
     let options = TextureOptions {
+        blocks: None,
         zstd_level: 0,
         ..uastc_options(TextureMode::Gray, 0)
     };

@@ -1,0 +1,123 @@
+//! BC1, BC4, BC5, BC6H and BC7 through Intel's ISPC texture compressor
+//! (`intel_tex_2`, whose prebuilt kernels need no ISPC compiler).
+//!
+//! The kernels read whole 4x4 blocks, so every level is first padded by
+//! clamping ([`super::pad`]). They run on the calling thread only, and pick
+//! their instruction set (SSE2 … AVX-512) when the program starts: output is
+//! identical run to run on one machine, and may differ between machines with
+//! different SIMD support.
+
+use intel_tex_2::{RSurface, RgSurface, RgbaSurface, bc1, bc4, bc5, bc6h, bc7};
+
+use super::pad::pad_to_blocks;
+use crate::encode::image::Rgba8Image;
+
+/// The BCn block footprint.
+const BLOCK: (u32, u32) = (4, 4);
+
+/// BC1 blocks of `level`'s RGB; alpha is ignored.
+pub fn encode_bc1(level: &Rgba8Image) -> Vec<u8> {
+    let padded = pad_rgba(level, &[0, 1, 2, 3]);
+    bc1::compress_blocks(&rgba_surface(&padded.data, padded.width, padded.height))
+}
+
+/// BC4 blocks of `level`'s red channel.
+pub fn encode_bc4(level: &Rgba8Image) -> Vec<u8> {
+    let padded = pad_rgba(level, &[0]);
+    bc4::compress_blocks(&RSurface {
+        data: &padded.data,
+        width: padded.width,
+        height: padded.height,
+        stride: padded.width,
+    })
+}
+
+/// BC5 blocks of `level`'s red and green channels.
+pub fn encode_bc5(level: &Rgba8Image) -> Vec<u8> {
+    let padded = pad_rgba(level, &[0, 1]);
+    bc5::compress_blocks(&RgSurface {
+        data: &padded.data,
+        width: padded.width,
+        height: padded.height,
+        stride: padded.width * 2,
+    })
+}
+
+/// BC7 blocks of `level` at `quality` 0 (fastest) to 4 (slowest): the ISPC
+/// profiles ultra-fast, very fast, fast, basic and slow, in their opaque form
+/// when every texel is opaque and their alpha form otherwise.
+pub fn encode_bc7(level: &Rgba8Image, quality: u8) -> Vec<u8> {
+    let opaque = level.pixels.chunks_exact(4).all(|texel| texel[3] == 255);
+    let settings = match (quality, opaque) {
+        (0, true) => bc7::opaque_ultra_fast_settings(),
+        (1, true) => bc7::opaque_very_fast_settings(),
+        (2, true) => bc7::opaque_fast_settings(),
+        (3, true) => bc7::opaque_basic_settings(),
+        (_, true) => bc7::opaque_slow_settings(),
+        (0, false) => bc7::alpha_ultra_fast_settings(),
+        (1, false) => bc7::alpha_very_fast_settings(),
+        (2, false) => bc7::alpha_fast_settings(),
+        (3, false) => bc7::alpha_basic_settings(),
+        (_, false) => bc7::alpha_slow_settings(),
+    };
+    let padded = pad_rgba(level, &[0, 1, 2, 3]);
+    bc7::compress_blocks(
+        &settings,
+        &rgba_surface(&padded.data, padded.width, padded.height),
+    )
+}
+
+/// BC6H (unsigned) blocks of `width` x `height` linear RGB texels, at
+/// `quality` 0 (fastest) to 4 (slowest): the ISPC profiles very fast, fast,
+/// basic, slow and very slow. Negative values become 0 and values above the
+/// half-float range its largest value; alpha is ignored.
+pub fn encode_bc6h(width: u32, height: u32, texels: &[[f32; 4]], quality: u8) -> Vec<u8> {
+    let settings = match quality {
+        0 => bc6h::very_fast_settings(),
+        1 => bc6h::fast_settings(),
+        2 => bc6h::basic_settings(),
+        3 => bc6h::slow_settings(),
+        _ => bc6h::very_slow_settings(),
+    };
+    let halves: Vec<u16> = texels
+        .iter()
+        .flat_map(|texel| texel.map(unsigned_half))
+        .collect();
+    let padded = pad_to_blocks(&halves, (width, height), 4, BLOCK, &[0, 1, 2, 3]);
+    let bytes: Vec<u8> = padded.data.iter().flat_map(|h| h.to_le_bytes()).collect();
+    bc6h::compress_blocks(
+        &settings,
+        &RgbaSurface {
+            data: &bytes,
+            width: padded.width,
+            height: padded.height,
+            stride: padded.width * 8,
+        },
+    )
+}
+
+/// The bits of `value` as a half float clamped to BC6H's unsigned range: NaN
+/// and negatives become 0, anything above the largest half the largest half.
+fn unsigned_half(value: f32) -> u16 {
+    let clamped = if value.is_nan() {
+        0.0
+    } else {
+        value.clamp(0.0, half::f16::MAX.to_f32())
+    };
+    half::f16::from_f32(clamped).to_bits()
+}
+
+/// `level` padded to whole 4x4 blocks with the channels in `pick`.
+fn pad_rgba(level: &Rgba8Image, pick: &[usize]) -> super::pad::Padded<u8> {
+    pad_to_blocks(&level.pixels, (level.width, level.height), 4, BLOCK, pick)
+}
+
+/// An RGBA8 surface over tightly packed rows.
+fn rgba_surface(data: &[u8], width: u32, height: u32) -> RgbaSurface<'_> {
+    RgbaSurface {
+        data,
+        width,
+        height,
+        stride: width * 4,
+    }
+}
