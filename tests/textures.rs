@@ -374,10 +374,12 @@ fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
 mod sources;
 
 /// [`NAMED`]'s settings, with float sources under `packed/` written as
-/// RGB9E5 and SVGs under `big/` drawn at 32 pixels.
+/// RGB9E5, those under `blocks/` as BC6H, and SVGs under `big/` drawn at 32
+/// pixels.
 fn every_kind_config() -> String {
     format!(
         "{NAMED}    - match: \"packed/**\"\n      texture: {{ hdr_format: rgb9e5 }}\n    \
+         - match: \"blocks/**\"\n      texture: {{ hdr_format: bc6h }}\n    \
          - match: \"big/**\"\n      texture: {{ svg_size: 32 }}\n"
     )
 }
@@ -430,6 +432,7 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
     p.write("assets/packed/studio.exr", &sources::exr(8, 4, &floats));
     let sky: Vec<f32> = (0..96).map(|i| 0.5 + i as f32 / 8.0).collect();
     p.write("assets/sky.hdr", &sources::radiance(8, 4, &sky));
+    p.write("assets/blocks/sky.hdr", &sources::radiance(8, 4, &sky));
     p.write("assets/panorama.ibl.hdr", &sources::radiance(8, 4, &sky));
     p.write("assets/logo.svg", SVG.as_bytes());
     p.write("assets/big/logo.svg", SVG.as_bytes());
@@ -483,6 +486,21 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
             assert!((g - w).abs() <= w / 64.0, "{g} against {w}");
         }
         assert_eq!(got[3], 1.0);
+    }
+    let (format, _, level) = texture("blocks/sky");
+    assert_eq!(format, assetc::format::texel::VK_FORMAT_BC6H_UFLOAT_BLOCK);
+    assert_eq!(level.len(), 2 * 16, "two 4x4 blocks");
+    for (block, texels) in level.chunks_exact(16).enumerate() {
+        let mut rgb = [0f32; 4 * 4 * 3];
+        bcdec_rs::bc6h_float(texels, &mut rgb, 4 * 3, false);
+        for (i, got) in rgb.chunks_exact(3).enumerate() {
+            let pixel = (i / 4) * 8 + block * 4 + i % 4;
+            for (g, w) in got.iter().zip(&sky[pixel * 3..pixel * 3 + 3]) {
+                // This 8x4 ramp spans a range of 25 in each block: at the
+                // default quality BC6H stays within an eighth of the value.
+                assert!((g - w).abs() <= w / 8.0, "BC6H {g} against {w}");
+            }
+        }
     }
     assert!(!p.path("runtime/panorama.ibl.ktx2").exists());
     assert!(!p.path("runtime/panorama.ibl.hdr").exists());

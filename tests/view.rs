@@ -14,6 +14,35 @@ use assetc::format::{hfont, hmesh, hpack, ktx2};
 use assetc::view::api::PAGE_FILES;
 use base64::Engine as _;
 use common::{ASSETC, Project};
+
+/// Level 0 of a BC7 KTX2 file (the demo's desktop default), inflated and
+/// decoded block by block with `bcdec_rs`, independently of the viewer.
+fn bc7_level0(file: &[u8]) -> Vec<u8> {
+    let view = ktx2::parse(file).unwrap();
+    assert_eq!(
+        view.texel_format(),
+        Some(ktx2::TexelFormat::Bc7 { srgb: true })
+    );
+    let header = view.header();
+    let (width, height) = (header.pixel_width as usize, header.pixel_height as usize);
+    let level = match header.supercompression_scheme {
+        ktx2::SUPERCOMPRESSION_ZSTD => zstd::decode_all(view.level_data(0)).unwrap(),
+        _ => view.level_data(0).to_vec(),
+    };
+    let mut rgba = vec![0u8; width * height * 4];
+    for (index, block) in level.chunks_exact(16).enumerate() {
+        let mut texels = [0u8; 4 * 4 * 4];
+        bcdec_rs::bc7(block, &mut texels, 4 * 4);
+        let (bx, by) = (index % width.div_ceil(4) * 4, index / width.div_ceil(4) * 4);
+        for (i, texel) in texels.chunks_exact(4).enumerate() {
+            let (x, y) = (bx + i % 4, by + i / 4);
+            if x < width && y < height {
+                rgba[(y * width + x) * 4..][..4].copy_from_slice(texel);
+            }
+        }
+    }
+    rgba
+}
 use serde_json::Value;
 
 /// A running `assetc view`, stopped when dropped.
@@ -230,13 +259,10 @@ fn the_api_agrees_with_assetc_info_and_the_readers() {
         (u64::from(decoded.width), u64::from(decoded.height)),
         (width, height)
     );
-    let reference = basisu::Transcoder::new(&tree["textures/checker.ktx2"])
-        .unwrap()
-        .transcode(0, basisu::TargetFormat::Rgba32, basisu::DecodeFlags::NONE)
-        .unwrap();
+    let reference = bc7_level0(&tree["textures/checker.ktx2"]);
     assert_eq!(
         decoded.pixels, reference,
-        "the PNG holds the transcoded texels"
+        "the PNG holds the decoded texels"
     );
     let cube = view.json("/api/texture?path=sky.env.ktx2");
     assert_eq!(cube["kind"], "cube");

@@ -540,7 +540,7 @@ mod tests {
     #[test]
     fn image_based_lighting_panoramas_are_not_textures() {
         for name in ["env/studio.ibl.hdr", "env/studio.IBL.EXR"] {
-            assert_eq!(classify_file(name, false), None, "{name}");
+            assert_eq!(classify_file(name, false), Some(SourceKind::Ibl), "{name}");
         }
         assert!(classify_file("env/studio.hdr", false).is_some());
     }
