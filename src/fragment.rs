@@ -374,21 +374,7 @@ pub(crate) mod tests {
     /// A one-level 4x4 KTX2 file of `format`.
     pub(crate) fn ktx2_of(format: TexelFormat) -> Vec<u8> {
         let data = vec![0u8; format.image_bytes(4, 4) as usize];
-        let level = ktx2::Ktx2Level {
-            data: &data,
-            uncompressed_len: data.len() as u64,
-        };
-        ktx2::write_ktx2(&ktx2::Ktx2Image {
-            format,
-            width: 4,
-            height: 4,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: ktx2::SUPERCOMPRESSION_NONE,
-            swizzle: None,
-            levels: &[level],
-        })
+        ktx2::write_single_level(format, 4, 4, &data)
     }
 
     #[test]

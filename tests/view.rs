@@ -674,26 +674,6 @@ fn covered_fraction(
     covered as f64 / total.max(1) as f64
 }
 
-/// `image` (RGBA8, `width` x `height`) as a one-level KTX2 file of `format`
-/// holding `data`.
-fn ktx2_of(format: ktx2::TexelFormat, width: u32, height: u32, data: &[u8]) -> Vec<u8> {
-    let levels = [ktx2::Ktx2Level {
-        data,
-        uncompressed_len: data.len() as u64,
-    }];
-    ktx2::write_ktx2(&ktx2::Ktx2Image {
-        format,
-        width,
-        height,
-        depth: 0,
-        layers: 0,
-        faces: 1,
-        supercompression: ktx2::SUPERCOMPRESSION_NONE,
-        swizzle: None,
-        levels: &levels,
-    })
-}
-
 /// The demo's checker re-encoded as BC7 by an independent encoder, and an
 /// HDR (RGBA16F, values up to 8) texture beside it: the page is told the
 /// format and the PSNR against checker.png, and the HDR image's pixels
@@ -715,7 +695,7 @@ fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
         },
     );
     let format = ktx2::TexelFormat::Bc7 { srgb: true };
-    let checker = ktx2_of(format, source.width, source.height, &bc7);
+    let checker = ktx2::write_single_level(format, source.width, source.height, &bc7);
     fs::write(p.path("runtime/desktop/textures/checker.ktx2"), checker).unwrap();
     let ramp: Vec<u8> = (0..64)
         .flat_map(|i| {
@@ -723,7 +703,7 @@ fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
             [value, value, value, half::f16::ONE.to_le_bytes()].concat()
         })
         .collect();
-    let hdr = ktx2_of(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp);
+    let hdr = ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp);
     fs::write(p.path("runtime/desktop/ui/icon.ktx2"), hdr).unwrap();
 
     let view = Viewer::start(p.root(), &[]);

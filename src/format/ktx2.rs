@@ -353,6 +353,27 @@ pub fn write_ktx2_with(image: &Ktx2Image, extra: &[(&str, &[u8])]) -> Vec<u8> {
     out
 }
 
+/// Writes a 2D texture of one level: `data` holds the `width` x `height`
+/// image in `format`, stored as is, with no swizzle. The shape tests,
+/// tools and small generated textures need most often.
+pub fn write_single_level(format: TexelFormat, width: u32, height: u32, data: &[u8]) -> Vec<u8> {
+    let levels = [Ktx2Level {
+        data,
+        uncompressed_len: data.len() as u64,
+    }];
+    write_ktx2(&Ktx2Image {
+        format,
+        width,
+        height,
+        depth: 0,
+        layers: 0,
+        faces: 1,
+        supercompression: SUPERCOMPRESSION_NONE,
+        swizzle: None,
+        levels: &levels,
+    })
+}
+
 /// Least common multiple of two non-zero numbers.
 fn lcm(a: u64, b: u64) -> u64 {
     let (mut x, mut y) = (a, b);
@@ -1393,41 +1414,12 @@ mod tests {
     fn a_block_compressed_texture_cannot_be_one_dimensional() {
         let format = TexelFormat::Bc1 { srgb: false };
         let data = vec![0; format.image_bytes(8, 1) as usize];
-        let levels = [Ktx2Level {
-            data: &data,
-            uncompressed_len: data.len() as u64,
-        }];
-        let file = write_ktx2(&Ktx2Image {
-            format,
-            width: 8,
-            height: 0,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: SUPERCOMPRESSION_NONE,
-            swizzle: None,
-            levels: &levels,
-        });
+        let file = write_single_level(format, 8, 0, &data);
         let error = validate(&file).unwrap_err();
         assert_eq!(error.field, "Ktx2Header.pixelHeight");
         assert_eq!(error.offset, offset_of!(Ktx2Header, pixel_height) as u64);
         // An uncompressed format may be 1D.
-        let r8 = [0u8; 8];
-        let levels = [Ktx2Level {
-            data: &r8,
-            uncompressed_len: 8,
-        }];
-        let line = write_ktx2(&Ktx2Image {
-            format: TexelFormat::R8Unorm,
-            width: 8,
-            height: 0,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: SUPERCOMPRESSION_NONE,
-            swizzle: None,
-            levels: &levels,
-        });
+        let line = write_single_level(TexelFormat::R8Unorm, 8, 0, &[0u8; 8]);
         assert_eq!(validate(&line), Ok(()));
     }
 

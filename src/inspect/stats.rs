@@ -521,21 +521,7 @@ mod tests {
     /// A one-level 12x12 texture of `format`, its blocks made up.
     fn texture_of(format: crate::format::ktx2::TexelFormat) -> Vec<u8> {
         let data = vec![0; format.image_bytes(12, 12) as usize];
-        let levels = [ktx2::Ktx2Level {
-            data: &data,
-            uncompressed_len: data.len() as u64,
-        }];
-        ktx2::write_ktx2(&ktx2::Ktx2Image {
-            format,
-            width: 12,
-            height: 12,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: ktx2::SUPERCOMPRESSION_NONE,
-            swizzle: None,
-            levels: &levels,
-        })
+        ktx2::write_single_level(format, 12, 12, &data)
     }
 
     #[test]

@@ -480,21 +480,7 @@ mod tests {
 
     /// One-level KTX2 file of `format` holding `data` for a 16x16 image.
     fn file_of(format: TexelFormat, data: &[u8]) -> Vec<u8> {
-        let levels = [Ktx2Level {
-            data,
-            uncompressed_len: data.len() as u64,
-        }];
-        ktx2::write_ktx2(&Ktx2Image {
-            format,
-            width: 16,
-            height: 16,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: ktx2::SUPERCOMPRESSION_NONE,
-            swizzle: None,
-            levels: &levels,
-        })
+        ktx2::write_single_level(format, 16, 16, data)
     }
 
     /// Level 0 of `file`, decoded for display at `exposure`.

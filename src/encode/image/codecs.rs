@@ -41,7 +41,10 @@ pub(super) fn decode(format: ImageFormat, bytes: &[u8]) -> Result<SourceImage, I
         ImageFormat::Bmp => read(format, bytes, BmpDecoder::new(cursor).map_err(fail)?),
         ImageFormat::Tiff => read(format, bytes, TiffDecoder::new(cursor).map_err(fail)?),
         ImageFormat::Hdr => read(format, bytes, HdrDecoder::new(cursor).map_err(fail)?),
-        ImageFormat::Exr => read(format, bytes, OpenExrDecoder::new(cursor).map_err(fail)?),
+        ImageFormat::Exr => match OpenExrDecoder::new(cursor) {
+            Ok(decoder) => read(format, bytes, decoder),
+            Err(error) => decode_exr_without_rgb(bytes).unwrap_or_else(|| Err(fail(error))),
+        },
         ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Svg => {
             Err(ImageError::UnsupportedLayout {
                 format,
@@ -49,6 +52,73 @@ pub(super) fn decode(format: ImageFormat, bytes: &[u8]) -> Result<SourceImage, I
             })
         }
     }
+}
+
+/// An OpenEXR file whose first layer has no R, G and B channels (a height
+/// or distance field holds one channel, often `Y` or `R`, which the `image`
+/// crate refuses): its first channel, in the file's channel order, becomes
+/// gray. `None` when the file has R, G and B or no readable header, so the
+/// caller reports the `image` crate's own error.
+fn decode_exr_without_rgb(bytes: &[u8]) -> Option<Result<SourceImage, ImageError>> {
+    let format = ImageFormat::Exr;
+    let meta = exr::meta::MetaData::read_from_buffered(Cursor::new(bytes), false).ok()?;
+    let header = meta.headers.first()?;
+    let names: Vec<String> = header
+        .channels
+        .list
+        .iter()
+        .map(|c| c.name.to_string())
+        .collect();
+    if ["R", "G", "B"]
+        .iter()
+        .all(|rgb| names.iter().any(|name| name == rgb))
+    {
+        return None;
+    }
+    let (width, height) = (header.layer_size.0 as u32, header.layer_size.1 as u32);
+    Some(
+        check_dimensions(format, width, height)
+            .and_then(|()| {
+                let rgba_bytes = u64::from(width) * u64::from(height) * 16;
+                check_backed_size(format, (width, height), rgba_bytes, bytes.len())
+            })
+            .and_then(|()| read_first_exr_channel(bytes, width, height)),
+    )
+}
+
+/// The first channel of the first layer of an OpenEXR file, as gray RGBA.
+fn read_first_exr_channel(
+    bytes: &[u8],
+    width: u32,
+    height: u32,
+) -> Result<SourceImage, ImageError> {
+    use exr::prelude::{FlatSamples, ReadChannels, ReadLayers};
+    let image = exr::prelude::read()
+        .no_deep_data()
+        .largest_resolution_level()
+        .all_channels()
+        .first_valid_layer()
+        .all_attributes()
+        .non_parallel()
+        .from_buffered(Cursor::new(bytes))
+        .map_err(|error| ImageError::Corrupt {
+            format: ImageFormat::Exr,
+            message: error.to_string(),
+            offset: None,
+        })?;
+    let channel = &image.layer_data.channel_data.list[0];
+    let values: Vec<f32> = match &channel.sample_data {
+        FlatSamples::F16(samples) => samples.iter().map(|s| s.to_f32()).collect(),
+        FlatSamples::F32(samples) => samples.clone(),
+        FlatSamples::U32(samples) => samples.iter().map(|&s| s as f32).collect(),
+    };
+    let pixels = values.into_iter().flat_map(|v| [v, v, v, 1.0]).collect();
+    let image = RgbaF32Image {
+        width,
+        height,
+        pixels,
+    };
+    Ok(SourceImage::Hdr(sanitised(image)))
 }
 
 /// Checks the size `decoder` read from the header, then decodes the pixels.

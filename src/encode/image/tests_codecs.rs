@@ -305,3 +305,29 @@ fn bad_headers_are_refused_naming_the_format() {
     let error = decode_as(b"<svg", "svg").unwrap_err();
     assert!(error.to_string().contains("SVG"), "{error}");
 }
+
+/// A one-channel OpenEXR file (a height field's `Y`), which the `image`
+/// crate refuses for want of R, G and B, decodes as gray through `exr`.
+#[test]
+fn a_one_channel_exr_decodes_as_gray() {
+    use exr::prelude::{AnyChannel, AnyChannels, FlatSamples, Image, SmallVec, WritableImage};
+    let values: Vec<f32> = (0..12).map(|i| i as f32 * 0.5).collect();
+    let channels = AnyChannels::sort(SmallVec::from_vec(vec![AnyChannel::new(
+        "Y",
+        FlatSamples::F32(values.clone()),
+    )]));
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    Image::from_channels((4, 3), channels)
+        .write()
+        .to_buffered(&mut bytes)
+        .unwrap();
+    let SourceImage::Hdr(image) = decode_as(bytes.get_ref(), "exr").unwrap() else {
+        panic!("a float image")
+    };
+    assert_eq!((image.width, image.height), (4, 3));
+    let expected: Vec<f32> = values.iter().flat_map(|&v| [v, v, v, 1.0]).collect();
+    assert_eq!(image.pixels, expected);
+    // Cut short, it is refused rather than read past its end.
+    let cut = &bytes.get_ref()[..bytes.get_ref().len() - 20];
+    assert!(decode_as(cut, "exr").is_err());
+}
