@@ -461,7 +461,7 @@ pub fn psnr(decoded: &Rgba8Image, source: &Rgba8Image) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::ktx2::{AstcBlock, Ktx2Image, Ktx2Level};
+    use crate::format::ktx2::AstcBlock;
 
     /// A 16x16 RGBA8 test picture: smooth gradients, opaque.
     fn picture() -> Rgba8Image {
