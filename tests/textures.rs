@@ -623,3 +623,34 @@ fn svg_size_and_hdr_format_rebuild_only_what_their_rules_match() {
     );
     p.assert_no_op();
 }
+
+/// `hdr_format: auto` follows `texture.platform` for float sources: BC6H
+/// on desktop, ASTC HDR 6x6 on mobile, each the platform's own HDR format,
+/// and switching the preset rebuilds the texture in the other.
+#[test]
+fn float_sources_follow_the_platform_under_auto() {
+    let p = Project::new(
+        r#"
+input: assets
+output: runtime
+default:
+  texture: { zstd_level: 0, mips: false, hdr_format: auto, platform: desktop }
+presets:
+  phone:
+    texture: { platform: mobile }
+"#,
+    );
+    let sky: Vec<f32> = (0..96).map(|i| 0.5 + i as f32 / 8.0).collect();
+    p.write("assets/sky.hdr", &sources::radiance(8, 4, &sky));
+    p.build(&[]);
+    let (format, _, level) = raw_texture(&p, "runtime/sky.ktx2");
+    assert_eq!(format, assetc::format::texel::VK_FORMAT_BC6H_UFLOAT_BLOCK);
+    assert_eq!(level.len(), 2 * 16);
+    p.build(&["--preset", "phone"]);
+    let (format, _, level) = raw_texture(&p, "runtime/sky.ktx2");
+    let astc_hdr_6x6 = assetc::format::ktx2::TexelFormat::AstcHdr {
+        block: assetc::format::ktx2::AstcBlock::B6x6,
+    };
+    assert_eq!(format, astc_hdr_6x6.vk_format());
+    assert_eq!(level.len(), 2 * 16, "8x4 texels are 2x1 blocks of 6x6");
+}

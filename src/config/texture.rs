@@ -69,6 +69,11 @@ pub enum HdrFormatSetting {
     Rgb9e5,
     /// `BC6H_UFLOAT_BLOCK`: block-compressed unsigned HDR RGB, no alpha.
     Bc6h,
+    /// `ASTC_6x6_SFLOAT_BLOCK`: ASTC HDR with 6x6 blocks.
+    #[serde(rename = "astc-hdr-6x6")]
+    AstcHdr6x6,
+    /// BC6H for `texture.platform: desktop`, ASTC HDR 6x6 for `mobile`.
+    Auto,
 }
 
 impl HdrFormatSetting {
@@ -78,6 +83,8 @@ impl HdrFormatSetting {
             Self::Rgba16f => "rgba16f",
             Self::Rgb9e5 => "rgb9e5",
             Self::Bc6h => "bc6h",
+            Self::AstcHdr6x6 => "astc-hdr-6x6",
+            Self::Auto => "auto",
         }
     }
 }

@@ -682,8 +682,12 @@ fn surface_flags(texture: &TextureSettings, mode: TextureMode) -> Vec<String> {
     if texture.svg_size != 0 {
         flags.extend(["--svg-size".into(), texture.svg_size.to_string()]);
     }
-    if texture.hdr_format != HdrFormatSetting::Rgba16f {
-        flags.extend(["--hdr-format".into(), texture.hdr_format.name().into()]);
+    let hdr_format = match texture.hdr_format {
+        HdrFormatSetting::Auto => target::resolve_auto_hdr(texture.platform).name(),
+        other => other.name(),
+    };
+    if hdr_format != HdrFormatSetting::Rgba16f.name() {
+        flags.extend(["--hdr-format".into(), hdr_format.into()]);
     }
     flags
 }

@@ -13,7 +13,7 @@
 use super::{Shape, TextureError, TextureMode, TextureOptions, filtered_chains, write_texture};
 use crate::encode::blocks::{BlockEncoder, BlockError};
 use crate::encode::image::RgbaF32Image;
-use crate::format::ktx2::TexelFormat;
+use crate::format::ktx2::{AstcBlock, TexelFormat};
 
 /// The texel format float sources are written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -26,6 +26,9 @@ pub enum HdrFormat {
     Rgb9e5,
     /// `VK_FORMAT_BC6H_UFLOAT_BLOCK`: unsigned HDR RGB, 1 byte a texel.
     Bc6h,
+    /// `VK_FORMAT_ASTC_6x6_SFLOAT_BLOCK`: ASTC HDR, 0.44 bytes a texel.
+    #[value(name = "astc-hdr-6x6")]
+    AstcHdr6x6,
 }
 
 impl HdrFormat {
@@ -35,6 +38,9 @@ impl HdrFormat {
             Self::Rgba16f => TexelFormat::Rgba16Float,
             Self::Rgb9e5 => TexelFormat::Rgb9e5,
             Self::Bc6h => TexelFormat::Bc6h,
+            Self::AstcHdr6x6 => TexelFormat::AstcHdr {
+                block: AstcBlock::B6x6,
+            },
         }
     }
 }
