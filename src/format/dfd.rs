@@ -122,36 +122,22 @@ pub const BC1: BlockScheme = BlockScheme {
 };
 
 /// BC4 (`KHR_DF_MODEL_BC4`, channel data).
-pub const BC4: BlockScheme = BlockScheme {
-    model: 131,
-    bytes: 8,
-    sample_bits: 64,
-    channels: &[0],
-    qualifiers: 0,
-    lower: 0,
-    upper: u32::MAX,
-};
+pub const BC4: BlockScheme = BlockScheme { model: 131, ..BC1 };
 
 /// BC5 (`KHR_DF_MODEL_BC5`, a red then a green 64-bit plane).
 pub const BC5: BlockScheme = BlockScheme {
     model: 132,
     bytes: 16,
-    sample_bits: 64,
     channels: &[0, 1],
-    qualifiers: 0,
-    lower: 0,
-    upper: u32::MAX,
+    ..BC1
 };
 
 /// BC6H unsigned (`KHR_DF_MODEL_BC6H`, float colour from 0.0 to 1.0).
 pub const BC6H: BlockScheme = BlockScheme {
     model: 133,
-    bytes: 16,
-    sample_bits: 128,
-    channels: &[0],
     qualifiers: QUALIFIER_FLOAT,
-    lower: 0,
     upper: ONE_F32,
+    ..BC7
 };
 
 /// BC7 (`KHR_DF_MODEL_BC7`, channel colour).
@@ -159,32 +145,18 @@ pub const BC7: BlockScheme = BlockScheme {
     model: 134,
     bytes: 16,
     sample_bits: 128,
-    channels: &[0],
-    qualifiers: 0,
-    lower: 0,
-    upper: u32::MAX,
+    ..BC1
 };
 
 /// ASTC LDR (`KHR_DF_MODEL_ASTC`, channel data).
-pub const ASTC: BlockScheme = BlockScheme {
-    model: 162,
-    bytes: 16,
-    sample_bits: 128,
-    channels: &[0],
-    qualifiers: 0,
-    lower: 0,
-    upper: u32::MAX,
-};
+pub const ASTC: BlockScheme = BlockScheme { model: 162, ..BC7 };
 
 /// ASTC HDR (`KHR_DF_MODEL_ASTC`, signed float data from -1.0 to 1.0).
 pub const ASTC_HDR: BlockScheme = BlockScheme {
-    model: 162,
-    bytes: 16,
-    sample_bits: 128,
-    channels: &[0],
     qualifiers: QUALIFIER_FLOAT | QUALIFIER_SIGNED,
     lower: MINUS_ONE_F32,
     upper: ONE_F32,
+    ..ASTC
 };
 
 /// The first words of a basic descriptor block (total-size word included)
@@ -240,12 +212,7 @@ pub fn unpacked(transfer: Transfer, sample: &ChannelSample, count: usize) -> Vec
 /// UASTC 4x4 whose blocks carry colour only (`KHR_DF_CHANNEL_UASTC_RGB`).
 pub const UASTC_RGB: BlockScheme = BlockScheme {
     model: MODEL_UASTC,
-    bytes: 16,
-    sample_bits: 128,
-    channels: &[0],
-    qualifiers: 0,
-    lower: 0,
-    upper: u32::MAX,
+    ..BC7
 };
 
 /// UASTC 4x4 whose blocks carry colour and alpha (`KHR_DF_CHANNEL_UASTC_RGBA`).

@@ -1339,21 +1339,7 @@ mod tests {
     /// A 13x7 single-level texture of `format`, its bytes made up.
     fn format_file(format: TexelFormat) -> Vec<u8> {
         let data = vec![0x5A; format.image_bytes(13, 7) as usize];
-        let levels = [Ktx2Level {
-            data: &data,
-            uncompressed_len: data.len() as u64,
-        }];
-        write_ktx2(&Ktx2Image {
-            format,
-            width: 13,
-            height: 7,
-            depth: 0,
-            layers: 0,
-            faces: 1,
-            supercompression: SUPERCOMPRESSION_NONE,
-            swizzle: None,
-            levels: &levels,
-        })
+        write_single_level(format, 13, 7, &data)
     }
 
     /// `file` with the byte at `offset` set to `value`, parsed.
