@@ -293,11 +293,21 @@ fn block_levels(
     blocks: &BlockOptions,
 ) -> Result<Vec<Vec<u8>>, BlockError> {
     let mut encoder = BlockEncoder::new(blocks.format, mode, blocks.quality)?;
+    encode_each_level(chains, |image| encoder.encode(image))
+}
+
+/// The stored bytes of each kept level: `encode` of every image's copy of
+/// that level, image 0 first (`chains[image][level]`), the layout a KTX2
+/// level of several faces or layers has.
+pub(crate) fn encode_each_level<T, E>(
+    chains: &[Vec<RgbaImage<T>>],
+    mut encode: impl FnMut(&RgbaImage<T>) -> Result<Vec<u8>, E>,
+) -> Result<Vec<Vec<u8>>, E> {
     (0..chains[0].len())
         .map(|level| {
             let mut bytes = Vec::new();
             for chain in chains {
-                bytes.extend(encoder.encode(&chain[level])?);
+                bytes.extend(encode(&chain[level])?);
             }
             Ok(bytes)
         })

@@ -10,7 +10,10 @@
 //! `compress` does not apply to them. Normal maps are refused: a float
 //! normal map has no agreed encoding.
 
-use super::{Shape, TextureError, TextureMode, TextureOptions, filtered_chains, write_texture};
+use super::{
+    Shape, TextureError, TextureMode, TextureOptions, encode_each_level, filtered_chains,
+    write_texture,
+};
 use crate::encode::blocks::{BlockEncoder, BlockError};
 use crate::encode::image::RgbaF32Image;
 use crate::format::ktx2::{AstcBlock, TexelFormat};
@@ -76,15 +79,9 @@ pub fn encode_float_levels(
 ) -> Result<(TexelFormat, Vec<Vec<u8>>), BlockError> {
     let format = format.texel_format();
     let mut encoder = BlockEncoder::new(format, TextureMode::Linear, quality)?;
-    let levels = (0..chains[0].len())
-        .map(|level| {
-            let mut bytes = Vec::new();
-            for image in chains.iter().map(|chain| &chain[level]) {
-                let texels: &[[f32; 4]] = bytemuck::cast_slice(&image.pixels);
-                bytes.extend(encoder.encode_float(image.width, image.height, texels)?);
-            }
-            Ok(bytes)
-        })
-        .collect::<Result<_, BlockError>>()?;
+    let levels = encode_each_level(chains, |image| {
+        let texels: &[[f32; 4]] = bytemuck::cast_slice(&image.pixels);
+        encoder.encode_float(image.width, image.height, texels)
+    })?;
     Ok((format, levels))
 }
