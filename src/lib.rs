@@ -34,6 +34,8 @@ pub mod fsutil;
 #[cfg(feature = "tool")]
 pub mod inspect;
 #[cfg(feature = "tool")]
+pub mod jobserver;
+#[cfg(feature = "tool")]
 pub mod link;
 #[cfg(feature = "tool")]
 pub mod shell;

@@ -24,7 +24,14 @@ use std::path::{Path, PathBuf};
 /// its own module; modules on one floor do not import each other.
 const FLOORS: &[&[&str]] = &[
     &["format"],
-    &["hot_reload", "fsutil", "cli", "depfile", "shell"],
+    &[
+        "hot_reload",
+        "fsutil",
+        "cli",
+        "depfile",
+        "shell",
+        "jobserver",
+    ],
     &["fragment", "config"],
     &["encode"],
     &["cache", "link"],

@@ -253,11 +253,7 @@ fn timed_encode(
 ) -> Result<(Vec<u8>, f64), Error> {
     let options = TextureOptions {
         mode,
-        uastc: Some(UastcOptions {
-            quality,
-            rdo: None,
-            threads: 1,
-        }),
+        uastc: Some(UastcOptions { quality, rdo: None }),
         blocks: None,
         zstd_level: ZSTD_LEVEL,
         mips,

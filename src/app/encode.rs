@@ -8,6 +8,7 @@ use clap::Parser;
 use crate::cache::{EncodeCli, edge};
 use crate::cli::{finish, report_error};
 use crate::encode::job::EncodeError;
+use crate::jobserver;
 
 /// The program named in messages.
 const PROGRAM: &str = "assetc-encode";
@@ -16,6 +17,7 @@ const PROGRAM: &str = "assetc-encode";
 pub fn main() -> ExitCode {
     let argv: Vec<_> = std::env::args_os().collect();
     let cli = EncodeCli::parse_from(&argv);
+    let _session = jobserver::init(cli.threads);
     match edge::run(&cli.cache, &cli.command, &argv) {
         // Under --keep-going the error is printed but the edge succeeds; the
         // link reports it and fails the build.

@@ -5,9 +5,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::jobserver;
 use crate::link::command::Cli;
 
 /// Parses the command line and runs the step.
 pub fn main() -> ExitCode {
-    Cli::parse().command.run()
+    let cli = Cli::parse();
+    let _session = jobserver::init(None);
+    cli.command.run()
 }

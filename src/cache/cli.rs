@@ -14,6 +14,12 @@ pub struct EncodeCli {
     /// Where results are shared.
     #[command(flatten)]
     pub cache: CacheArgs,
+    /// Threads in all for this edge, overriding the jobserver (and
+    /// `ASSETC_THREADS`); for benchmarks. Without either, the encoder adds
+    /// threads only while the build's jobserver lends tokens. Outputs are
+    /// the same at any count, so it is not part of the action key.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
     /// What to encode.
     #[command(subcommand)]
     pub command: Command,

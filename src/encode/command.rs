@@ -119,10 +119,6 @@ pub struct SurfaceArgs {
     /// The texel format of float (HDR) sources.
     #[arg(long, value_enum, default_value_t = HdrFormat::Rgba16f)]
     pub hdr_format: HdrFormat,
-    /// Encoder threads, the calling thread included. Ninja's `-j` is the usual
-    /// knob; raise this only when running a single job.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub threads: u32,
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
@@ -141,7 +137,6 @@ impl SurfaceArgs {
             uastc: (format == FormatSetting::Uastc).then_some(UastcOptions {
                 quality: self.quality.0,
                 rdo: self.rdo.0,
-                threads: self.threads,
             }),
             blocks: native.map(|format| BlockOptions {
                 format,

@@ -1,7 +1,7 @@
 //! UASTC 4x4 encoding through the Basis Universal encoder (`basis-universal`).
 //!
 //! The encoder only writes `.basis` files, so this module hands it our own mip
-//! chains (it never filters anything itself), lets it write a `.basis` file in
+//! levels (it never filters anything itself), lets it write a `.basis` file in
 //! memory, and lifts the raw UASTC blocks back out of that file's slices. The
 //! KTX 2.0 container around them is written by [`crate::format::ktx2`].
 //!
@@ -9,14 +9,18 @@
 //!
 //! * its `set_uastc_quality_level` ORs the level into the pack flags, so levels
 //!   0 and 1 are unreachable; the flags are set whole through the `sys` layer;
-//! * its compressor runs on a job pool whose size includes the calling thread,
-//!   so one thread means no extra threads at all, which is the default: Ninja's
-//!   `-j` is the parallelism knob.
+//! * its compressor's own job pool is sized once, up front, and rate-distortion
+//!   optimisation (RDO) splits each image into as many chunks as that pool has
+//!   threads, so the bytes would depend on the thread count.
 //!
-//! UASTC itself is deterministic for any thread count. Rate-distortion
-//! optimisation (RDO) splits the image into independent chunks when it runs on
-//! more than one thread, so with `threads > 1` and RDO the bytes may differ from
-//! a single-threaded run.
+//! So the work is split here, in a way that depends on the image sizes only:
+//! every level of every image is cut into strips of whole block rows of about
+//! [`BATCH_BLOCKS`] blocks, small strips are gathered into batches of about
+//! that size, and each batch is one single-threaded encoder run. The batches
+//! run on the threads the jobserver lends ([`crate::jobserver::map`]). UASTC
+//! encodes every block on its own, so without RDO the blocks are those of one
+//! run over the whole image; with RDO each strip is optimised on its own,
+//! whatever the thread count, as the encoder would with threads of its own.
 
 use basis_universal::sys;
 use basis_universal::{BasisTextureFormat, ColorSpace, Compressor, CompressorParams};
@@ -34,9 +38,11 @@ pub struct UastcOptions {
     /// The RDO lambda (`basisu -uastc_rdo_l`), or `None` for no RDO. Higher
     /// values trade quality for smaller Zstandard output.
     pub rdo: Option<f32>,
-    /// Threads for the encoder, the calling thread included (at least 1).
-    pub threads: u32,
 }
+
+/// Blocks in one encoder run, about: a strip of a large level, or several
+/// small levels together. A 2048x2048 texture with its mips makes 22 runs.
+pub const BATCH_BLOCKS: usize = 16384;
 
 /// UASTC blocks for a set of images with equal mip chains.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +84,85 @@ pub fn encode_uastc(
         !chains.is_empty() && !chains[0].is_empty(),
         "encode_uastc: no images"
     );
+    let strips = strips(chains);
+    let batches = batches(&strips);
+    let mut levels = vec![Vec::new(); chains[0].len()];
+    let mut alpha = false;
+    for encoded in crate::jobserver::map(&batches, |batch| encode_batch(batch, srgb, options)) {
+        let encoded = encoded?;
+        alpha |= encoded.alpha;
+        for (strip, blocks) in encoded.strips.iter().zip(encoded.blocks) {
+            levels[strip.level].extend(blocks);
+        }
+    }
+    Ok(UastcLevels { levels, alpha })
+}
+
+/// Whole block rows of one level of one image.
+#[derive(Debug)]
+struct Strip {
+    /// The mip level the rows belong to.
+    level: usize,
+    /// The rows' pixels.
+    image: Rgba8Image,
+}
+
+/// Every level of every image cut into strips of about [`BATCH_BLOCKS`]
+/// blocks, in the order their blocks are stored: level by level, image 0
+/// first, each image top to bottom.
+fn strips(chains: &[Vec<Rgba8Image>]) -> Vec<Strip> {
+    let mut strips = Vec::new();
+    for level in 0..chains[0].len() {
+        for chain in chains {
+            let image = &chain[level];
+            let blocks_x = image.width.div_ceil(4) as usize;
+            let rows = 4 * BATCH_BLOCKS.div_ceil(blocks_x) as u32;
+            let row_bytes = image.width as usize * 4;
+            for top in (0..image.height).step_by(rows as usize) {
+                let height = rows.min(image.height - top);
+                let bytes = top as usize * row_bytes..(top + height) as usize * row_bytes;
+                strips.push(Strip {
+                    level,
+                    image: Rgba8Image {
+                        width: image.width,
+                        height,
+                        pixels: image.pixels[bytes].to_vec(),
+                    },
+                });
+            }
+        }
+    }
+    strips
+}
+
+/// Consecutive strips gathered into runs of at least [`BATCH_BLOCKS`]
+/// blocks (the last one may hold fewer).
+fn batches(strips: &[Strip]) -> Vec<&[Strip]> {
+    let mut batches = Vec::new();
+    let (mut start, mut blocks) = (0, 0);
+    for (index, strip) in strips.iter().enumerate() {
+        blocks += (strip.image.width.div_ceil(4) * strip.image.height.div_ceil(4)) as usize;
+        if blocks >= BATCH_BLOCKS || index + 1 == strips.len() {
+            batches.push(&strips[start..=index]);
+            (start, blocks) = (index + 1, 0);
+        }
+    }
+    batches
+}
+
+/// The blocks of one batch's strips, in order.
+struct EncodedBatch<'a> {
+    strips: &'a [Strip],
+    blocks: Vec<Vec<u8>>,
+    alpha: bool,
+}
+
+/// One single-threaded encoder run over `strips`, each strip its own image.
+fn encode_batch<'a>(
+    strips: &'a [Strip],
+    srgb: bool,
+    options: &UastcOptions,
+) -> Result<EncodedBatch<'a>, UastcError> {
     let mut params = CompressorParams::new();
     params.set_basis_format(BasisTextureFormat::UASTC4x4);
     // SAFETY: `params.0` is the live parameter block owned by `params`.
@@ -91,18 +176,10 @@ pub fn encode_uastc(
     });
     params.set_generate_mipmaps(false);
     params.set_rdo_uastc(options.rdo);
-    for (index, chain) in chains.iter().enumerate() {
-        let index = index as u32;
-        load(&mut params.source_image_mut(index), &chain[0]);
-        for (level, mip) in chain.iter().enumerate().skip(1) {
-            load(
-                &mut params.source_mipmap_image_mut(index, level as u32 - 1),
-                mip,
-            );
-        }
+    for (index, strip) in strips.iter().enumerate() {
+        load(&mut params.source_image_mut(index as u32), &strip.image);
     }
-
-    let mut compressor = Compressor::new(options.threads.max(1));
+    let mut compressor = Compressor::new(1);
     // SAFETY: the parameters are fully initialised above: UASTC format, a
     // quality level in range and images whose pixel buffers match their sizes.
     if !unsafe { compressor.init(&params) } {
@@ -110,9 +187,9 @@ pub fn encode_uastc(
     }
     // SAFETY: as above; `init` accepted the parameters.
     unsafe { compressor.process() }.map_err(|code| UastcError::Process(format!("{code:?}")))?;
-    let levels = split_basis_file(compressor.basis_file(), chains.len(), chains[0].len())?;
-    Ok(UastcLevels {
-        levels,
+    Ok(EncodedBatch {
+        strips,
+        blocks: split_basis_file(compressor.basis_file(), strips.len())?,
         alpha: compressor.any_source_image_has_alpha(),
     })
 }
@@ -166,13 +243,9 @@ fn packed(bytes: &[u8], offset: usize, width: usize) -> Result<usize, UastcError
         .fold(0usize, |value, &byte| (value << 8) | usize::from(byte)))
 }
 
-/// Lifts the UASTC blocks of every `(image, level)` slice out of a `.basis`
-/// file and groups them by level, images in order.
-fn split_basis_file(
-    file: &[u8],
-    image_count: usize,
-    level_count: usize,
-) -> Result<Vec<Vec<u8>>, UastcError> {
+/// Lifts the UASTC blocks of every image out of a `.basis` file of
+/// `image_count` images without mips, image 0 first.
+fn split_basis_file(file: &[u8], image_count: usize) -> Result<Vec<Vec<u8>>, UastcError> {
     use basis_layout::*;
     let bad = |what: String| Err(UastcError::Container(what));
     if file.len() < HEADER_LEN || file[..2] != SIGNATURE {
@@ -182,13 +255,11 @@ fn split_basis_file(
         return bad(format!("texture format {} is not UASTC", file[TEX_FORMAT]));
     }
     let slice_count = packed(file, TOTAL_SLICES, 3)?;
-    if slice_count != image_count * level_count {
-        return bad(format!(
-            "{slice_count} slices for {image_count} images of {level_count} levels"
-        ));
+    if slice_count != image_count {
+        return bad(format!("{slice_count} slices for {image_count} images"));
     }
     let table = packed(file, SLICE_TABLE, 4)?;
-    let mut slices: Vec<Option<&[u8]>> = vec![None; slice_count];
+    let mut slices: Vec<Option<Vec<u8>>> = vec![None; slice_count];
     for index in 0..slice_count {
         let desc = table + index * SLICE_LEN;
         let image = packed(file, desc + SLICE_IMAGE, 3)?;
@@ -197,7 +268,7 @@ fn split_basis_file(
             packed(file, desc + SLICE_BLOCKS_X, 2)? * packed(file, desc + SLICE_BLOCKS_Y, 2)?;
         let offset = packed(file, desc + SLICE_OFFSET, 4)?;
         let size = packed(file, desc + SLICE_SIZE, 4)?;
-        if image >= image_count || level >= level_count || size != blocks * BLOCK_BYTES {
+        if image >= image_count || level != 0 || size != blocks * BLOCK_BYTES {
             return bad(format!(
                 "slice {index} (image {image}, level {level}, {size} bytes) does not fit"
             ));
@@ -205,23 +276,13 @@ fn split_basis_file(
         let data = file
             .get(offset..offset + size)
             .ok_or_else(|| UastcError::Container(format!("slice {index} runs past the file")))?;
-        let slot = &mut slices[level * image_count + image];
-        if slot.replace(data).is_some() {
-            return bad(format!("image {image} level {level} appears twice"));
+        if slices[image].replace(data.to_vec()).is_some() {
+            return bad(format!("image {image} appears twice"));
         }
     }
     // Every slot is filled: there are exactly as many slices as slots and none
     // repeats.
-    Ok(slices
-        .chunks(image_count)
-        .map(|level| {
-            level
-                .iter()
-                .flatten()
-                .flat_map(|s| s.iter().copied())
-                .collect()
-        })
-        .collect())
+    Ok(slices.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
@@ -248,11 +309,7 @@ mod tests {
     }
 
     fn options(quality: u8) -> UastcOptions {
-        UastcOptions {
-            quality,
-            rdo: None,
-            threads: 1,
-        }
+        UastcOptions { quality, rdo: None }
     }
 
     fn encode(chains: &[Vec<Rgba8Image>], quality: u8) -> UastcLevels {
@@ -289,14 +346,35 @@ mod tests {
     }
 
     #[test]
+    fn strips_give_the_blocks_of_one_run_over_the_whole_image() {
+        // 2048 wide: strips of 128 rows, so 302 rows make three, the last
+        // one 46 rows tall (not a whole number of blocks).
+        let image = noise(2048, 302, 255);
+        let chains = [vec![image.clone()]];
+        assert_eq!(strips(&chains).len(), 3);
+        let whole = [Strip { level: 0, image }];
+        let one_run = encode_batch(&whole, true, &options(0)).unwrap();
+        let split = crate::jobserver::budget::with_threads(2, || encode(&chains, 0));
+        assert_eq!(split.levels, one_run.blocks);
+    }
+
+    #[test]
+    fn small_levels_share_a_batch() {
+        let chain = vec![noise(64, 64, 255), noise(32, 32, 255), noise(16, 16, 255)];
+        let strips = strips(&[chain.clone(), chain]);
+        assert_eq!(strips.len(), 6);
+        assert_eq!(batches(&strips).len(), 1);
+    }
+
+    #[test]
     fn a_foreign_file_is_refused() {
-        assert!(split_basis_file(b"not a basis file", 1, 1).is_err());
+        assert!(split_basis_file(b"not a basis file", 1).is_err());
         let mut header = vec![0u8; basis_layout::HEADER_LEN];
         header[..2].copy_from_slice(b"sB");
-        assert!(split_basis_file(&header, 1, 1).is_err());
+        assert!(split_basis_file(&header, 1).is_err());
         header[basis_layout::TEX_FORMAT] = basis_layout::TEX_FORMAT_UASTC;
         header[basis_layout::TOTAL_SLICES] = 1;
         header[basis_layout::SLICE_TABLE] = 200;
-        assert!(split_basis_file(&header, 1, 1).is_err());
+        assert!(split_basis_file(&header, 1).is_err());
     }
 }

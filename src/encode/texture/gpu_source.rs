@@ -137,7 +137,6 @@ mod tests {
             uastc: compress.then_some(UastcOptions {
                 quality: 0,
                 rdo: None,
-                threads: 1,
             }),
             blocks: None,
             zstd_level: 3,

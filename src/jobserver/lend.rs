@@ -1,0 +1,144 @@
+//! [`map`]: a list of independent jobs, run on the calling thread and on
+//! as many more as the budget lends tokens for.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::Scope;
+
+use super::budget::try_token;
+
+/// Stack of a lent thread: as much as a main thread gets, since encoders
+/// written for one thread (Basis Universal's among them) keep large frames.
+const STACK_BYTES: usize = 8 << 20;
+
+/// `work` applied to every item, in order. The calling thread always works;
+/// before it starts each item that leaves others waiting, a thread tries to
+/// take a token without waiting and, if it gets one, starts another thread,
+/// which takes items until none are left and then gives its token back.
+/// The results do not depend on how many threads ran, as long as `work`
+/// depends on its item alone.
+///
+/// A panic in `work` is raised again here, after every thread has stopped.
+pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if items.len() < 2 {
+        return items.iter().map(work).collect();
+    }
+    let jobs = Jobs {
+        items,
+        work: &work,
+        next: AtomicUsize::new(0),
+        results: Mutex::new(items.iter().map(|_| None).collect()),
+    };
+    std::thread::scope(|scope| jobs.run(scope));
+    jobs.results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|result| result.expect("every job ran"))
+        .collect()
+}
+
+/// The shared state of one [`map`].
+struct Jobs<'a, T, R, W> {
+    items: &'a [T],
+    work: &'a W,
+    /// The index of the next item to take.
+    next: AtomicUsize,
+    results: Mutex<Vec<Option<R>>>,
+}
+
+impl<'a, T: Sync, R: Send, W: Fn(&T) -> R + Sync> Jobs<'a, T, R, W> {
+    /// Takes items until none are left, lending work to a new thread first
+    /// whenever items would still be waiting.
+    fn run<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+        loop {
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = self.items.get(index) else {
+                return;
+            };
+            if index + 1 < self.items.len() {
+                self.recruit(scope);
+            }
+            let result = (self.work)(item);
+            self.results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
+        }
+    }
+
+    /// Starts one more thread if a token is free.
+    fn recruit<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+        let Some(token) = try_token() else {
+            return;
+        };
+        let spawned = std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                self.run(scope);
+                drop(token);
+            });
+        // A thread that cannot start gives its token back with the closure.
+        drop(spawned);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobserver::budget::with_threads;
+    use std::collections::BTreeSet;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Runs a slow map at `threads`; returns its results and how many
+    /// distinct threads did work and how many ran at once at most.
+    fn squares(threads: u32) -> (Vec<u64>, usize, usize) {
+        let busy = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let ids = Mutex::new(BTreeSet::new());
+        let items: Vec<u64> = (0..24).collect();
+        let out = with_threads(threads, || {
+            map(&items, |&n| {
+                let now = busy.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                ids.lock()
+                    .unwrap()
+                    .insert(format!("{:?}", std::thread::current().id()));
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                busy.fetch_sub(1, Ordering::SeqCst);
+                n * n
+            })
+        });
+        let threads_seen = ids.into_inner().unwrap().len();
+        (out, threads_seen, peak.into_inner())
+    }
+
+    #[test]
+    fn results_keep_order_at_any_thread_count() {
+        let expected: Vec<u64> = (0..24u64).map(|n| n * n).collect();
+        for threads in [1, 2, 4] {
+            let (out, seen, peak) = squares(threads);
+            assert_eq!(out, expected);
+            assert!(
+                peak <= threads as usize,
+                "{peak} busy with {threads} threads"
+            );
+            if threads == 1 {
+                assert_eq!(seen, 1);
+            } else {
+                assert!(seen > 1, "no thread was lent at {threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_reaches_the_caller() {
+        let items: Vec<u32> = (0..8).collect();
+        let caught = std::panic::catch_unwind(|| {
+            with_threads(3, || {
+                map(&items, |&n| {
+                    assert!(n != 5, "job five fails");
+                    n
+                })
+            })
+        });
+        assert!(caught.is_err());
+    }
+}
