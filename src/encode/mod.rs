@@ -19,6 +19,7 @@ pub mod mesh;
 pub mod mips;
 pub mod process;
 pub mod shader;
+pub mod strips;
 pub mod texture;
 pub mod texture_mode;
 pub mod uastc;

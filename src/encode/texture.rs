@@ -37,6 +37,7 @@ use super::image::{
     decode_source,
 };
 use super::mips::{Sample, mip_level_count, mip_levels};
+use super::strips::{self, Strip};
 pub use super::texture_mode::TextureMode;
 use super::uastc::{UastcError, UastcOptions, encode_uastc};
 use crate::format::ktx2::{
@@ -286,31 +287,41 @@ pub(crate) fn filtered_chains<T: Sample>(
 }
 
 /// Each level in `blocks.format`: every image's bytes of that level, image
-/// 0 first.
+/// 0 first. Strips run on lent threads, each thread with its own encoder.
 fn block_levels(
     chains: &[Vec<Rgba8Image>],
     mode: TextureMode,
     blocks: &BlockOptions,
 ) -> Result<Vec<Vec<u8>>, BlockError> {
-    let mut encoder = BlockEncoder::new(blocks.format, mode, blocks.quality)?;
-    encode_each_level(chains, |image| encoder.encode(image))
+    let new_encoder = || BlockEncoder::new(blocks.format, mode, blocks.quality);
+    // Refused settings are reported once, before any thread starts.
+    drop(new_encoder()?);
+    strips::encode(
+        chains,
+        blocks.format.block_dimensions(),
+        |encoder, batch| {
+            each_strip(encoder, new_encoder, batch, |encoder, image| {
+                encoder.encode(image)
+            })
+        },
+    )
 }
 
-/// The stored bytes of each kept level: `encode` of every image's copy of
-/// that level, image 0 first (`chains[image][level]`), the layout a KTX2
-/// level of several faces or layers has.
-pub(crate) fn encode_each_level<T, E>(
-    chains: &[Vec<RgbaImage<T>>],
-    mut encode: impl FnMut(&RgbaImage<T>) -> Result<Vec<u8>, E>,
+/// `encode` of every strip of `batch` with the thread's encoder, made by
+/// `new_encoder` on the thread's first batch.
+pub(crate) fn each_strip<T, E>(
+    encoder: &mut Option<BlockEncoder>,
+    new_encoder: impl Fn() -> Result<BlockEncoder, E>,
+    batch: &[Strip<T>],
+    encode: impl Fn(&mut BlockEncoder, &RgbaImage<T>) -> Result<Vec<u8>, E>,
 ) -> Result<Vec<Vec<u8>>, E> {
-    (0..chains[0].len())
-        .map(|level| {
-            let mut bytes = Vec::new();
-            for chain in chains {
-                bytes.extend(encode(&chain[level])?);
-            }
-            Ok(bytes)
-        })
+    let encoder = match encoder {
+        Some(encoder) => encoder,
+        None => encoder.insert(new_encoder()?),
+    };
+    batch
+        .iter()
+        .map(|strip| encode(encoder, &strip.image))
         .collect()
 }
 
@@ -374,11 +385,14 @@ pub fn write_supercompressed_with(
     zstd_level: i32,
     extra: &[(&str, &[u8])],
 ) -> Result<Vec<u8>, (usize, std::io::Error)> {
-    let stored = levels
-        .iter()
-        .enumerate()
-        .map(|(level, data)| supercompress(data, zstd_level).map_err(|e| (level, e)))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Levels are compressed on lent threads, each into its own frame, as
+    // they would be one after the other.
+    let indexed: Vec<(usize, &Vec<u8>)> = levels.iter().enumerate().collect();
+    let stored = crate::jobserver::map(&indexed, |&(level, data)| {
+        supercompress(data, zstd_level).map_err(|e| (level, e))
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
     let table: Vec<Ktx2Level> = stored
         .iter()
         .zip(levels)

@@ -14,18 +14,18 @@
 //!   threads, so the bytes would depend on the thread count.
 //!
 //! So the work is split here, in a way that depends on the image sizes only:
-//! every level of every image is cut into strips of whole block rows of about
-//! [`BATCH_BLOCKS`] blocks, small strips are gathered into batches of about
-//! that size, and each batch is one single-threaded encoder run. The batches
-//! run on the threads the jobserver lends ([`crate::jobserver::map`]). UASTC
-//! encodes every block on its own, so without RDO the blocks are those of one
-//! run over the whole image; with RDO each strip is optimised on its own,
+//! the levels are cut into strips and batches ([`crate::encode::strips`]),
+//! and each batch is one single-threaded encoder run, its strips the run's
+//! images. The batches run on the threads the jobserver lends. UASTC encodes
+//! every block on its own, so without RDO the blocks are those of one run
+//! over the whole image; with RDO each strip is optimised on its own,
 //! whatever the thread count, as the encoder would with threads of its own.
 
 use basis_universal::sys;
 use basis_universal::{BasisTextureFormat, ColorSpace, Compressor, CompressorParams};
 
 use super::image::Rgba8Image;
+use super::strips::{self, Strip};
 
 /// Bytes in one UASTC 4x4 block.
 pub const BLOCK_BYTES: usize = 16;
@@ -39,10 +39,6 @@ pub struct UastcOptions {
     /// values trade quality for smaller Zstandard output.
     pub rdo: Option<f32>,
 }
-
-/// Blocks in one encoder run, about: a strip of a large level, or several
-/// small levels together. A 2048x2048 texture with its mips makes 22 runs.
-pub const BATCH_BLOCKS: usize = 16384;
 
 /// UASTC blocks for a set of images with equal mip chains.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,85 +80,25 @@ pub fn encode_uastc(
         !chains.is_empty() && !chains[0].is_empty(),
         "encode_uastc: no images"
     );
-    let strips = strips(chains);
-    let batches = batches(&strips);
-    let mut levels = vec![Vec::new(); chains[0].len()];
-    let mut alpha = false;
-    for encoded in crate::jobserver::map(&batches, |batch| encode_batch(batch, srgb, options)) {
-        let encoded = encoded?;
-        alpha |= encoded.alpha;
-        for (strip, blocks) in encoded.strips.iter().zip(encoded.blocks) {
-            levels[strip.level].extend(blocks);
-        }
-    }
+    let levels = strips::encode(chains, (4, 4), |_: &mut (), batch| {
+        encode_batch(batch, srgb, options)
+    })?;
+    let alpha = chains.iter().flatten().any(has_alpha);
     Ok(UastcLevels { levels, alpha })
 }
 
-/// Whole block rows of one level of one image.
-#[derive(Debug)]
-struct Strip {
-    /// The mip level the rows belong to.
-    level: usize,
-    /// The rows' pixels.
-    image: Rgba8Image,
+/// Whether any texel of `image` has alpha below 255.
+fn has_alpha(image: &Rgba8Image) -> bool {
+    image.pixels.chunks_exact(4).any(|texel| texel[3] < 255)
 }
 
-/// Every level of every image cut into strips of about [`BATCH_BLOCKS`]
-/// blocks, in the order their blocks are stored: level by level, image 0
-/// first, each image top to bottom.
-fn strips(chains: &[Vec<Rgba8Image>]) -> Vec<Strip> {
-    let mut strips = Vec::new();
-    for level in 0..chains[0].len() {
-        for chain in chains {
-            let image = &chain[level];
-            let blocks_x = image.width.div_ceil(4) as usize;
-            let rows = 4 * BATCH_BLOCKS.div_ceil(blocks_x) as u32;
-            let row_bytes = image.width as usize * 4;
-            for top in (0..image.height).step_by(rows as usize) {
-                let height = rows.min(image.height - top);
-                let bytes = top as usize * row_bytes..(top + height) as usize * row_bytes;
-                strips.push(Strip {
-                    level,
-                    image: Rgba8Image {
-                        width: image.width,
-                        height,
-                        pixels: image.pixels[bytes].to_vec(),
-                    },
-                });
-            }
-        }
-    }
-    strips
-}
-
-/// Consecutive strips gathered into runs of at least [`BATCH_BLOCKS`]
-/// blocks (the last one may hold fewer).
-fn batches(strips: &[Strip]) -> Vec<&[Strip]> {
-    let mut batches = Vec::new();
-    let (mut start, mut blocks) = (0, 0);
-    for (index, strip) in strips.iter().enumerate() {
-        blocks += (strip.image.width.div_ceil(4) * strip.image.height.div_ceil(4)) as usize;
-        if blocks >= BATCH_BLOCKS || index + 1 == strips.len() {
-            batches.push(&strips[start..=index]);
-            (start, blocks) = (index + 1, 0);
-        }
-    }
-    batches
-}
-
-/// The blocks of one batch's strips, in order.
-struct EncodedBatch<'a> {
-    strips: &'a [Strip],
-    blocks: Vec<Vec<u8>>,
-    alpha: bool,
-}
-
-/// One single-threaded encoder run over `strips`, each strip its own image.
-fn encode_batch<'a>(
-    strips: &'a [Strip],
+/// One single-threaded encoder run over `strips`, each strip its own image:
+/// the blocks of each strip, in order.
+fn encode_batch(
+    strips: &[Strip<u8>],
     srgb: bool,
     options: &UastcOptions,
-) -> Result<EncodedBatch<'a>, UastcError> {
+) -> Result<Vec<Vec<u8>>, UastcError> {
     let mut params = CompressorParams::new();
     params.set_basis_format(BasisTextureFormat::UASTC4x4);
     // SAFETY: `params.0` is the live parameter block owned by `params`.
@@ -187,11 +123,7 @@ fn encode_batch<'a>(
     }
     // SAFETY: as above; `init` accepted the parameters.
     unsafe { compressor.process() }.map_err(|code| UastcError::Process(format!("{code:?}")))?;
-    Ok(EncodedBatch {
-        strips,
-        blocks: split_basis_file(compressor.basis_file(), strips.len())?,
-        alpha: compressor.any_source_image_has_alpha(),
-    })
+    split_basis_file(compressor.basis_file(), strips.len())
 }
 
 /// Copies an RGBA8 image into one of the encoder's source slots.
@@ -351,19 +283,11 @@ mod tests {
         // one 46 rows tall (not a whole number of blocks).
         let image = noise(2048, 302, 255);
         let chains = [vec![image.clone()]];
-        assert_eq!(strips(&chains).len(), 3);
+        assert_eq!(strips::cut(&chains, (4, 4)).len(), 3);
         let whole = [Strip { level: 0, image }];
         let one_run = encode_batch(&whole, true, &options(0)).unwrap();
         let split = crate::jobserver::budget::with_threads(2, || encode(&chains, 0));
-        assert_eq!(split.levels, one_run.blocks);
-    }
-
-    #[test]
-    fn small_levels_share_a_batch() {
-        let chain = vec![noise(64, 64, 255), noise(32, 32, 255), noise(16, 16, 255)];
-        let strips = strips(&[chain.clone(), chain]);
-        assert_eq!(strips.len(), 6);
-        assert_eq!(batches(&strips).len(), 1);
+        assert_eq!(split.levels, one_run);
     }
 
     #[test]

@@ -133,6 +133,7 @@ pub fn try_token() -> Option<Token> {
             spare
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
                 .ok()?;
+            log::record("acquire");
             0
         }
         Budget::Shared(client) => hold(client, client.try_take().ok()??)?,
@@ -165,6 +166,7 @@ impl Drop for Token {
         match &*self.budget {
             Budget::Alone => {}
             Budget::Fixed(spare) => {
+                log::record("release");
                 spare.fetch_add(1, Ordering::AcqRel);
             }
             Budget::Shared(client) => {

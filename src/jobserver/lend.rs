@@ -1,6 +1,7 @@
-//! [`map`]: a list of independent jobs, run on the calling thread and on
-//! as many more as the budget lends tokens for.
+//! [`map`] and [`map_with`]: a list of independent jobs, run on the calling
+//! thread and on as many more as the budget lends tokens for.
 
+use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::Scope;
@@ -20,14 +21,26 @@ const STACK_BYTES: usize = 8 << 20;
 ///
 /// A panic in `work` is raised again here, after every thread has stopped.
 pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_with(items, |_: &mut (), item| work(item))
+}
+
+/// [`map`] where each thread keeps a state of its own between items (an
+/// encoder context that is costly to build), starting from
+/// `S::default()`. The results must not depend on the state's history.
+pub fn map_with<T: Sync, S: Default, R: Send>(
+    items: &[T],
+    work: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
     if items.len() < 2 {
-        return items.iter().map(work).collect();
+        let mut state = S::default();
+        return items.iter().map(|item| work(&mut state, item)).collect();
     }
     let jobs = Jobs {
         items,
         work: &work,
         next: AtomicUsize::new(0),
         results: Mutex::new(items.iter().map(|_| None).collect()),
+        state: PhantomData,
     };
     std::thread::scope(|scope| jobs.run(scope));
     jobs.results
@@ -38,19 +51,22 @@ pub fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<
         .collect()
 }
 
-/// The shared state of one [`map`].
-struct Jobs<'a, T, R, W> {
+/// The shared part of one [`map_with`].
+struct Jobs<'a, T, S, R, W> {
     items: &'a [T],
     work: &'a W,
     /// The index of the next item to take.
     next: AtomicUsize,
     results: Mutex<Vec<Option<R>>>,
+    /// Each thread's state is its own; only its type is shared.
+    state: PhantomData<fn() -> S>,
 }
 
-impl<'a, T: Sync, R: Send, W: Fn(&T) -> R + Sync> Jobs<'a, T, R, W> {
+impl<'a, T: Sync, S: Default, R: Send, W: Fn(&mut S, &T) -> R + Sync> Jobs<'a, T, S, R, W> {
     /// Takes items until none are left, lending work to a new thread first
     /// whenever items would still be waiting.
     fn run<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+        let mut state = S::default();
         loop {
             let index = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = self.items.get(index) else {
@@ -59,7 +75,7 @@ impl<'a, T: Sync, R: Send, W: Fn(&T) -> R + Sync> Jobs<'a, T, R, W> {
             if index + 1 < self.items.len() {
                 self.recruit(scope);
             }
-            let result = (self.work)(item);
+            let result = (self.work)(&mut state, item);
             self.results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
         }
     }

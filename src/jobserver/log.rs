@@ -10,7 +10,8 @@
 //! * `start MODE` and `exit`: the process's own thread, which runs on the
 //!   token its parent holds for it (`MODE` is `alone`, `threads N` or
 //!   `jobserver`);
-//! * `acquire` and `release`: one extra thread's token;
+//! * `acquire` and `release`: one extra thread's token (of the jobserver,
+//!   or of the fixed budget `--threads` sets);
 //! * `killed`: a signal ended the process after it gave its tokens back.
 
 use std::ffi::CString;

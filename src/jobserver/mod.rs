@@ -26,4 +26,4 @@ pub mod log;
 pub mod server;
 
 pub use budget::{Token, init, try_token};
-pub use lend::map;
+pub use lend::{map, map_with};

@@ -134,10 +134,13 @@ fn compile(
         spread: options.spread,
         mode: options.mode,
     };
-    let fields = glyphs
-        .iter()
-        .map(|glyph| glyph_field(&face, glyph.id, &field_options))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Each glyph's field depends on that glyph alone: they run on lent
+    // threads, and the first error in charset order is the one reported.
+    let fields = crate::jobserver::map(&glyphs, |glyph| {
+        glyph_field(&face, glyph.id, &field_options)
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
     let drawn: Vec<&GlyphField> = fields.iter().flatten().collect();
     let sizes: Vec<(u32, u32)> = drawn
         .iter()

@@ -254,12 +254,17 @@ fn msdf_mode_sets_the_flag_and_writes_rgba() {
 }
 
 #[test]
-fn compiling_is_deterministic() {
+fn compiling_is_deterministic_at_one_two_and_four_threads() {
+    use crate::jobserver::budget::with_threads;
     for mode in [FontMode::Sdf, FontMode::Msdf] {
         let source = read(DEJAVU);
-        let first = compile_font(&source, &options(mode), 7).unwrap();
-        let second = compile_font(&source, &options(mode), 7).unwrap();
-        assert!(first == second, "{mode:?}");
+        let first = with_threads(1, || compile_font(&source, &options(mode), 7).unwrap());
+        for threads in [1, 2, 4] {
+            let again = with_threads(threads, || {
+                compile_font(&source, &options(mode), 7).unwrap()
+            });
+            assert!(first == again, "{mode:?} at {threads} threads");
+        }
     }
 }
 

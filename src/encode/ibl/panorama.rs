@@ -92,24 +92,23 @@ impl Panorama {
         let span = (self.width as f32 / (4.0 * size as f32)).ceil();
         let taps = (span as usize).clamp(1, 16);
         let step = 2.0 / size as f32;
-        (0..FACES)
-            .map(|face| {
-                Face::from_fn(size, |x, y| {
-                    let mut sum = [0.0; 3];
-                    for j in 0..taps {
-                        for i in 0..taps {
-                            let s = -1.0 + step * (x as f32 + (i as f32 + 0.5) / taps as f32);
-                            let t = -1.0 + step * (y as f32 + (j as f32 + 0.5) / taps as f32);
-                            let texel = self.sample(normalize(face_vector(face, s, t)));
-                            for (total, value) in sum.iter_mut().zip(texel) {
-                                *total += value;
-                            }
+        let faces: Vec<usize> = (0..FACES).collect();
+        crate::jobserver::map(&faces, |&face| {
+            Face::from_fn(size, |x, y| {
+                let mut sum = [0.0; 3];
+                for j in 0..taps {
+                    for i in 0..taps {
+                        let s = -1.0 + step * (x as f32 + (i as f32 + 0.5) / taps as f32);
+                        let t = -1.0 + step * (y as f32 + (j as f32 + 0.5) / taps as f32);
+                        let texel = self.sample(normalize(face_vector(face, s, t)));
+                        for (total, value) in sum.iter_mut().zip(texel) {
+                            *total += value;
                         }
                     }
-                    sum.map(|total| total / (taps * taps) as f32)
-                })
+                }
+                sum.map(|total| total / (taps * taps) as f32)
             })
-            .collect()
+        })
     }
 }
 

@@ -34,7 +34,9 @@
 
 use std::f32::consts::PI;
 
-use super::cube::{CubeLevel, Face, Vec3, cross, dot, normalize, sample_chain, texel_direction};
+use super::cube::{
+    CubeLevel, FACES, Face, Vec3, cross, dot, normalize, sample_chain, texel_direction,
+};
 use super::panorama::{Panorama, texel_direction as panorama_direction};
 
 /// Samples per texel of every specular level but the mirror one.
@@ -161,14 +163,14 @@ fn normalise_weights(taps: &mut [Tap]) {
 }
 
 /// One cube level of `size × size` faces, each texel the weighted sum of the
-/// `taps` around its direction, read from `chain`.
+/// `taps` around its direction, read from `chain`; the faces run on lent
+/// threads.
 fn convolve(chain: &[CubeLevel], size: usize, taps: &[Tap]) -> CubeLevel {
-    (0..6)
-        .map(|face| convolve_face(chain, face, size, taps))
-        .collect()
+    let faces: Vec<usize> = (0..FACES).collect();
+    crate::jobserver::map(&faces, |&face| convolve_face(chain, face, size, taps))
 }
 
-/// One face of [`convolve`]: the unit of work a caller may hand to a thread.
+/// One face of [`convolve`]: the unit of work a lent thread takes.
 fn convolve_face(chain: &[CubeLevel], face: usize, size: usize, taps: &[Tap]) -> Face {
     Face::from_fn(size, |x, y| {
         gather(chain, texel_direction(face, x, y, size), taps)
@@ -219,17 +221,25 @@ pub fn level_roughness(level: usize, levels: usize) -> f32 {
 /// level `k − 1` and roughness [`level_roughness`].
 pub fn specular(chain: &[CubeLevel], levels: usize) -> Vec<CubeLevel> {
     let base_size = chain[0][0].size;
-    (0..levels)
+    let taps: Vec<Vec<Tap>> = (1..levels)
         .map(|level| {
-            let size = (base_size >> level).max(1);
             let roughness = level_roughness(level, levels);
-            if level == 0 {
-                return chain[0].clone();
-            }
-            let taps = specular_taps(roughness * roughness, SPECULAR_SAMPLES, base_size);
-            convolve(chain, size, &taps)
+            specular_taps(roughness * roughness, SPECULAR_SAMPLES, base_size)
         })
-        .collect()
+        .collect();
+    // Every face of every convolved level is one job, largest level first.
+    let jobs: Vec<(usize, usize)> = (1..levels)
+        .flat_map(|level| (0..FACES).map(move |face| (level, face)))
+        .collect();
+    let mut faces = crate::jobserver::map(&jobs, |&(level, face)| {
+        convolve_face(chain, face, (base_size >> level).max(1), &taps[level - 1])
+    })
+    .into_iter();
+    let mut cube = vec![chain[0].clone()];
+    for _ in 1..levels {
+        cube.push(faces.by_ref().take(FACES).collect());
+    }
+    cube
 }
 
 /// The irradiance cube, `size × size` per face, from the radiance mip chain.

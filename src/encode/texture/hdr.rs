@@ -11,11 +11,11 @@
 //! normal map has no agreed encoding.
 
 use super::{
-    Shape, TextureError, TextureMode, TextureOptions, encode_each_level, filtered_chains,
-    write_texture,
+    Shape, TextureError, TextureMode, TextureOptions, each_strip, filtered_chains, write_texture,
 };
 use crate::encode::blocks::{BlockEncoder, BlockError};
 use crate::encode::image::RgbaF32Image;
+use crate::encode::strips;
 use crate::format::ktx2::{AstcBlock, TexelFormat};
 
 /// The texel format float sources are written in.
@@ -78,10 +78,14 @@ pub fn encode_float_levels(
     quality: u8,
 ) -> Result<(TexelFormat, Vec<Vec<u8>>), BlockError> {
     let format = format.texel_format();
-    let mut encoder = BlockEncoder::new(format, TextureMode::Linear, quality)?;
-    let levels = encode_each_level(chains, |image| {
-        let texels: &[[f32; 4]] = bytemuck::cast_slice(&image.pixels);
-        encoder.encode_float(image.width, image.height, texels)
+    let new_encoder = || BlockEncoder::new(format, TextureMode::Linear, quality);
+    // Refused settings are reported once, before any thread starts.
+    drop(new_encoder()?);
+    let levels = strips::encode(chains, format.block_dimensions(), |encoder, batch| {
+        each_strip(encoder, new_encoder, batch, |encoder, image| {
+            let texels: &[[f32; 4]] = bytemuck::cast_slice(&image.pixels);
+            encoder.encode_float(image.width, image.height, texels)
+        })
     })?;
     Ok((format, levels))
 }

@@ -1,0 +1,114 @@
+//! Threads inside one edge: every texture path, cube maps, arrays and fonts
+//! built through real Ninja at one and at four encoder threads
+//! (`ASSETC_THREADS`) give the same bytes, and the four-thread build really
+//! lent threads (the token log shows them).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use common::{Project, ninja_program, rgba_png};
+
+const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+const CONFIG: &str = r#"
+input: assets
+output: runtime
+default:
+  texture: { quality: 0, zstd_level: 3 }
+  font: { charset: ["0x20-0x7e"], px_per_em: 32 }
+  rules:
+    - match: "rdo/*"
+      texture: { rdo: 1.0 }
+    - match: "bc7/*"
+      texture: { format: bc7 }
+    - match: "astc/*"
+      texture: { format: astc-6x6 }
+    - match: "bc6h/*"
+      texture: { format: bc6h }
+"#;
+
+/// A project whose every texture is large enough to be cut into several
+/// strips (16384 blocks each): 1100 wide is 275 blocks a row.
+fn project() -> Project {
+    let p = Project::new(CONFIG);
+    let big = rgba_png(1100, 260, 3);
+    for rel in [
+        "plain/big.png",
+        "rdo/big.png",
+        "bc7/big.png",
+        "astc/big.png",
+        "bc6h/big.png",
+    ] {
+        p.write(&format!("assets/{rel}"), &big);
+    }
+    p.write("assets/plain/big.n.png", &rgba_png(1100, 260, 4));
+    for (seed, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
+        p.write(
+            &format!("assets/sky.env/{face}.png"),
+            &rgba_png(520, 520, seed as u8),
+        );
+    }
+    for layer in 0..3 {
+        p.write(
+            &format!("assets/t.array/layer{layer}.png"),
+            &rgba_png(600, 300, layer),
+        );
+    }
+    let font =
+        std::fs::read(DEJAVU).unwrap_or_else(|e| panic!("{DEJAVU}: {e} (run tools/ensure-deps)"));
+    p.write("assets/ui/sans.ttf", &font);
+    p
+}
+
+/// Configures and builds `p` with `threads` encoder threads, logging
+/// tokens to `log`; returns the outputs.
+fn build(p: &Project, threads: &str, log: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    p.assetc(&["configure"]).expect_ok("configure");
+    let out = Command::new(ninja_program())
+        .arg("-j1")
+        .current_dir(p.root())
+        .env("ASSETC_THREADS", threads)
+        .env("ASSETC_JOBSERVER_LOG", log)
+        .env_remove("MAKEFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ninja at {threads} threads:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    p.link(&["check", "--root", "runtime"]).expect_ok("check");
+    p.tree("runtime")
+}
+
+#[test]
+fn textures_cubes_arrays_and_fonts_are_the_same_at_one_and_four_threads() {
+    let logs = tempfile::tempdir().unwrap();
+    let one = project();
+    let four = project();
+    let single = build(&one, "1", &logs.path().join("one.log"));
+    let multi = build(&four, "4", &logs.path().join("four.log"));
+    assert_eq!(
+        single.keys().collect::<Vec<_>>(),
+        multi.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &single {
+        assert!(multi[path] == *bytes, "{path} differs at four threads");
+    }
+    // Eleven edges besides the link: at one thread none took a token, at
+    // four several did.
+    let count = |name: &str, event: &str| {
+        std::fs::read_to_string(logs.path().join(name))
+            .unwrap()
+            .lines()
+            .filter(|line| line.split(' ').nth(1) == Some(event))
+            .count()
+    };
+    assert_eq!(count("one.log", "acquire"), 0);
+    assert!(count("one.log", "start") >= 10);
+    assert!(count("four.log", "acquire") >= 10, "threads were not lent");
+    assert_eq!(count("four.log", "acquire"), count("four.log", "release"));
+}
