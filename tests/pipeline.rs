@@ -332,14 +332,16 @@ fn clean_builds_are_byte_identical_across_job_counts() {
 }
 
 #[test]
-fn the_demo_builds_byte_identical_at_one_and_two_jobs() {
+fn the_demo_builds_byte_identical_at_one_and_two_jobs_and_threads() {
     // Every kind at once: UASTC and raw textures, a cube map, an array, a LUT,
     // meshes with skins, a font atlas, shaders, a processor's output, embeds,
-    // the id files and three packs.
-    let trees = ["-j1", "-j2"].map(|jobs| {
+    // the id files and three packs; one job of one thread against two jobs
+    // of up to four threads each (the inspect goldens hold for both).
+    let trees = [("-j1", "1"), ("-j2", "4")].map(|(jobs, threads)| {
         let p = Project::demo();
         p.assetc(&["configure", "--pack"]).expect_ok("configure");
-        p.ninja(&[jobs]).expect_ok("ninja");
+        p.ninja_with(&[("ASSETC_THREADS", threads)], &[jobs])
+            .expect_ok("ninja");
         p.tree("runtime")
     });
     let names: Vec<&str> = trees[0].keys().map(String::as_str).collect();

@@ -7,6 +7,9 @@
 //!     writes OUT/color/NAME.png (the photo as assetc decodes it),
 //!     OUT/normal/NAME.png (a tangent-space normal map of its luminance) and
 //!     OUT/gray/NAME.png (its luminance)
+//! texture_quality tile --size N OUT PHOTO
+//!     writes OUT, an N x N image of the photo mirrored edge to edge (a large
+//!     photo-like texture for tools/thread-bench)
 //! texture_quality encode --mode M [--levels 0,1,2] [--mips B] [--repeat N] PNG...
 //!     encodes each PNG at each UASTC level and reports it
 //! texture_quality score --mode M --tool T --level L [--mips B] [--seconds S] PNG KTX2
@@ -59,6 +62,13 @@ enum Command {
         #[arg(required = true)]
         photos: Vec<PathBuf>,
     },
+    /// Write an N x N image of a photo mirrored edge to edge.
+    Tile {
+        #[arg(long)]
+        size: u32,
+        out: PathBuf,
+        photo: PathBuf,
+    },
     /// Encode PNGs with assetc at each UASTC level and report them.
     Encode {
         #[arg(long, value_enum)]
@@ -99,6 +109,9 @@ enum Command {
 fn main() -> Result<(), Error> {
     match Cli::parse().command {
         Command::Prepare { out, photos } => prepare(&out, &photos),
+        Command::Tile { size, out, photo } => {
+            write_png(&out, &mirror_tiled(&decode_image(&read(&photo)?)?, size))
+        }
         Command::Encode {
             mode,
             levels,
@@ -177,6 +190,32 @@ fn prepare(out: &Path, photos: &[PathBuf]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// `image` repeated to `size` x `size`, every other copy mirrored so that
+/// neighbouring copies meet without a seam.
+fn mirror_tiled(image: &Rgba8Image, size: u32) -> Rgba8Image {
+    let fold = |at: u32, side: u32| {
+        let copy = at / side;
+        let within = at % side;
+        if copy % 2 == 0 {
+            within
+        } else {
+            side - 1 - within
+        }
+    };
+    let pixels = (0..size)
+        .flat_map(|y| (0..size).map(move |x| (x, y)))
+        .flat_map(|(x, y)| {
+            let at = (fold(y, image.height) * image.width + fold(x, image.width)) as usize * 4;
+            image.pixels[at..at + 4].to_vec()
+        })
+        .collect();
+    Rgba8Image {
+        width: size,
+        height: size,
+        pixels,
+    }
 }
 
 /// Rec. 709 luma of the stored (sRGB-encoded) values, in `[0, 1]`.

@@ -126,7 +126,12 @@ impl Project {
     /// check` with the build's own arguments): a green build never ships
     /// output that its own check refuses.
     pub fn ninja(&self, args: &[&str]) -> Run {
-        let run = self.run(&ninja_program(), args);
+        self.ninja_with(&[], args)
+    }
+
+    /// [`Project::ninja`] with extra environment variables for the build.
+    pub fn ninja_with(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
+        let run = self.run_with(&ninja_program(), env, args);
         if run.ok && builds_default_targets(args) && self.path("build.ninja").exists() {
             let check = self.run(&ninja_program(), &["check"]);
             assert!(
@@ -220,8 +225,13 @@ impl Project {
     }
 
     fn run(&self, program: &str, args: &[&str]) -> Run {
+        self.run_with(program, &[], args)
+    }
+
+    fn run_with(&self, program: &str, env: &[(&str, &str)], args: &[&str]) -> Run {
         let output = Command::new(program)
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(self.root())
             .output()
             .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
