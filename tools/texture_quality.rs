@@ -198,7 +198,7 @@ fn mirror_tiled(image: &Rgba8Image, size: u32) -> Rgba8Image {
     let fold = |at: u32, side: u32| {
         let copy = at / side;
         let within = at % side;
-        if copy % 2 == 0 {
+        if copy.is_multiple_of(2) {
             within
         } else {
             side - 1 - within
