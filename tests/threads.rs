@@ -43,6 +43,7 @@ fn project() -> Project {
         p.write(&format!("assets/{rel}"), &big);
     }
     p.write("assets/plain/big.n.png", &rgba_png(1100, 260, 4));
+    p.write("assets/plain/big.r.png", &rgba_png(1100, 260, 5));
     for (seed, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
         p.write(
             &format!("assets/sky.env/{face}.png"),
