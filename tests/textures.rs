@@ -375,12 +375,14 @@ mod sources;
 
 /// [`NAMED`]'s settings, with float sources under `packed/` written as
 /// RGB9E5, those under `blocks/` as BC6H, and SVGs under `big/` drawn at 32
-/// pixels.
+/// pixels; the panorama's cubes stay small (at the default 256 texels its
+/// prefiltering takes two minutes in a debug build).
 fn every_kind_config() -> String {
     format!(
         "{NAMED}    - match: \"packed/**\"\n      texture: {{ hdr_format: rgb9e5 }}\n    \
          - match: \"blocks/**\"\n      texture: {{ hdr_format: bc6h }}\n    \
-         - match: \"big/**\"\n      texture: {{ svg_size: 32 }}\n"
+         - match: \"big/**\"\n      texture: {{ svg_size: 32 }}\n    \
+         - match: \"*.ibl.hdr\"\n      ibl: {{ size: 16 }}\n"
     )
 }
 

@@ -294,8 +294,6 @@ fn block_levels(
     blocks: &BlockOptions,
 ) -> Result<Vec<Vec<u8>>, BlockError> {
     let new_encoder = || BlockEncoder::new(blocks.format, mode, blocks.quality);
-    // Refused settings are reported once, before any thread starts.
-    drop(new_encoder()?);
     strips::encode(
         chains,
         blocks.format.block_dimensions(),

@@ -79,8 +79,6 @@ pub fn encode_float_levels(
 ) -> Result<(TexelFormat, Vec<Vec<u8>>), BlockError> {
     let format = format.texel_format();
     let new_encoder = || BlockEncoder::new(format, TextureMode::Linear, quality);
-    // Refused settings are reported once, before any thread starts.
-    drop(new_encoder()?);
     let levels = strips::encode(chains, format.block_dimensions(), |encoder, batch| {
         each_strip(encoder, new_encoder, batch, |encoder, image| {
             let texels: &[[f32; 4]] = bytemuck::cast_slice(&image.pixels);
