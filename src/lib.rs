@@ -16,6 +16,8 @@ pub mod hot_reload;
 #[cfg(feature = "tool")]
 pub mod app;
 #[cfg(feature = "tool")]
+pub mod build;
+#[cfg(feature = "tool")]
 pub mod cache;
 #[cfg(feature = "tool")]
 pub mod cli;

@@ -11,7 +11,10 @@
 //! error naming the file.
 //!
 //! `$NINJA` chooses the Ninja (else `ninja` on the PATH); `cmake` must be on
-//! the PATH (`tools/ensure-deps --for-tests` installs Debian's).
+//! the PATH (`tools/ensure-deps --for-tests` installs Debian's). One more
+//! test builds the example with the Makefiles generator and `make -j2`, whose
+//! jobserver the assets step must share: the encoders join it, and the token
+//! log never counts more than make's 2 tokens.
 
 mod common;
 
@@ -23,6 +26,7 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use assetc::format::{hman, hpack};
+use common::jobserver::{TokenLog, ninja_113};
 use common::{ASSETC, Run};
 
 /// The name the example gives `assetc_add_assets`, hence its output folder.
@@ -78,10 +82,20 @@ impl Example {
 
     /// `cmake -G Ninja` for the example, pointing at the binaries under test.
     fn configure(&self) -> Run {
+        let mut extra = Vec::new();
+        if let Ok(ninja) = std::env::var("NINJA") {
+            extra.push(format!("-DCMAKE_MAKE_PROGRAM={ninja}"));
+        }
+        self.configure_with("Ninja", &extra)
+    }
+
+    /// `cmake -G <generator> <extra>` for the example, pointing at the
+    /// binaries under test.
+    fn configure_with(&self, generator: &str, extra: &[String]) -> Run {
         let assetc_dir = Path::new(ASSETC).parent().expect("binary folder");
         let mut args = vec![
             "-G".to_string(),
-            "Ninja".to_string(),
+            generator.to_string(),
             "-S".to_string(),
             path_arg(&self.source()),
             "-B".to_string(),
@@ -89,9 +103,7 @@ impl Example {
             format!("-DASSETC_ROOT={}", path_arg(assetc_dir)),
             format!("-DASSETC_MODULE_DIR={}", path_arg(&repo().join("tools"))),
         ];
-        if let Ok(ninja) = std::env::var("NINJA") {
-            args.push(format!("-DCMAKE_MAKE_PROGRAM={ninja}"));
-        }
+        args.extend_from_slice(extra);
         cmake(&args)
     }
 
@@ -353,4 +365,51 @@ fn a_broken_config_fails_cmake_with_assetc_naming_the_file() {
         config.display()
     );
     assert!(example.built("game_assets.hpack").is_file());
+}
+
+#[test]
+fn under_make_the_assets_step_shares_makes_jobserver() {
+    let example = Example::new();
+    let ninja = format!("-DASSETC_NINJA_EXECUTABLE={}", path_arg(&ninja_113()));
+    example
+        .configure_with("Unix Makefiles", &[ninja])
+        .expect_ok("cmake -G 'Unix Makefiles'");
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let log_path = scratch.path().join("tokens.log");
+    let output = Command::new("make")
+        .args(["-j2", "-C"])
+        .arg(example.build_dir())
+        .env("ASSETC_JOBSERVER_LOG", &log_path)
+        .env_remove("MAKEFLAGS")
+        .env_remove("MFLAGS")
+        .env_remove("MAKELEVEL")
+        .env_remove("ASSETC_THREADS")
+        .output()
+        .expect("run make");
+    let build = run_of(output).expect_ok("make -j2");
+    assert_eq!(example.run_engine(), example.expected_listing());
+    let detected = build
+        .stdout
+        .lines()
+        .find(|line| line.contains("Jobserver mode detected"));
+    assert!(
+        detected.is_some_and(|line| !line.contains("assetc-jobserver-")),
+        "the inner Ninja 1.13 must take its edges from make's jobserver, not from a pool of \
+         assetc build's own:\n{}",
+        build.stdout
+    );
+    let log = TokenLog::read(&log_path);
+    let modes = log.start_modes();
+    assert!(
+        !modes.is_empty() && modes.values().all(|mode| mode == "jobserver"),
+        "every assetc process joins make's jobserver: {modes:?}\n{}",
+        build.stdout
+    );
+    let (peak, end) = log.replay();
+    assert!(
+        peak <= 2,
+        "{peak} tokens in use under make -j2:\n{}",
+        log.text()
+    );
+    assert_eq!(end, 0, "{}", log.text());
 }

@@ -35,7 +35,7 @@ const FLOORS: &[&[&str]] = &[
     &["fragment", "config"],
     &["encode"],
     &["cache", "link"],
-    &["inspect"],
+    &["inspect", "build"],
     &["configure", "view", "watch"],
     &["app"],
     &["bin"],

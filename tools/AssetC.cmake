@@ -11,7 +11,8 @@
 # The reference, how the incremental build works and the limitations are in
 # docs/cmake.md. In short: CMake configure runs `assetc configure` (so a
 # broken assetc.yml fails there, naming the file), and the build runs one
-# custom command that re-configures and runs assetc's own Ninja graph. That
+# custom command that re-configures and runs assetc's own Ninja graph
+# through `assetc build` (under make's jobserver with a Makefiles generator). That
 # command has a depfile listing every input the inner graph read, so a second
 # build with nothing changed runs nothing at all.
 #
@@ -188,7 +189,10 @@ function(_assetc_build_step)
   # rewritten build.ninja (it lives next to assetc.yml) with its own folders.
   # When nothing changed, configure writes nothing.
   _assetc_run("assetc configure" "${ASSETC_EXECUTABLE}" configure ${ASSETC_CONFIGURE_ARGS})
-  _assetc_run("the asset build (ninja)" "${ASSETC_NINJA}" -C "${ASSETC_CONFIG_DIR}")
+  # `assetc build` runs the inner Ninja under the jobserver make passed down
+  # (see _assetc_add_step), or under a pool of its own (docs/build.md).
+  set(ENV{NINJA} "${ASSETC_NINJA}")
+  _assetc_run("the asset build (assetc build)" "${ASSETC_EXECUTABLE}" build)
   _assetc_write_depfile()
   file(TOUCH "${ASSETC_STAMP}")
 endfunction()
@@ -360,8 +364,17 @@ endfunction()
 # generator it has a depfile, so it runs only when an input changed; other
 # generators cannot take a depfile here, and run the (cheap when nothing
 # changed) step on every build.
+#
+# Under GNU make, the word `$(MAKE)` in the recipe marks it as a recursive
+# make, so make leaves its jobserver open for it and the assets share make's
+# -j (CMake 3.28's JOB_SERVER_AWARE does the same); the step script ignores
+# the value. Other generators have no jobserver to pass.
 function(_assetc_add_step name params stamp depfile byproducts depends)
-  set(command "${CMAKE_COMMAND}" "-DASSETC_STEP_PARAMS=${params}" -P "${_ASSETC_MODULE_FILE}")
+  set(command "${CMAKE_COMMAND}" "-DASSETC_STEP_PARAMS=${params}")
+  if(CMAKE_GENERATOR MATCHES "^(Unix|MSYS|MinGW) Makefiles$")
+    list(APPEND command "-DASSETC_MAKE=$(MAKE)")
+  endif()
+  list(APPEND command -P "${_ASSETC_MODULE_FILE}")
   if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
     add_custom_command(
       OUTPUT "${stamp}"

@@ -1,10 +1,11 @@
-//! The `assetc` program: `configure` (the default), `init`, the inspection
-//! commands `info` and `pack info`, `cache`, `view` and `watch`.
+//! The `assetc` program: `configure` (the default), `build`, `init`, the
+//! inspection commands `info` and `pack info`, `cache`, `view` and `watch`.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use super::build::{BuildArgs, run_build};
 use crate::cache::command::CacheCommand;
 use crate::cli::finish;
 use crate::config::write_starter;
@@ -35,6 +36,9 @@ pub struct Cli {
 pub enum Command {
     /// Scan the input folder and write build.ninja (then run `ninja`).
     Configure(Box<ConfigureArgs>),
+    /// Configure when needed, then run Ninja under a jobserver with a
+    /// progress line (see docs/build.md).
+    Build(BuildArgs),
     /// Write a commented starter assetc.yml here (never overwrites).
     Init,
     /// Print per-file figures and totals for an output folder.
@@ -63,6 +67,7 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Some(Command::Configure(args)) => run_configure(&args),
+            Some(Command::Build(args)) => run_build(&args),
             Some(Command::Init) => init(),
             Some(Command::Info(args)) => run_info(&args),
             Some(Command::Pack(command)) => run_pack(&command),

@@ -1,4 +1,5 @@
-//! One rebuild: run Ninja, then find what it rewrote.
+//! One rebuild: run Ninja (through [`crate::build::run`], as `assetc build`
+//! does), then find what it rewrote.
 //!
 //! The edges that ran are the entries Ninja appended to its log during the
 //! build. Every assetc output is written only when its bytes change, so of
@@ -10,13 +11,18 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
+use crate::build::graph::GraphHeader;
+use crate::build::summary::print;
+use crate::build::{Request, run};
+use crate::cli::error_lines;
 use crate::format::hman::{self, MANIFEST_FILE};
 use crate::fsutil::slash_relative;
+
+/// The name messages start with.
+const NAME: &str = "assetc watch";
 
 /// What one build did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,10 +69,11 @@ impl Builder {
     /// Runs Ninja (echoing its output) and works out what changed.
     pub fn run(&mut self) -> Outcome {
         self.generation += 1;
-        let log = self.ninja_log();
-        let offset = fs::metadata(&log).map_or(0, |m| m.len());
+        let log = GraphHeader::read(&self.root)
+            .unwrap_or_default()
+            .log_path(&self.root);
         let since = stamp(&log.with_file_name("watch.stamp"));
-        let (ok, errors) = self.ninja();
+        let (ok, errors, ran) = self.ninja();
         let mut outcome = Outcome {
             generation: self.generation,
             ok,
@@ -74,7 +81,7 @@ impl Builder {
             ..Outcome::default()
         };
         let manifest = read_manifest(&self.output);
-        for output in ran_outputs(&log, offset) {
+        for output in ran {
             let file = self.root.join(&output);
             let rewritten = since.is_some_and(|since| modified(&file).is_some_and(|m| m >= since));
             if !rewritten {
@@ -102,79 +109,32 @@ impl Builder {
         outcome
     }
 
-    /// Runs Ninja with last-good outputs kept on failure; returns whether it
-    /// succeeded and the lines that say why not.
-    fn ninja(&self) -> (bool, Vec<String>) {
-        let child = Command::new(&self.ninja)
-            .current_dir(&self.root)
-            .env(crate::encode::job::KEEP_LAST_GOOD, "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(child) => child,
-            Err(e) => return (false, vec![format!("{}: cannot run: {e}", self.ninja)]),
+    /// Runs Ninja the way `assetc build` does, with last-good outputs kept
+    /// on failure; returns whether it succeeded, the lines that say why
+    /// not, and the outputs of the edges that ran.
+    fn ninja(&self) -> (bool, Vec<String>, Vec<String>) {
+        let request = Request {
+            name: NAME.to_owned(),
+            root: self.root.clone(),
+            ninja: self.ninja.clone(),
+            jobs: None,
+            targets: Vec::new(),
+            env: vec![(
+                crate::encode::job::KEEP_LAST_GOOD.to_owned(),
+                "1".to_owned(),
+            )],
         };
-        let stderr = child
-            .stderr
-            .take()
-            .map(|err| std::thread::spawn(move || echo(BufReader::new(err), true)));
-        let mut errors = child
-            .stdout
-            .take()
-            .map(|out| echo(BufReader::new(out), false))
-            .unwrap_or_default();
-        if let Some(thread) = stderr {
-            errors.extend(thread.join().unwrap_or_default());
-        }
-        let ok = child.wait().is_ok_and(|status| status.success());
-        (ok, if ok { Vec::new() } else { errors })
-    }
-
-    /// Where Ninja keeps its log: `builddir` of `build.ninja`, or the root.
-    fn ninja_log(&self) -> PathBuf {
-        let text = fs::read_to_string(self.root.join("build.ninja")).unwrap_or_default();
-        let builddir = text
-            .lines()
-            .find_map(|line| line.strip_prefix("builddir = "))
-            .map_or_else(|| self.root.clone(), |dir| self.root.join(dir.trim()));
-        builddir.join(".ninja_log")
-    }
-}
-
-/// Echoes a stream line by line (to stderr or stdout) and keeps the lines
-/// that report an error.
-fn echo(stream: impl BufRead, to_stderr: bool) -> Vec<String> {
-    let mut errors = Vec::new();
-    for line in stream.lines().map_while(Result::ok) {
-        if to_stderr {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
-        let reports = line.contains("error:") || line.trim_start().starts_with("caused by:");
-        if reports || line.starts_with("FAILED: ") {
-            errors.push(line);
+        match run(&request, None) {
+            Ok(outcome) => {
+                print(NAME, &outcome);
+                let ok = outcome.status.success();
+                let errors = if ok { Vec::new() } else { outcome.errors };
+                let ran = outcome.ran.into_iter().map(|entry| entry.output).collect();
+                (ok, errors, ran)
+            }
+            Err(e) => (false, error_lines(NAME, &e), Vec::new()),
         }
     }
-    errors
-}
-
-/// The outputs of the log entries from `offset` on (all of them when Ninja
-/// rewrote the log shorter meanwhile).
-fn ran_outputs(log: &Path, offset: u64) -> Vec<String> {
-    let Ok(bytes) = fs::read(log) else {
-        return Vec::new();
-    };
-    let start = usize::try_from(offset)
-        .ok()
-        .filter(|&o| o <= bytes.len())
-        .unwrap_or(0);
-    String::from_utf8_lossy(&bytes[start..])
-        .lines()
-        .filter(|line| !line.starts_with('#'))
-        .filter_map(|line| line.split('\t').nth(3).map(str::to_owned))
-        .collect()
 }
 
 /// Touches the stamp file and returns its time: the start of the build on

@@ -2,7 +2,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
@@ -11,7 +11,9 @@ use super::build::{Builder, Outcome};
 use super::events::ProjectEvents;
 use super::inputs::outside_folders;
 use super::publish::{Feed, block};
-use crate::cli::{finish, to_stderr};
+use crate::build::graph;
+use crate::build::ninja::program_from_env;
+use crate::cli::finish;
 use crate::config::Config;
 
 const PROGRAM: &str = "assetc";
@@ -81,8 +83,7 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
             source,
         }
     })?;
-    let ninja = std::env::var("NINJA").unwrap_or_else(|_| "ninja".into());
-    let mut builder = Builder::new(root.clone(), selection.output.clone(), ninja);
+    let mut builder = Builder::new(root.clone(), selection.output.clone(), program_from_env());
     let quiet = Duration::from_millis(args.quiet_ms);
     let regeneration = root
         .join(".assetc")
@@ -130,23 +131,11 @@ fn is_pack_of(output: &Path) -> impl Fn(&Path) -> bool + use<> {
 }
 
 /// Runs `assetc configure` when there is no `build.ninja` yet (the first
-/// run, or after a configure that failed); otherwise Ninja re-runs it when
-/// the graph needs it.
+/// run, or after a configure that failed) or it is of another preset;
+/// otherwise Ninja re-runs it when the graph needs it.
 fn configure_if_needed(root: &Path, preset: Option<&str>) {
-    if root.join("build.ninja").is_file() {
-        return;
-    }
-    let Ok(program) = std::env::current_exe() else {
-        return;
-    };
-    let mut command = Command::new(program);
-    command.current_dir(root).arg("configure");
-    if let Some(preset) = preset {
-        command.args(["--preset", preset]);
-    }
-    if let Err(e) = command.status() {
-        to_stderr(&format!("assetc watch: cannot run configure: {e}"));
-    }
+    let program = std::env::current_exe().unwrap_or_else(|_| PROGRAM.into());
+    graph::configure_if_needed(&program, root, preset);
 }
 
 /// One line about the build, for the person watching.

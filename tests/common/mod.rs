@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses a different subset of the harness
 
+pub mod jobserver;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
