@@ -187,7 +187,7 @@ mod tests {
         // Big has 6 s left; three small edges (2 s each) are queued: the
         // 12 s of work shared by 2 jobs.
         assert_eq!(
-            estimator.time_left(&[big.clone()], 3),
+            estimator.time_left(std::slice::from_ref(&big), 3),
             Some(Duration::from_secs(6))
         );
         // Alone, big's own 6 s is the floor.
