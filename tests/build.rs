@@ -19,13 +19,11 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::jobserver::{TokenLog, ninja_113};
+use common::jobserver::{LOG_VAR, TokenLog, ninja_113, without_inherited_budget};
 use common::{ASSETC, Project, Run, ninja_program};
 
 /// The side of the texture that is cut into several UASTC batches.
 const LARGE: u32 = 1024;
-/// The variable naming the token log.
-const LOG_VAR: &str = "ASSETC_JOBSERVER_LOG";
 /// Textures at the fastest UASTC level, so the tests stay quick.
 const QUICK_TEXTURES: &str =
     "input: assets\noutput: runtime\ndefault:\n  texture: { quality: 0 }\n";
@@ -47,12 +45,8 @@ fn command(p: &Project, program: &str, args: &[&str], ninja: &Path, log: &Path) 
         .args(args)
         .current_dir(p.root())
         .env("NINJA", ninja)
-        .env(LOG_VAR, log)
-        .env_remove("MAKEFLAGS")
-        .env_remove("MFLAGS")
-        .env_remove("MAKELEVEL")
-        .env_remove("ASSETC_THREADS")
-        .env_remove("ASSETC_JOBSERVER_OWN_TOKEN");
+        .env(LOG_VAR, log);
+    without_inherited_budget(&mut command);
     command
 }
 
@@ -74,13 +68,7 @@ fn run(mut command: Command) -> (Run, Option<i32>) {
 /// Asserts the accounting of a build under a jobserver of 2 tokens that
 /// lent threads and got every token back.
 fn assert_two_tokens_lent_and_returned(log: &TokenLog, what: &str) {
-    let (peak, end) = log.replay();
-    assert!(
-        peak <= 2,
-        "{what}: {peak} tokens in use at once:\n{}",
-        log.text()
-    );
-    assert_eq!(end, 0, "{what}: tokens not given back:\n{}", log.text());
+    log.assert_within(2, what);
     assert!(
         log.count("acquire") >= 1,
         "{what}: no thread was lent:\n{}",

@@ -26,7 +26,7 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use assetc::format::{hman, hpack};
-use common::jobserver::{TokenLog, ninja_113};
+use common::jobserver::{LOG_VAR, TokenLog, ninja_113, without_inherited_budget};
 use common::{ASSETC, Run};
 
 /// The name the example gives `assetc_add_assets`, hence its output folder.
@@ -376,14 +376,11 @@ fn under_make_the_assets_step_shares_makes_jobserver() {
         .expect_ok("cmake -G 'Unix Makefiles'");
     let scratch = tempfile::tempdir().expect("temp dir");
     let log_path = scratch.path().join("tokens.log");
-    let output = Command::new("make")
-        .args(["-j2", "-C"])
+    let mut make = Command::new("make");
+    make.args(["-j2", "-C"])
         .arg(example.build_dir())
-        .env("ASSETC_JOBSERVER_LOG", &log_path)
-        .env_remove("MAKEFLAGS")
-        .env_remove("MFLAGS")
-        .env_remove("MAKELEVEL")
-        .env_remove("ASSETC_THREADS")
+        .env(LOG_VAR, &log_path);
+    let output = without_inherited_budget(&mut make)
         .output()
         .expect("run make");
     let build = run_of(output).expect_ok("make -j2");
@@ -405,11 +402,5 @@ fn under_make_the_assets_step_shares_makes_jobserver() {
         "every assetc process joins make's jobserver: {modes:?}\n{}",
         build.stdout
     );
-    let (peak, end) = log.replay();
-    assert!(
-        peak <= 2,
-        "{peak} tokens in use under make -j2:\n{}",
-        log.text()
-    );
-    assert_eq!(end, 0, "{}", log.text());
+    log.assert_within(2, "make -j2");
 }

@@ -6,7 +6,7 @@
 //!   outer build), else a pool of its own, and how Ninja runs under it
 //!   (without `-j` from 1.13 on, which takes its edges from the pool;
 //!   `-jN` with one token per assetc process before);
-//! * [`run`] starts Ninja, reads its output (status lines become counts,
+//! * [`mod@run`] starts Ninja, reads its output (status lines become counts,
 //!   every other line is passed through) and, after it exits, what it ran
 //!   and whether every token came back;
 //! * [`running`] finds the edges running now in `/proc`; [`ninja_log`]

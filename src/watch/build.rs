@@ -1,4 +1,4 @@
-//! One rebuild: run Ninja (through [`crate::build::run`], as `assetc build`
+//! One rebuild: run Ninja (through [`crate::build::run()`], as `assetc build`
 //! does), then find what it rewrote.
 //!
 //! The edges that ran are the entries Ninja appended to its log during the

@@ -4,6 +4,25 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The variable naming the token log.
+pub const LOG_VAR: &str = "ASSETC_JOBSERVER_LOG";
+
+/// Leaves out of `command`'s environment any jobserver or thread budget
+/// inherited from whoever runs the tests (`make test`, a benchmark).
+pub fn without_inherited_budget(command: &mut Command) -> &mut Command {
+    for var in [
+        "MAKEFLAGS",
+        "MFLAGS",
+        "MAKELEVEL",
+        "ASSETC_THREADS",
+        "ASSETC_JOBSERVER_OWN_TOKEN",
+    ] {
+        command.env_remove(var);
+    }
+    command
+}
 
 /// Ninja 1.13, which takes its edges from a jobserver: PyPI's
 /// `ninja==1.13.2`, installed into `target/ninja-1.13` by
@@ -56,6 +75,18 @@ impl TokenLog {
             peak = peak.max(in_use);
         }
         (peak, in_use)
+    }
+
+    /// Asserts that the replay never counts more than `tokens` in use and
+    /// ends with every token given back.
+    pub fn assert_within(&self, tokens: i64, what: &str) {
+        let (peak, end) = self.replay();
+        assert!(
+            peak <= tokens,
+            "{what}: {peak} tokens in use at once:\n{}",
+            self.text()
+        );
+        assert_eq!(end, 0, "{what}: tokens not given back:\n{}", self.text());
     }
 
     /// How many lines are `event` (the first word).
