@@ -413,3 +413,22 @@ fn a_different_preset_reconfigures_and_the_same_one_does_not() {
             .contains("CONFIGURE desktop")
     );
 }
+
+#[test]
+fn a_ninja_that_cannot_run_is_named() {
+    let p = Project::new("input: assets\noutput: runtime\n");
+    let scratch = tempfile::tempdir().unwrap();
+    let missing = scratch.path().join("no-such-ninja");
+    let log = scratch.path().join("tokens.log");
+    let (run, code) = run(command(&p, ASSETC, &["build"], &missing, &log));
+    assert!(!run.ok);
+    assert_eq!(code, Some(1));
+    assert!(
+        run.stderr.contains(&format!(
+            "assetc build: error: {}: cannot run it (set NINJA to the Ninja program)",
+            missing.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}

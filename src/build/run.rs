@@ -60,7 +60,7 @@ pub struct Outcome {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// Ninja does not start.
-    #[error("{ninja}: cannot run it: {source} (set NINJA to the Ninja program)")]
+    #[error("{ninja}: cannot run it (set NINJA to the Ninja program)")]
     Spawn {
         /// The program.
         ninja: String,
