@@ -1,7 +1,9 @@
 //! Meshes through the real pipeline: glTF, GLB and OBJ sources become
 //! `.hmesh`, `.hmat`, `.hanim` and one texture edge per image; edits rebuild
-//! exactly their dependents; bad sources fail only their own edge; and two
-//! small meshes match golden files byte for byte.
+//! exactly their dependents; bad sources fail only their own edge; two
+//! small meshes match golden files byte for byte; and a large mesh, which
+//! the edge cuts into parts for threads, has the same bytes at 1 and 4
+//! threads.
 
 mod common;
 
@@ -10,7 +12,7 @@ mod fixtures;
 
 use assetc::format::hash::asset_hash;
 use assetc::format::{hanim, hman, hmat, hmesh, ktx2};
-use common::{Project, Run, assert_golden, rgba_png};
+use common::{Project, Run, assert_golden, ninja_program, rgba_png};
 use fixtures::{GltfBuilder, Material, Node, Primitive};
 
 /// Raw textures keep these tests fast; the texture tests cover UASTC.
@@ -655,4 +657,89 @@ fn obj_absolute_names_are_looked_for_beside_and_library_names_may_hold_spaces() 
     assert_eq!(rows[0].base_color_texture, asset_hash("props/crate/tex_0"));
     assert_eq!(rows[1].base_color_texture, asset_hash("props/crate/tex_1"));
     assert!(p.path("runtime/props/crate/tex_1.ktx2").exists());
+}
+
+/// `assets/terrain.gltf`: a hilly `n × n`-quad grid with normals and UVs
+/// (tangents are made by the edge), and a cube of two primitives.
+fn write_terrain(p: &Project, n: u32) {
+    let height = |x: f32, y: f32| 0.05 * (17.0 * x).sin() * (13.0 * y).cos();
+    let (mut positions, mut normals, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
+    for row in 0..=n {
+        for column in 0..=n {
+            let (x, y) = (column as f32 / n as f32, row as f32 / n as f32);
+            positions.push([x, y, height(x, y)]);
+            let dx = 0.85 * (17.0 * x).cos() * (13.0 * y).cos();
+            let dy = -0.65 * (17.0 * x).sin() * (13.0 * y).sin();
+            let length = (dx * dx + dy * dy + 1.0).sqrt();
+            normals.push([-dx / length, -dy / length, 1.0 / length]);
+            uvs.push([x * 4.0, y * 4.0]);
+        }
+    }
+    let at = |column: u32, row: u32| row * (n + 1) + column;
+    let mut indices = Vec::new();
+    for row in 0..n {
+        for column in 0..n {
+            let (a, b) = (at(column, row), at(column + 1, row));
+            let (c, d) = (at(column + 1, row + 1), at(column, row + 1));
+            indices.extend([a, b, c, a, c, d]);
+        }
+    }
+    let mut b = GltfBuilder::new();
+    let ground = Primitive::new(b.add_positions(&positions))
+        .normal(b.add_vec3(&normals))
+        .uv(b.add_vec2(&uvs))
+        .indices(b.add_indices_u32(&indices));
+    let ground = b.add_mesh(&[ground]);
+    let material = b.add_material(&Material::default());
+    let cube = add_cube(&mut b, (material, material));
+    let nodes = [ground, cube].map(|mesh| b.add_node(Node::mesh(mesh)));
+    b.add_scene(&nodes);
+    std::fs::create_dir_all(p.path("assets")).unwrap();
+    b.write_gltf(&p.path("assets"), "terrain").unwrap();
+}
+
+#[test]
+fn a_large_mesh_has_the_same_bytes_at_one_and_four_threads() {
+    let p = Project::new(CONFIG);
+    // 264 × 264 quads: 139,392 triangles, two parts and three tangent runs.
+    write_terrain(&p, 264);
+    p.assetc(&["configure"]).expect_ok("assetc configure");
+    let build = |threads: &str| {
+        // Ninja runs the edge again when its output is missing; the
+        // thread budget is not part of the command line.
+        let _ = std::fs::remove_file(p.path("runtime/terrain.hmesh"));
+        let output = std::process::Command::new(ninja_program())
+            .current_dir(p.root())
+            .env("ASSETC_THREADS", threads)
+            .env_remove("MAKEFLAGS")
+            .env_remove("ASSETC_CACHE")
+            .output()
+            .expect("ninja runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "ninja at {threads} threads: {stdout}"
+        );
+        assert!(stdout.contains("MESH assets/terrain.gltf"), "{stdout}");
+        (
+            read(&p, "runtime/terrain.hmesh"),
+            read(&p, "runtime/terrain.hmat"),
+        )
+    };
+    let one = build("1");
+    let four = build("4");
+    assert!(one == four, "the mesh files differ between 1 and 4 threads");
+    let mesh = hmesh::read_hmesh(&one.0).unwrap();
+    assert_eq!(
+        mesh.submeshes.len(),
+        3,
+        "the grid and the cube's two primitives"
+    );
+    assert_eq!(mesh.submeshes[0].index_count, 6 * 264 * 264);
+    // Both levels of the cut grid were kept and reach near their targets.
+    let full = f64::from(mesh.submeshes[0].index_count);
+    for (level, ratio) in mesh.lod_table.iter().take(2).zip([0.5, 0.25]) {
+        let share = f64::from(level.index_count) / full;
+        assert!(share > ratio * 0.8 && share < ratio * 1.2, "{level:?}");
+    }
 }

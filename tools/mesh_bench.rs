@@ -25,8 +25,9 @@
 //! Every report is one tab-separated line, `what  name  value...`:
 //! * `mesh  -  quads  triangles  vertices` after `generate`;
 //! * `stage  NAME  wall_seconds  cpu_seconds` after `stages`, with NAME one of
-//!   `import`, `build`, `write` and `total` (CPU time is this thread's; the
-//!   encoder runs on the calling thread alone);
+//!   `import`, `build`, `write` and `total` (CPU time is the whole process's:
+//!   the build uses the threads `ASSETC_THREADS` or a jobserver lends, as the
+//!   edge does, and the calling thread alone without them);
 //! * after `load`, first `contents  -  vertices  indices  meshlets
 //!   meshlet_vertices  meshlet_triangles  lod_indices  lod_triangles` (what
 //!   the `.hmesh` holds; the last is one count per reduced level, joined with
@@ -318,25 +319,25 @@ impl Times {
     }
 }
 
-/// Runs `work` and returns its result with its wall and thread CPU time.
+/// Runs `work` and returns its result with its wall and process CPU time.
 fn timed<T>(work: impl FnOnce() -> Result<T, Error>) -> Result<(T, Times), Error> {
-    let (cpu_start, wall_start) = (thread_cpu_seconds()?, Instant::now());
+    let (cpu_start, wall_start) = (process_cpu_seconds()?, Instant::now());
     let value = work()?;
     let times = Times {
         wall: wall_start.elapsed().as_secs_f64(),
-        cpu: thread_cpu_seconds()? - cpu_start,
+        cpu: process_cpu_seconds()? - cpu_start,
     };
     Ok((value, times))
 }
 
-/// The CPU time the calling thread has used, in seconds.
-fn thread_cpu_seconds() -> Result<f64, Error> {
+/// The CPU time all the process's threads have used, in seconds.
+fn process_cpu_seconds() -> Result<f64, Error> {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `now` is a valid, writable timespec for the call to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) } != 0 {
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) } != 0 {
         return Err(std::io::Error::last_os_error().into());
     }
     Ok(now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9)
@@ -348,6 +349,8 @@ fn thread_cpu_seconds() -> Result<f64, Error> {
 /// encoding the `.hmesh` bytes. The `.hmat` and the file writes, which the
 /// process also does, are left out.
 fn stages(repeat: u32, gltf: &Path) -> Result<(), Error> {
+    // The thread budget of `ASSETC_THREADS` or the jobserver, as in the edge.
+    let _budget = assetc::jobserver::init(None);
     let input_root = gltf.parent().unwrap_or(Path::new("."));
     let options = BuildOptions::default();
     let mut best = [Times::NONE; 4];

@@ -16,24 +16,40 @@
 //!    source (`indexed`); otherwise the primitive is first expanded to one
 //!    vertex per corner, since flat normals differ per corner (`corners`).
 //!    Both paths give the same bytes.
-//! 4. Meshlets, reduced levels of detail and bounds are computed and appended
-//!    to the shared arrays with global indices (`assemble`).
+//! 4. Meshlets and reduced levels of detail are computed (`meshlets`,
+//!    `levels`), then appended to the shared arrays with global indices,
+//!    with the bounds (`assemble`).
 //!
 //! Materials get dense slots in first-use order (`materials`).
 //! `MESH_FLAG_HAS_TANGENTS` is set only when every submesh has real tangents,
 //! from the source or from MikkTSpace. The scene's skeleton is copied as is;
 //! when it is non-empty every vertex gets a `SKIN` entry.
 //!
-//! The build is deterministic: no hash-map iteration order and no threads
-//! reach the output, so the same scene always gives the same [`MeshData`].
+//! # Threads
+//!
+//! The build uses the threads the jobserver lends ([`crate::jobserver::map`]),
+//! and only those: with no token it runs on the calling thread alone. Steps
+//! 1 to 3 run for every primitive at once; a submesh of more than
+//! `PART_TRIANGLES` (2^17) triangles is cut into spatially compact parts
+//! (`parts`) whose vertex cache order, meshlets and level chains are
+//! independent jobs (`part_jobs`). Every split depends on the scene alone and
+//! every result is put back in scene and part order, so the same scene always
+//! gives the same [`MeshData`], at any thread count; no hash-map iteration
+//! order reaches the output either.
 
 mod assemble;
+mod chunked;
 mod corners;
 mod error;
 mod indexed;
+mod levels;
 mod materials;
+mod meshlets;
 mod options;
+mod part_jobs;
+mod parts;
 mod skin;
+mod tangents;
 mod validate;
 mod vectors;
 mod weld;
@@ -47,7 +63,9 @@ pub use options::{BuildOptions, MESHLET_MAX_TRIANGLES_LIMIT, MESHLET_MAX_VERTICE
 use crate::encode::mesh::scene::{Primitive, Scene};
 use crate::format::hmat::GpuMaterial;
 use crate::format::hmesh::MeshData;
+use crate::jobserver;
 use assemble::Assembler;
+use parts::Cuts;
 use weld::LocalGeometry;
 
 /// The result of a build: the `.hmesh` contents and the `.hmat` rows.
@@ -70,6 +88,17 @@ pub fn build_mesh(
     source_ref: &str,
     options: &BuildOptions,
 ) -> Result<BuiltMesh, BuildError> {
+    build_with_cuts(scene, source_ref, options, Cuts::DEFAULT)
+}
+
+/// [`build_mesh`], cutting large submeshes where `cuts` says (tests cut
+/// small meshes).
+fn build_with_cuts(
+    scene: &Scene,
+    source_ref: &str,
+    options: &BuildOptions,
+    cuts: Cuts,
+) -> Result<BuiltMesh, BuildError> {
     options.validate()?;
     if scene.primitives.is_empty() {
         return Err(BuildError::NoPrimitives);
@@ -77,12 +106,25 @@ pub fn build_mesh(
     let slots = materials::assign_slots(scene, source_ref)?;
     let lod_count = options.lod_count()?;
 
+    let joint_count = scene.skeleton.len();
+    // The first failing primitive in scene order is the one reported.
+    let prepared = jobserver::map(&scene.primitives, |primitive| {
+        prepare_submesh(primitive, joint_count, cuts)
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
+    let all_real_tangents = prepared.iter().all(|(_, real)| *real);
+    let locals: Vec<LocalGeometry> = prepared.into_iter().map(|(local, _)| local).collect();
+    let labels: Vec<&str> = scene.primitives.iter().map(|p| p.label.as_str()).collect();
+    let part_results = part_jobs::run_part_jobs(&labels, &locals, options)?;
+
     let mut assembler = Assembler::new(options, scene.skeleton.clone(), lod_count);
-    let mut all_real_tangents = true;
-    for (primitive, &slot) in scene.primitives.iter().zip(&slots.per_primitive) {
-        let (local, real_tangents) = prepare_submesh(primitive, scene.skeleton.len())?;
-        all_real_tangents &= real_tangents;
-        assembler.append(&primitive.label, &local, slot)?;
+    for ((label, local), (parts, &slot)) in labels
+        .iter()
+        .zip(&locals)
+        .zip(part_results.iter().zip(&slots.per_primitive))
+    {
+        assembler.append(label, local, parts, slot)?;
     }
     Ok(BuiltMesh {
         mesh: assembler.finish(slots.refs, all_real_tangents),
@@ -96,6 +138,7 @@ pub fn build_mesh(
 fn prepare_submesh(
     primitive: &Primitive,
     joint_count: usize,
+    cuts: Cuts,
 ) -> Result<(LocalGeometry, bool), BuildError> {
     validate::validate_primitive(primitive)?;
     let skin = if joint_count > 0 {
@@ -105,7 +148,7 @@ fn prepare_submesh(
     };
     // The indexed merge declines exactly when some normal must be made flat.
     let (merged, real_tangents, flat_normals) =
-        match indexed::merge_indexed(primitive, skin.as_deref()) {
+        match indexed::merge_indexed(primitive, skin.as_deref(), cuts.tangent_run_triangles) {
             Some((merged, real_tangents)) => (merged, real_tangents, false),
             None => {
                 let corners = corners::expand_corners(primitive, skin.as_deref());
@@ -113,6 +156,6 @@ fn prepare_submesh(
                 (merged, corners.real_tangents, true)
             }
         };
-    let local = weld::order_for_gpu(&primitive.label, merged, flat_normals)?;
+    let local = weld::order_for_gpu(&primitive.label, merged, flat_normals, cuts.part_triangles)?;
     Ok((local, real_tangents))
 }

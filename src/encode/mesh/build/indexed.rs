@@ -17,14 +17,17 @@
 
 use std::collections::HashMap;
 
-use meshopt::{TangentOptions, generate_tangents, generate_vertex_remap};
+use meshopt::generate_vertex_remap;
 
+use super::chunked::{map_chunked, map_chunked_with};
 use super::corners::{VertexKey, WorkVertex, unit_tangent};
+use super::tangents::{self, TangentInput};
 use super::vectors::{normalized, positive_zero};
 use super::weld::Merged;
 use crate::encode::mesh::scene::Primitive;
 use crate::format::hmesh::{GpuSkinVertex, GpuVertex};
 use crate::format::oct::{oct_encode, oct_encode_tangent};
+use crate::jobserver;
 
 /// No vertex yet for this packed source vertex.
 const UNSEEN: u32 = u32::MAX;
@@ -36,22 +39,57 @@ const UNSEEN: u32 = u32::MAX;
 pub(super) fn merge_indexed(
     primitive: &Primitive,
     skin: Option<&[GpuSkinVertex]>,
+    tangent_run_triangles: usize,
 ) -> Option<(Merged, bool)> {
-    let normals: Vec<[f32; 3]> = primitive
-        .normals
-        .as_ref()?
-        .iter()
-        .map(|&normal| normalized(normal))
-        .collect::<Option<_>>()?;
-    let packed = packed_vertices(primitive, &normals, skin);
-    // Vertices whose packed bytes are equal are one vertex from here on.
-    let (_, same_as) = generate_vertex_remap(&packed, None);
-    let (tangents, real_tangents) = corner_tangents(primitive, &normals);
+    let normals: Vec<[f32; 3]> =
+        map_chunked(primitive.normals.as_ref()?, |_, &normal| normalized(normal))
+            .into_iter()
+            .collect::<Option<_>>()?;
+    // Packing the vertices and making the corners' tangents do not depend on
+    // each other: they run side by side when a thread is lent. The calling
+    // thread takes the longer tangents, so that the thread lent for the
+    // vertices is free again when the tangents are packed in chunks.
+    let halves = jobserver::map(&[Half::Tangents, Half::Vertices], |half| match half {
+        Half::Vertices => {
+            let packed = packed_vertices(primitive, &normals, skin);
+            // Vertices whose packed bytes are equal are one vertex from here on.
+            let (_, same_as) = generate_vertex_remap(&packed, None);
+            HalfDone::Vertices(packed, same_as)
+        }
+        Half::Tangents => {
+            let (tangents, real) = corner_tangents(primitive, &normals, tangent_run_triangles);
+            HalfDone::Tangents(tangents, real)
+        }
+    });
+    let (mut vertices, mut tangents) = (None, None);
+    for done in halves {
+        match done {
+            HalfDone::Vertices(packed, same_as) => vertices = Some((packed, same_as)),
+            HalfDone::Tangents(packed, real) => tangents = Some((packed, real)),
+        }
+    }
+    let ((packed, same_as), (tangents, real_tangents)) = (vertices?, tangents?);
     let mut corners = CornerMerge::new(packed.len());
     for (&vertex, &tangent) in primitive.indices.iter().zip(&tangents) {
         corners.add(vertex, same_as[vertex as usize], tangent);
     }
     Some((corners.finish(&packed, &normals), real_tangents))
+}
+
+/// The two independent halves of [`merge_indexed`].
+enum Half {
+    /// Pack every source vertex and find the equal ones.
+    Vertices,
+    /// Make and pack every corner's tangent.
+    Tangents,
+}
+
+/// What a [`Half`] gives.
+enum HalfDone {
+    /// The packed vertices, and for each the first vertex equal to it.
+    Vertices(Vec<VertexKey>, Vec<u32>),
+    /// Every corner's packed tangent, and whether the tangents are real.
+    Tangents(Vec<[i16; 2]>, bool),
 }
 
 /// Every source vertex in its file form, with a zero tangent.
@@ -60,25 +98,27 @@ fn packed_vertices(
     normals: &[[f32; 3]],
     skin: Option<&[GpuSkinVertex]>,
 ) -> Vec<VertexKey> {
-    (0..primitive.positions.len())
-        .map(|vertex| {
-            let uv = primitive.uvs.as_ref().map_or([0.0; 2], |uvs| uvs[vertex]);
-            VertexKey {
-                gpu: GpuVertex {
-                    position: primitive.positions[vertex].map(positive_zero),
-                    normal: oct_encode(normals[vertex]),
-                    tangent: [0; 2],
-                    uv: uv.map(positive_zero),
-                },
-                skin: skin.map_or_else(GpuSkinVertex::default, |skin| skin[vertex]),
-            }
-        })
-        .collect()
+    map_chunked(&primitive.positions, |vertex, &position| {
+        let uv = primitive.uvs.as_ref().map_or([0.0; 2], |uvs| uvs[vertex]);
+        VertexKey {
+            gpu: GpuVertex {
+                position: position.map(positive_zero),
+                normal: oct_encode(normals[vertex]),
+                tangent: [0; 2],
+                uv: uv.map(positive_zero),
+            },
+            skin: skin.map_or_else(GpuSkinVertex::default, |skin| skin[vertex]),
+        }
+    })
 }
 
 /// The packed tangent of every corner, and whether the tangents are real
 /// (from the source or MikkTSpace); the same rules as for expanded corners.
-fn corner_tangents(primitive: &Primitive, normals: &[[f32; 3]]) -> (Vec<[i16; 2]>, bool) {
+fn corner_tangents(
+    primitive: &Primitive,
+    normals: &[[f32; 3]],
+    run_triangles: usize,
+) -> (Vec<[i16; 2]>, bool) {
     let pack = |raw: [f32; 4], vertex: u32| {
         let [x, y, z, w] = unit_tangent(raw, normals[vertex as usize]);
         oct_encode_tangent([x, y, z], w)
@@ -86,24 +126,62 @@ fn corner_tangents(primitive: &Primitive, normals: &[[f32; 3]]) -> (Vec<[i16; 2]
     let indices = &primitive.indices;
     // A tangent that belongs to the vertex is packed once, then shared by
     // the vertex's corners.
-    let per_vertex = |raw: &dyn Fn(usize) -> [f32; 4]| -> Vec<[i16; 2]> {
-        let packed: Vec<[i16; 2]> = (0..normals.len()).map(|v| pack(raw(v), v as u32)).collect();
+    let per_vertex = |raw: &(dyn Fn(usize) -> [f32; 4] + Sync)| -> Vec<[i16; 2]> {
+        let packed = map_chunked(normals, |v, _| pack(raw(v), v as u32));
         indices.iter().map(|&v| packed[v as usize]).collect()
     };
     match (&primitive.tangents, &primitive.uvs) {
         (Some(tangents), _) => (per_vertex(&|v| tangents[v]), true),
         (None, Some(uvs)) => {
-            let raw = generate_tangents(
-                Some(indices),
-                &primitive.positions,
+            let input = TangentInput {
+                positions: &primitive.positions,
                 normals,
                 uvs,
-                TangentOptions::Compatible,
-            );
-            let packed = raw.iter().zip(indices).map(|(&t, &v)| pack(t, v));
-            (packed.collect(), true)
+                indices,
+            };
+            let raw = tangents::corner_tangents(input, run_triangles);
+            // A vertex's corners mostly share one tangent: pack it once.
+            let packed = map_chunked_with(&raw, RecentTangents::new, |recent, corner, &t| {
+                recent.packed(t, indices[corner], pack)
+            });
+            (packed, true)
         }
         (None, None) => (per_vertex(&|_| [0.0, 0.0, 0.0, 1.0]), false),
+    }
+}
+
+/// The packed tangents of the vertices seen last, a few thousand slots
+/// chosen by vertex number, so that the corners of a vertex that share its
+/// tangent are packed once.
+struct RecentTangents {
+    /// Per slot: the vertex, the raw tangent's bits and the packed tangent.
+    slots: Vec<(u32, [u32; 4], [i16; 2])>,
+}
+
+impl RecentTangents {
+    /// Slots (a power of two).
+    const SLOTS: usize = 1 << 12;
+
+    /// An empty table.
+    fn new() -> Self {
+        Self {
+            slots: vec![(u32::MAX, [0; 4], [0; 2]); Self::SLOTS],
+        }
+    }
+
+    /// `pack(raw, vertex)`, from the table when it was the last packed there.
+    fn packed(
+        &mut self,
+        raw: [f32; 4],
+        vertex: u32,
+        pack: impl Fn([f32; 4], u32) -> [i16; 2],
+    ) -> [i16; 2] {
+        let bits = raw.map(f32::to_bits);
+        let slot = &mut self.slots[vertex as usize & (Self::SLOTS - 1)];
+        if slot.0 != vertex || slot.1 != bits {
+            *slot = (vertex, bits, pack(raw, vertex));
+        }
+        slot.2
     }
 }
 

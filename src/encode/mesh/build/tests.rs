@@ -634,16 +634,21 @@ fn identical_vertices_are_merged() {
     assert_eq!(build(&scene_of(vec![seam])).vertices.len(), 5);
 }
 
-/// The primitive's corners merged by both implementations, which must agree.
+/// The primitive's corners merged by both implementations, which must agree,
+/// also when the indexed merge makes its tangents in runs of a few triangles
+/// on several threads.
 #[track_caller]
 fn assert_both_merges_agree(primitive: &Primitive) {
-    let (indexed, indexed_real) =
-        indexed::merge_indexed(primitive, None).expect("every vertex has a normal");
     let corners = corners::expand_corners(primitive, None);
     let expanded = weld::merge_corners(&corners.vertices);
-    assert_eq!(indexed.corner_vertex, expanded.corner_vertex);
-    assert_eq!(indexed.vertices, expanded.vertices);
-    assert_eq!(indexed_real, corners.real_tangents);
+    for (run, threads) in [(tangents::RUN_TRIANGLES, 1), (37, 1), (37, 3)] {
+        let (indexed, indexed_real) = crate::jobserver::budget::with_threads(threads, || {
+            indexed::merge_indexed(primitive, None, run).expect("every vertex has a normal")
+        });
+        assert_eq!(indexed.corner_vertex, expanded.corner_vertex);
+        assert_eq!(indexed.vertices, expanded.vertices);
+        assert_eq!(indexed_real, corners.real_tangents);
+    }
 }
 
 #[test]
@@ -694,8 +699,8 @@ fn the_indexed_merge_gives_the_expanded_merge_byte_for_byte() {
     // declines and the expanded one runs.
     let mut zero = grid(2);
     zero.normals.as_mut().unwrap()[4] = [0.0; 3];
-    assert!(indexed::merge_indexed(&zero, None).is_none());
-    assert!(indexed::merge_indexed(&bare_cube(), None).is_none());
+    assert!(indexed::merge_indexed(&zero, None, tangents::RUN_TRIANGLES).is_none());
+    assert!(indexed::merge_indexed(&bare_cube(), None, tangents::RUN_TRIANGLES).is_none());
 }
 
 #[test]
@@ -1438,4 +1443,178 @@ fn a_multi_submesh_mesh_has_a_shared_index_space_and_union_bounds() {
     // (assert_hmesh_rules checks the rest).
     let (first, _) = vertex_range(&mesh, &mesh.submeshes[1]);
     assert_eq!(first, 24);
+}
+
+// ---------------------------------------------------------------------------
+// Parts and threads
+
+/// Builds `scene` with the default options, cutting submeshes into parts of
+/// at most `part_triangles` triangles, on `threads` threads; panics on error.
+fn build_in_parts_on(scene: &Scene, part_triangles: usize, threads: u32) -> MeshData {
+    let cuts = parts::Cuts {
+        part_triangles,
+        tangent_run_triangles: part_triangles / 2 + 1,
+    };
+    let built = crate::jobserver::budget::with_threads(threads, || {
+        build_with_cuts(scene, "models/test", &BuildOptions::default(), cuts)
+    });
+    match built {
+        Ok(built) => {
+            assert_hmesh_rules(&built.mesh);
+            built.mesh
+        }
+        Err(error) => panic!("build failed: {error}"),
+    }
+}
+
+/// A grid over the unit square like [`grid`], with hills of height 0.05 and
+/// their normals, so that the simplifier has choices to make.
+fn hilly_grid(n: u32) -> Primitive {
+    let mut primitive = grid(n);
+    let height = |x: f32, y: f32| 0.05 * (7.0 * x).sin() * (5.0 * y).cos();
+    let mut normals = Vec::new();
+    for p in &mut primitive.positions {
+        let [x, y, _] = *p;
+        p[2] = height(x, y);
+        let dx = 0.35 * (7.0 * x).cos() * (5.0 * y).cos();
+        let dy = -0.25 * (7.0 * x).sin() * (5.0 * y).sin();
+        let length = (dx * dx + dy * dy + 1.0).sqrt();
+        normals.push([-dx / length, -dy / length, 1.0 / length]);
+    }
+    primitive.normals = Some(normals);
+    primitive.label = "hills".to_owned();
+    primitive
+}
+
+/// `primitive` bound to a skeleton of `joints` joints, each vertex to two
+/// joints picked by its x coordinate.
+fn skinned(primitive: Primitive, joints: u16) -> Primitive {
+    let skin = primitive
+        .positions
+        .iter()
+        .map(|p| {
+            let along = (p[0].abs() * f32::from(joints - 1)).min(f32::from(joints - 2));
+            let joint = along as u16;
+            let weight = along - f32::from(joint);
+            influence([joint, joint + 1, 0, 0], [1.0 - weight, weight, 0.0, 0.0])
+        })
+        .collect();
+    Primitive {
+        skin: Some(skin),
+        ..primitive
+    }
+}
+
+#[test]
+fn the_bytes_do_not_depend_on_the_thread_count() {
+    let flat_sphere = Primitive {
+        normals: None,
+        ..uv_sphere(32, 16)
+    };
+    let static_scene = scene_of(vec![
+        hilly_grid(48),
+        uv_sphere(48, 24),
+        flat_sphere,
+        uv_cube(),
+    ]);
+    // A chain of four joints in the bind pose, which the writer accepts.
+    let chain = (0..4)
+        .map(|joint| GpuJoint {
+            inverse_bind: std::array::from_fn(|i| if i % 5 == 0 { 1.0 } else { 0.0 }),
+            bind_rotation: [0.0, 0.0, 0.0, 1.0],
+            bind_scale: [1.0; 3],
+            parent: joint - 1,
+            ..GpuJoint::zeroed()
+        })
+        .collect();
+    let skinned_scene = Scene {
+        primitives: vec![skinned(hilly_grid(40), 4), skinned(uv_sphere(40, 20), 4)],
+        skeleton: chain,
+        ..Scene::default()
+    };
+    // Parts of 512 triangles: every submesh but the cube is cut in several.
+    for scene in [&static_scene, &skinned_scene] {
+        assert!(scene.primitives[0].indices.len() / 3 > 4 * 512);
+        let bytes = |threads| {
+            crate::format::hmesh::write_hmesh(&build_in_parts_on(scene, 512, threads))
+                .expect("the mesh writes")
+        };
+        let one = bytes(1);
+        for threads in [2, 4] {
+            assert!(one == bytes(threads), "{threads} threads changed the bytes");
+        }
+        // The default parts are larger than these meshes, which are built
+        // whole, again the same at any thread count.
+        let whole = |threads| crate::jobserver::budget::with_threads(threads, || build(scene));
+        assert_eq!(whole(1), whole(4));
+    }
+}
+
+#[test]
+fn a_mesh_cut_into_parts_keeps_every_triangle_and_meshlet_rule() {
+    let scene = scene_of(vec![hilly_grid(40), uv_sphere(40, 20)]);
+    let whole = build(&scene);
+    let cut = build_in_parts_on(&scene, 400, 2);
+    // The same vertices (in another order) and the same triangles.
+    assert_eq!(whole.vertices.len(), cut.vertices.len());
+    let positions = |mesh: &MeshData, submesh: &SubMesh| {
+        let triangles = submesh_triangles(mesh, submesh)
+            .into_iter()
+            .map(|t| t.map(|v| mesh.vertices[v as usize].position.map(f32::to_bits)));
+        let mut sorted: Vec<_> = triangles.collect();
+        sorted.sort_unstable();
+        sorted
+    };
+    for (a, b) in whole.submeshes.iter().zip(&cut.submeshes) {
+        assert_eq!(positions(&whole, a), positions(&cut, b));
+        // The meshlets hold every triangle of the submesh exactly once.
+        assert_eq!(
+            triangle_multiset(meshlet_triangles(&cut, b).into_iter()),
+            triangle_multiset(submesh_triangles(&cut, b).into_iter())
+        );
+    }
+}
+
+#[test]
+fn parts_reach_their_levels_without_cracks_between_them() {
+    let scene = scene_of(vec![hilly_grid(80)]);
+    let mesh = build_in_parts_on(&scene, 1024, 2);
+    let full = mesh.submeshes[0].index_count as usize;
+    assert!(full / 3 > 8 * 1024, "the grid is cut in several parts");
+    let [half, quarter] = [mesh.lod_table[0], mesh.lod_table[1]].map(|l| l.index_count as usize);
+    // The seams keep their detail, so a level may end a little above its
+    // target, never below it by much.
+    assert!(
+        half * 10 <= full * 6 && half * 10 >= full * 4,
+        "half {half} of {full}"
+    );
+    assert!(
+        quarter * 10 <= full * 35 / 10 && quarter * 10 >= full * 2,
+        "quarter {quarter}"
+    );
+    for level in &mesh.lod_table {
+        let start = level.first_index as usize;
+        let indices = &mesh.lod_indices[start..start + level.index_count as usize];
+        // An edge only one triangle uses is an open edge: on a grid, only
+        // the outer border has them. A crack between parts would add some
+        // inside.
+        let mut uses: BTreeMap<[[u32; 3]; 2], usize> = BTreeMap::new();
+        for t in indices.chunks_exact(3) {
+            for k in 0..3 {
+                let [a, b] = [t[k], t[(k + 1) % 3]]
+                    .map(|v| mesh.vertices[v as usize].position.map(f32::to_bits));
+                *uses.entry(if a < b { [a, b] } else { [b, a] }).or_default() += 1;
+            }
+        }
+        let on_border = |p: [u32; 3]| {
+            let [x, y] = [f32::from_bits(p[0]), f32::from_bits(p[1])];
+            x == 0.0 || x == 1.0 || y == 0.0 || y == 1.0
+        };
+        for (edge, count) in uses {
+            assert!(
+                count == 2 || (count == 1 && edge.iter().all(|&p| on_border(p))),
+                "{level:?}: edge {edge:?} is used {count} times"
+            );
+        }
+    }
 }

@@ -3,19 +3,23 @@
 //! Corners whose file bytes are identical (position, packed normal and
 //! tangent, UV and skin) become one vertex. Triangles that then use one vertex
 //! twice draw nothing and are dropped. The indices are reordered for the
-//! post-transform vertex cache, and the vertices for fetch locality.
+//! post-transform vertex cache, part by part ([`super::parts`]; the parts run
+//! on lent threads), and the vertices for fetch locality.
 //!
 //! The merge has two implementations with the same result: [`merge_corners`]
 //! over a primitive expanded to one vertex per corner, and
 //! [`super::indexed::merge_indexed`], which never expands it.
 
+use std::ops::Range;
+
 use meshopt::{
-    VertexStream, generate_vertex_remap_multi, optimize_vertex_cache, optimize_vertex_fetch,
-    remap_vertex_buffer,
+    VertexStream, generate_vertex_remap_multi, optimize_vertex_fetch, remap_vertex_buffer,
 };
 
 use super::BuildError;
 use super::corners::{VertexKey, WorkVertex};
+use super::parts::{cache_order, cut_into_parts};
+use crate::jobserver;
 
 /// Corners merged but not yet ordered.
 #[derive(Debug, Clone)]
@@ -38,6 +42,9 @@ pub(super) struct LocalGeometry {
     /// Whether some normals were made flat, per corner: the mesh is then cut
     /// along every edge where faces meet at an angle.
     pub flat_normals: bool,
+    /// The index ranges of the submesh's parts, in order, covering
+    /// `indices`; one range for a submesh built whole.
+    pub parts: Vec<Range<usize>>,
 }
 
 /// Merges the corners of an expanded primitive whose file bytes are equal.
@@ -59,12 +66,14 @@ pub(super) fn merge_corners(corners: &[WorkVertex]) -> Merged {
     }
 }
 
-/// Drops degenerate triangles and optimises the order of both arrays;
+/// Drops degenerate triangles, cuts the rest into parts of at most
+/// `part_triangles` triangles and optimises the order of both arrays;
 /// `flat_normals` says whether some normals were made per corner.
 pub(super) fn order_for_gpu(
     label: &str,
     merged: Merged,
     flat_normals: bool,
+    part_triangles: usize,
 ) -> Result<LocalGeometry, BuildError> {
     let indices = without_degenerate_triangles(&merged.corner_vertex);
     if indices.is_empty() {
@@ -73,13 +82,16 @@ pub(super) fn order_for_gpu(
             triangles: merged.corner_vertex.len() / 3,
         });
     }
-    let mut indices = optimize_vertex_cache(&indices, merged.vertices.len());
+    let (indices, parts) = cut_into_parts(indices, &merged.vertices, part_triangles);
+    // Each part keeps its range: the cache order moves triangles within it.
+    let mut indices = jobserver::map(&parts, |part| cache_order(&indices[part.clone()])).concat();
     // Also drops the vertices only degenerate triangles used.
     let vertices = optimize_vertex_fetch(&mut indices, &merged.vertices);
     Ok(LocalGeometry {
         vertices,
         indices,
         flat_normals,
+        parts,
     })
 }
 

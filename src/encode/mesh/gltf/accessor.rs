@@ -404,6 +404,13 @@ fn strided<T>(
     }
     let component_size = layout.component.size();
     let mut values = Vec::with_capacity(layout.count * layout.components);
+    if stride == size {
+        // Tightly packed (the usual case): one run of components.
+        if let Some(run) = bytes.get(offset..offset + layout.count * size) {
+            values.extend(run.chunks_exact(component_size).map(decode));
+            return Ok(values);
+        }
+    }
     for i in 0..layout.count {
         let start = offset + i * stride;
         let element = bytes

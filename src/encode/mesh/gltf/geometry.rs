@@ -150,12 +150,17 @@ pub(super) fn read_instances(
     warnings: &mut Vec<String>,
 ) -> Result<ReadPrimitives, GltfError> {
     let joint_count = root.skins.first().map_or(0, |skin| skin.joints.len());
+    let mut uses = HashMap::new();
+    for instance in instances {
+        *uses.entry((instance.mesh, instance.skinned)).or_insert(0) += 1;
+    }
     let mut meshes = MeshCache {
         root,
         reader,
         joint_count,
         quantized: root.extensions_used.iter().any(|name| name == QUANTIZATION),
         read: HashMap::new(),
+        uses,
         skipped: Skipped::default(),
     };
     let mut out = Vec::new();
@@ -182,6 +187,9 @@ struct MeshCache<'a, 'r> {
     joint_count: usize,
     quantized: bool,
     read: HashMap<(usize, bool), Vec<Primitive>>,
+    /// How many instances still want each mesh: the last one takes the
+    /// cached copy instead of cloning it.
+    uses: HashMap<(usize, bool), usize>,
     skipped: Skipped,
 }
 
@@ -194,7 +202,16 @@ impl MeshCache<'_, '_> {
         skinned: bool,
         warnings: &mut Vec<String>,
     ) -> Result<Vec<Primitive>, GltfError> {
-        if let Some(primitives) = self.read.get(&(mesh, skinned)) {
+        let key = (mesh, skinned);
+        let left = self.uses.get_mut(&key).map_or(0, |left| {
+            *left = left.saturating_sub(1);
+            *left
+        });
+        if left == 0 {
+            if let Some(primitives) = self.read.remove(&key) {
+                return Ok(primitives);
+            }
+        } else if let Some(primitives) = self.read.get(&key) {
             return Ok(primitives.clone());
         }
         let json_mesh = self
@@ -222,7 +239,9 @@ impl MeshCache<'_, '_> {
                 Read::Empty => {}
             }
         }
-        self.read.insert((mesh, skinned), primitives.clone());
+        if left > 0 {
+            self.read.insert(key, primitives.clone());
+        }
         Ok(primitives)
     }
 }
@@ -280,7 +299,7 @@ impl PrimitiveSource<'_, '_> {
         let positions = self.positions()?;
         let vertex_count = positions.len();
         let source_indices = self.indices(vertex_count)?;
-        let indices = triangle_list(mode, &source_indices, &self.path)?;
+        let indices = triangle_list(mode, source_indices, &self.path)?;
         if indices.is_empty() {
             warnings.push(format!("{}: has no triangles; skipped", self.path));
             return Ok(Read::Empty);
@@ -506,15 +525,15 @@ fn draws_triangles(mode: Mode) -> bool {
 
 /// `indices` in `mode` as a triangle list with the winding glTF defines.
 /// Strips and fans drop triangles that repeat a vertex (strip restarts).
-fn triangle_list(mode: Mode, indices: &[u32], path: &str) -> Result<Vec<u32>, GltfError> {
+fn triangle_list(mode: Mode, indices: Vec<u32>, path: &str) -> Result<Vec<u32>, GltfError> {
     match mode {
-        Mode::TriangleStrip => Ok(strip_triangles(indices)),
-        Mode::TriangleFan => Ok(fan_triangles(indices)),
+        Mode::TriangleStrip => Ok(strip_triangles(&indices)),
+        Mode::TriangleFan => Ok(fan_triangles(&indices)),
         _ if !indices.len().is_multiple_of(3) => Err(GltfError::at(
             path,
             format!("{} indices do not make whole triangles", indices.len()),
         )),
-        _ => Ok(indices.to_vec()),
+        _ => Ok(indices),
     }
 }
 
@@ -577,8 +596,8 @@ mod tests {
 
     #[test]
     fn triangle_lists_must_be_whole() {
-        let err =
-            triangle_list(Mode::Triangles, &[0, 1, 2, 0], "meshes[0].primitives[0]").unwrap_err();
+        let err = triangle_list(Mode::Triangles, vec![0, 1, 2, 0], "meshes[0].primitives[0]")
+            .unwrap_err();
         assert_eq!(err.location, "meshes[0].primitives[0]");
     }
 }
