@@ -14,6 +14,11 @@
 //! merged into it. What differs is the cost: one record per source vertex and
 //! four bytes per corner instead of a 52-byte record per corner (about a
 //! quarter of the memory on a typical mesh, and no 3-way hashing of corners).
+//!
+//! Packing the vertices and making the tangents run side by side when a
+//! thread is lent; MikkTSpace runs by runs of triangles (`super::tangents`)
+//! and the packing by fixed chunks, so the result does not depend on the
+//! thread count.
 
 use std::collections::HashMap;
 
