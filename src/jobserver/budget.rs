@@ -219,8 +219,8 @@ extern "C" fn give_back_and_die(signal: libc::c_int) {
 /// Runs `f` with a fixed budget of `threads`, restoring the previous budget
 /// after, even if `f` panics; for tests that compare outputs at several
 /// thread counts. Calls are serialised, as the budget is process-wide.
-#[doc(hidden)]
-pub fn with_threads<R>(threads: u32, f: impl FnOnce() -> R) -> R {
+#[cfg(test)]
+pub(crate) fn with_threads<R>(threads: u32, f: impl FnOnce() -> R) -> R {
     static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     /// Puts the previous budget back when dropped.
     struct Restore(Option<Arc<Budget>>);
