@@ -53,12 +53,11 @@ impl<'a> Assembler<'a> {
         parts: &PartResults,
         material_slot: u32,
     ) -> Result<(), BuildError> {
-        let gpu: Vec<GpuVertex> = local.vertices.iter().map(|v| v.key.gpu).collect();
         // Checking the new vertex total first means every global index below
         // fits in a u32 as well.
         count_u32(
             label,
-            self.mesh.vertices.len() + gpu.len(),
+            self.mesh.vertices.len() + local.vertices.len(),
             "the vertex count",
         )?;
         let base_vertex = count_u32(label, self.mesh.vertices.len(), "the vertex count")?;
@@ -81,6 +80,10 @@ impl<'a> Assembler<'a> {
                 .saturating_sub(first_meshlet as usize),
             "the meshlet count",
         )?;
+        let first_vertex = self.mesh.vertices.len();
+        self.mesh
+            .vertices
+            .extend(local.vertices.iter().map(|v| v.key.gpu));
         self.mesh.submeshes.push(SubMesh {
             first_index,
             index_count,
@@ -88,9 +91,8 @@ impl<'a> Assembler<'a> {
             meshlet_count,
             material_slot,
             base_vertex: 0,
-            bounds: bounds_of(&gpu),
+            bounds: bounds_of(&self.mesh.vertices[first_vertex..]),
         });
-        self.mesh.vertices.extend_from_slice(&gpu);
         if self.skinned {
             self.mesh
                 .skin

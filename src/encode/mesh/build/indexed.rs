@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use meshopt::generate_vertex_remap;
 
-use super::chunked::{map_chunked, map_chunked_with};
+use super::chunked::map_chunked;
 use super::corners::{VertexKey, WorkVertex, unit_tangent};
 use super::tangents::{self, TangentInput};
 use super::vectors::{normalized, positive_zero};
@@ -144,11 +144,13 @@ fn corner_tangents(
                 uvs,
                 indices,
             };
-            let raw = tangents::corner_tangents(input, run_triangles);
             // A vertex's corners mostly share one tangent: pack it once.
-            let packed = map_chunked_with(&raw, RecentTangents::new, |recent, corner, &t| {
-                recent.packed(t, indices[corner], pack)
-            });
+            let packed = tangents::corner_tangents(
+                input,
+                run_triangles,
+                RecentTangents::new,
+                |recent, corner, raw| recent.packed(raw, indices[corner], pack),
+            );
             (packed, true)
         }
         (None, None) => (per_vertex(&|_| [0.0, 0.0, 0.0, 1.0]), false),

@@ -20,6 +20,7 @@ use std::ops::Range;
 
 use meshopt::{TangentOptions, VertexDataAdapter, generate_position_remap, generate_tangents};
 
+use super::chunked::map_chunked_with;
 use crate::jobserver;
 
 /// Triangles per run.
@@ -42,9 +43,18 @@ pub(super) struct TangentInput<'a> {
     pub indices: &'a [u32],
 }
 
-/// The raw MikkTSpace tangent of every corner of `input`, computed by runs of
-/// `run_triangles` triangles when there are more.
-pub(super) fn corner_tangents(input: TangentInput<'_>, run_triangles: usize) -> Vec<[f32; 4]> {
+/// `finish(scratch, corner, tangent)` for the raw MikkTSpace tangent of
+/// every corner of `input`, in corner order, computed by runs of
+/// `run_triangles` triangles when there are more. Each run (or chunk, for a
+/// primitive generated whole) finishes its own corners with a scratch value
+/// from `scratch`, which `finish` may use as a cache but must not let change
+/// its results.
+pub(super) fn corner_tangents<S, R: Send>(
+    input: TangentInput<'_>,
+    run_triangles: usize,
+    scratch: impl Fn() -> S + Sync,
+    finish: impl Fn(&mut S, usize, [f32; 4]) -> R + Sync,
+) -> Vec<R> {
     let triangles = input.indices.len() / 3;
     let around = if triangles > run_triangles {
         TrianglesAround::new(input)
@@ -52,13 +62,22 @@ pub(super) fn corner_tangents(input: TangentInput<'_>, run_triangles: usize) -> 
         None
     };
     let Some(around) = around else {
-        return whole(input);
+        let raw = whole(input);
+        return map_chunked_with(&raw, scratch, |s, corner, &t| finish(s, corner, t));
     };
     let runs: Vec<Range<usize>> = (0..triangles)
         .step_by(run_triangles.max(1))
         .map(|first| first..(first + run_triangles).min(triangles))
         .collect();
-    let done = jobserver::map(&runs, |run| run_tangents(input, &around, run.clone()));
+    let done = jobserver::map(&runs, |run| {
+        let raw = run_tangents(input, &around, run.clone());
+        let mut scratch = scratch();
+        let first = 3 * run.start;
+        let finished = raw.into_iter().enumerate();
+        finished
+            .map(|(i, t)| finish(&mut scratch, first + i, t))
+            .collect::<Vec<R>>()
+    });
     let mut all = Vec::with_capacity(input.indices.len());
     for run in done {
         all.extend(run);
@@ -235,7 +254,9 @@ mod tests {
         let expected = whole(input);
         for threads in [1, 3] {
             for run in [50, 333] {
-                let got = with_threads(threads, || corner_tangents(input, run));
+                let got = with_threads(threads, || {
+                    corner_tangents(input, run, || (), |(), _, tangent| tangent)
+                });
                 let bits = |t: &[[f32; 4]]| -> Vec<[u32; 4]> {
                     t.iter().map(|v| v.map(f32::to_bits)).collect()
                 };

@@ -12,14 +12,16 @@
 
 use std::ops::Range;
 
-use meshopt::{
-    VertexStream, generate_vertex_remap_multi, optimize_vertex_fetch, remap_vertex_buffer,
-};
+use meshopt::{VertexStream, generate_vertex_remap_multi, remap_vertex_buffer};
 
 use super::BuildError;
+use super::chunked::map_chunked;
 use super::corners::{VertexKey, WorkVertex};
 use super::parts::{cache_order, cut_into_parts};
 use crate::jobserver;
+
+/// No new number yet for this vertex.
+const UNUSED: u32 = u32::MAX;
 
 /// Corners merged but not yet ordered.
 #[derive(Debug, Clone)]
@@ -84,15 +86,34 @@ pub(super) fn order_for_gpu(
     }
     let (indices, parts) = cut_into_parts(indices, &merged.vertices, part_triangles);
     // Each part keeps its range: the cache order moves triangles within it.
-    let mut indices = jobserver::map(&parts, |part| cache_order(&indices[part.clone()])).concat();
+    let indices = jobserver::map(&parts, |part| cache_order(&indices[part.clone()])).concat();
     // Also drops the vertices only degenerate triangles used.
-    let vertices = optimize_vertex_fetch(&mut indices, &merged.vertices);
+    let (indices, vertices) = fetch_order(&indices, &merged.vertices);
     Ok(LocalGeometry {
         vertices,
         indices,
         flat_normals,
         parts,
     })
+}
+
+/// The vertices renumbered in the order `indices` first use them, those no
+/// index uses dropped, and the indices rewritten to match: meshoptimizer's
+/// vertex fetch order. The numbering is one pass; rewriting the indices and
+/// moving the vertices run in chunks on lent threads.
+fn fetch_order(indices: &[u32], vertices: &[WorkVertex]) -> (Vec<u32>, Vec<WorkVertex>) {
+    let mut new_of = vec![UNUSED; vertices.len()];
+    let mut old_of = Vec::with_capacity(vertices.len());
+    for &old in indices {
+        let new = &mut new_of[old as usize];
+        if *new == UNUSED {
+            *new = old_of.len() as u32;
+            old_of.push(old);
+        }
+    }
+    let indices = map_chunked(indices, |_, &old| new_of[old as usize]);
+    let vertices = map_chunked(&old_of, |_, &old| vertices[old as usize]);
+    (indices, vertices)
 }
 
 /// The triangles of `indices` whose three vertices differ.

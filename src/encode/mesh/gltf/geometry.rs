@@ -23,6 +23,7 @@ use super::transform::bake;
 use super::walk::Instance;
 use super::{GltfError, and_list};
 use crate::encode::mesh::scene::{Primitive, SkinInfluence};
+use crate::jobserver;
 
 /// The extension that allows integer vertex attributes.
 const QUANTIZATION: &str = "KHR_mesh_quantization";
@@ -258,6 +259,26 @@ enum Read {
     Empty,
 }
 
+/// The pieces of a primitive read after its positions, in the order their
+/// errors and warnings are reported.
+#[derive(Clone, Copy)]
+enum Piece {
+    Indices,
+    Normals,
+    Tangents,
+    Uvs,
+    Skin,
+}
+
+/// What reading a [`Piece`] gives.
+enum PieceData {
+    Indices(Vec<u32>),
+    Normals(Option<Vec<[f32; 3]>>),
+    Tangents(Option<Vec<[f32; 4]>>),
+    Uvs(Option<Vec<[f32; 2]>>),
+    Skin(Option<Vec<SkinInfluence>>),
+}
+
 /// One glTF primitive being read.
 struct PrimitiveSource<'a, 'r> {
     reader: &'a AccessorReader<'r>,
@@ -298,26 +319,75 @@ impl PrimitiveSource<'_, '_> {
         }
         let positions = self.positions()?;
         let vertex_count = positions.len();
-        let source_indices = self.indices(vertex_count)?;
-        let indices = triangle_list(mode, source_indices, &self.path)?;
-        if indices.is_empty() {
-            warnings.push(format!("{}: has no triangles; skipped", self.path));
-            return Ok(Read::Empty);
-        }
-        Ok(Read::Triangles(Box::new(Primitive {
+        // The other attributes only need the vertex count: they are decoded
+        // side by side on lent threads, then checked in a fixed order, so the
+        // first error and the warnings are the same at any thread count.
+        let pieces = [
+            Piece::Indices,
+            Piece::Normals,
+            Piece::Tangents,
+            Piece::Uvs,
+            Piece::Skin,
+        ];
+        let read = jobserver::map(&pieces, |piece| {
+            let mut warnings = Vec::new();
+            let data = self.piece(*piece, vertex_count, skinned, &mut warnings);
+            data.map(|data| (data, warnings))
+        });
+        let mut primitive = Primitive {
             label: self.path.clone(),
-            normals: self.optional_vectors::<3>(Semantic::Normals, vertex_count, warnings)?,
-            tangents: self.optional_vectors::<4>(Semantic::Tangents, vertex_count, warnings)?,
-            uvs: self.optional_vectors::<2>(Semantic::TexCoords(0), vertex_count, warnings)?,
-            skin: if skinned {
-                self.influences(vertex_count, warnings)?
-            } else {
-                None
-            },
             positions,
-            indices,
             material: self.json.material.map(|m| m.value()),
-        })))
+            ..Primitive::default()
+        };
+        for result in read {
+            let (data, piece_warnings) = result?;
+            match data {
+                PieceData::Indices(source) => {
+                    primitive.indices = triangle_list(mode, source, &self.path)?;
+                    if primitive.indices.is_empty() {
+                        warnings.push(format!("{}: has no triangles; skipped", self.path));
+                        return Ok(Read::Empty);
+                    }
+                }
+                PieceData::Normals(normals) => primitive.normals = normals,
+                PieceData::Tangents(tangents) => primitive.tangents = tangents,
+                PieceData::Uvs(uvs) => primitive.uvs = uvs,
+                PieceData::Skin(skin) => primitive.skin = skin,
+            }
+            warnings.extend(piece_warnings);
+        }
+        Ok(Read::Triangles(Box::new(primitive)))
+    }
+
+    /// Reads one piece of the primitive; `warnings` gets what it skips.
+    fn piece(
+        &self,
+        piece: Piece,
+        vertex_count: usize,
+        skinned: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<PieceData, GltfError> {
+        Ok(match piece {
+            Piece::Indices => PieceData::Indices(self.indices(vertex_count)?),
+            Piece::Normals => PieceData::Normals(self.optional_vectors::<3>(
+                Semantic::Normals,
+                vertex_count,
+                warnings,
+            )?),
+            Piece::Tangents => PieceData::Tangents(self.optional_vectors::<4>(
+                Semantic::Tangents,
+                vertex_count,
+                warnings,
+            )?),
+            Piece::Uvs => PieceData::Uvs(self.optional_vectors::<2>(
+                Semantic::TexCoords(0),
+                vertex_count,
+                warnings,
+            )?),
+            Piece::Skin if skinned => PieceData::Skin(self.influences(vertex_count, warnings)?),
+            Piece::Skin => PieceData::Skin(None),
+        })
     }
 
     /// The accessor index and JSON path of an attribute, if present.
