@@ -634,6 +634,44 @@ fn identical_vertices_are_merged() {
     assert_eq!(build(&scene_of(vec![seam])).vertices.len(), 5);
 }
 
+#[test]
+fn tangents_made_in_runs_are_the_whole_primitive_s_bit_for_bit() {
+    // A sphere has a UV seam and poles; mirroring u on the far half adds
+    // corners of both handedness, so tangent groups split in every way.
+    let mut sphere = uv_sphere(40, 20);
+    for uv in sphere.uvs.as_mut().unwrap() {
+        uv[0] = uv[0].min(1.0 - uv[0]);
+    }
+    let (positions, normals) = (&sphere.positions, sphere.normals.as_ref().unwrap());
+    let uvs = sphere.uvs.as_ref().unwrap();
+    let input = tangents::TangentInput {
+        positions,
+        normals,
+        uvs,
+        indices: &sphere.indices,
+    };
+    let bits =
+        |t: &[[f32; 4]]| -> Vec<[u32; 4]> { t.iter().map(|v| v.map(f32::to_bits)).collect() };
+    let whole = meshopt::generate_tangents(
+        Some(&sphere.indices),
+        positions,
+        normals,
+        uvs,
+        meshopt::TangentOptions::Compatible,
+    );
+    for threads in [1, 3] {
+        for run in [50, 333] {
+            let got = crate::jobserver::budget::with_threads(threads, || {
+                tangents::corner_tangents(input, run, || (), |(), _, tangent| tangent)
+            });
+            assert!(
+                bits(&got) == bits(&whole),
+                "runs of {run} on {threads} threads"
+            );
+        }
+    }
+}
+
 /// The primitive's corners merged by both implementations, which must agree,
 /// also when the indexed merge makes its tangents in runs of a few triangles
 /// on several threads.
