@@ -701,7 +701,7 @@ fn write_terrain(p: &Project, n: u32) {
 #[test]
 fn a_large_mesh_has_the_same_bytes_at_one_and_four_threads() {
     let p = Project::new(CONFIG);
-    // 264 × 264 quads: 139,392 triangles, two parts and three tangent runs.
+    // 264 × 264 quads: 139,392 triangles, four parts and three tangent runs.
     write_terrain(&p, 264);
     p.assetc(&["configure"]).expect_ok("assetc configure");
     let build = |threads: &str| {

@@ -5,6 +5,10 @@
 //! and each element's result depends on that element alone, so the output is
 //! the one a plain loop gives.
 
+use std::sync::{Mutex, PoisonError};
+
+use bytemuck::Zeroable;
+
 use crate::jobserver;
 
 /// Elements per chunk: enough work per chunk that handing chunks out costs
@@ -12,7 +16,7 @@ use crate::jobserver;
 pub(super) const CHUNK: usize = 1 << 16;
 
 /// `work` applied to every element of `items` with its index, in order.
-pub(super) fn map_chunked<T: Sync, R: Send>(
+pub(super) fn map_chunked<T: Sync, R: Zeroable + Send>(
     items: &[T],
     work: impl Fn(usize, &T) -> R + Sync,
 ) -> Vec<R> {
@@ -22,28 +26,37 @@ pub(super) fn map_chunked<T: Sync, R: Send>(
 /// [`map_chunked`] where each chunk also has a scratch value, made by
 /// `scratch`, that `work` may use to remember earlier elements' work (a
 /// cache); the results must not depend on it.
-pub(super) fn map_chunked_with<T: Sync, R: Send, S>(
+///
+/// The results are written in place, each chunk into its own stretch of
+/// one zeroed output, so no thread copies another's results afterwards.
+pub(super) fn map_chunked_with<T: Sync, R: Zeroable + Send, S>(
     items: &[T],
     scratch: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize, &T) -> R + Sync,
 ) -> Vec<R> {
-    let run = |first: usize, items: &[T]| {
+    let fill = |first: usize, out: &mut [R]| {
         let mut scratch = scratch();
-        let results = items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| work(&mut scratch, first + i, item));
-        results.collect::<Vec<R>>()
+        let items = &items[first..][..out.len()];
+        for (i, (slot, item)) in out.iter_mut().zip(items).enumerate() {
+            *slot = work(&mut scratch, first + i, item);
+        }
     };
+    let mut all: Vec<R> = bytemuck::allocation::zeroed_vec(items.len());
     if items.len() <= CHUNK {
-        return run(0, items);
+        fill(0, &mut all);
+        return all;
     }
-    let chunks: Vec<(usize, &[T])> = items.chunks(CHUNK).enumerate().collect();
-    let done = jobserver::map(&chunks, |&(chunk, items)| run(chunk * CHUNK, items));
-    let mut all = Vec::with_capacity(items.len());
-    for chunk in done {
-        all.extend(chunk);
-    }
+    let stretches: Vec<Mutex<(usize, &mut [R])>> = all
+        .chunks_mut(CHUNK)
+        .enumerate()
+        .map(|(chunk, out)| Mutex::new((chunk * CHUNK, out)))
+        .collect();
+    jobserver::map(&stretches, |stretch| {
+        let mut stretch = stretch.lock().unwrap_or_else(PoisonError::into_inner);
+        let (first, out) = &mut *stretch;
+        fill(*first, out);
+    });
+    drop(stretches);
     all
 }
 

@@ -18,6 +18,7 @@
 use bytemuck::{Pod, Zeroable};
 use meshopt::{TangentOptions, generate_tangents};
 
+use super::chunked::map_chunked;
 use super::vectors::{face_normal, normalized, perpendicular, positive_zero};
 use crate::encode::mesh::scene::Primitive;
 use crate::format::hmesh::{GpuSkinVertex, GpuVertex};
@@ -65,18 +66,15 @@ pub(super) struct Corners {
 /// Expands a validated primitive. `skin` is one entry per source vertex, or
 /// `None` for a scene without a skeleton.
 pub(super) fn expand_corners(primitive: &Primitive, skin: Option<&[GpuSkinVertex]>) -> Corners {
-    let corner_vertex: Vec<usize> = primitive.indices.iter().map(|&i| i as usize).collect();
+    let corner_vertex: Vec<usize> = map_chunked(&primitive.indices, |_, &i| i as usize);
     // Indexing below is safe: validation checked every index against the
     // position count and every attribute's length against it.
-    let positions: Vec<[f32; 3]> = corner_vertex
-        .iter()
-        .map(|&v| primitive.positions[v])
-        .collect();
+    let positions: Vec<[f32; 3]> = map_chunked(&corner_vertex, |_, &v| primitive.positions[v]);
     let normals = corner_normals(primitive, &corner_vertex, &positions);
     let uvs: Option<Vec<[f32; 2]>> = primitive
         .uvs
         .as_ref()
-        .map(|uvs| corner_vertex.iter().map(|&v| uvs[v]).collect());
+        .map(|uvs| map_chunked(&corner_vertex, |_, &v| uvs[v]));
     let (tangents, real_tangents) = corner_tangents(
         primitive,
         &corner_vertex,
@@ -85,23 +83,21 @@ pub(super) fn expand_corners(primitive: &Primitive, skin: Option<&[GpuSkinVertex
         uvs.as_deref(),
     );
 
-    let vertices = (0..corner_vertex.len())
-        .map(|corner| {
-            let [x, y, z, w] = tangents[corner];
-            let uv = uvs.as_ref().map_or([0.0; 2], |uvs| uvs[corner]);
-            let gpu = GpuVertex {
-                position: positions[corner].map(positive_zero),
-                normal: oct_encode(normals[corner]),
-                tangent: oct_encode_tangent([x, y, z], w),
-                uv: uv.map(positive_zero),
-            };
-            let skin = skin.map_or_else(GpuSkinVertex::default, |skin| skin[corner_vertex[corner]]);
-            WorkVertex {
-                key: VertexKey { gpu, skin },
-                normal: normals[corner],
-            }
-        })
-        .collect();
+    let vertices = map_chunked(&corner_vertex, |corner, &vertex| {
+        let [x, y, z, w] = tangents[corner];
+        let uv = uvs.as_ref().map_or([0.0; 2], |uvs| uvs[corner]);
+        let gpu = GpuVertex {
+            position: positions[corner].map(positive_zero),
+            normal: oct_encode(normals[corner]),
+            tangent: oct_encode_tangent([x, y, z], w),
+            uv: uv.map(positive_zero),
+        };
+        let skin = skin.map_or_else(GpuSkinVertex::default, |skin| skin[vertex]);
+        WorkVertex {
+            key: VertexKey { gpu, skin },
+            normal: normals[corner],
+        }
+    });
     Corners {
         vertices,
         real_tangents,
@@ -114,20 +110,22 @@ fn corner_normals(
     corner_vertex: &[usize],
     positions: &[[f32; 3]],
 ) -> Vec<[f32; 3]> {
-    let mut normals = Vec::with_capacity(positions.len());
-    for (triangle, vertices) in positions.chunks_exact(3).zip(corner_vertex.chunks_exact(3)) {
+    let triangles: Vec<usize> = (0..positions.len() / 3).collect();
+    let per_triangle = map_chunked(&triangles, |_, &t| {
+        let triangle = &positions[3 * t..][..3];
+        let vertices: [usize; 3] = std::array::from_fn(|k| corner_vertex[3 * t + k]);
         let mut face = None;
-        for &vertex in vertices {
+        vertices.map(|vertex| {
             let source = primitive
                 .normals
                 .as_ref()
                 .and_then(|normals| normalized(normals[vertex]));
-            normals.push(source.unwrap_or_else(|| {
+            source.unwrap_or_else(|| {
                 *face.get_or_insert_with(|| face_normal(triangle[0], triangle[1], triangle[2]))
-            }));
-        }
-    }
-    normals
+            })
+        })
+    });
+    per_triangle.into_iter().flatten().collect()
 }
 
 /// The unit tangent and handedness (±1) of every corner, and whether they are
@@ -149,11 +147,7 @@ fn corner_tangents(
         ),
         (None, None) => (vec![[0.0, 0.0, 0.0, 1.0]; positions.len()], false),
     };
-    let tangents = raw
-        .iter()
-        .zip(normals)
-        .map(|(&raw, &normal)| unit_tangent(raw, normal))
-        .collect();
+    let tangents = map_chunked(&raw, |corner, &raw| unit_tangent(raw, normals[corner]));
     (tangents, real)
 }
 

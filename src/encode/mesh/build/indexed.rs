@@ -46,10 +46,14 @@ pub(super) fn merge_indexed(
     skin: Option<&[GpuSkinVertex]>,
     tangent_run_triangles: usize,
 ) -> Option<(Merged, bool)> {
-    let normals: Vec<[f32; 3]> =
-        map_chunked(primitive.normals.as_ref()?, |_, &normal| normalized(normal))
-            .into_iter()
-            .collect::<Option<_>>()?;
+    // A normal with no usable direction comes back as NaN, which no unit
+    // normal is: then the primitive takes the expanded path.
+    let normals: Vec<[f32; 3]> = map_chunked(primitive.normals.as_ref()?, |_, &normal| {
+        normalized(normal).unwrap_or([f32::NAN; 3])
+    });
+    if normals.iter().any(|n| n[0].is_nan()) {
+        return None;
+    }
     // Packing the vertices and making the corners' tangents do not depend on
     // each other: they run side by side when a thread is lent. The calling
     // thread takes the longer tangents, so that the thread lent for the

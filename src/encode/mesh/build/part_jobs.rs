@@ -8,6 +8,7 @@
 //! whichever thread ran which job. The first error in list order is the one
 //! reported.
 
+use std::cmp::Reverse;
 use std::sync::OnceLock;
 
 use super::levels::{LevelInputs, PartLevels};
@@ -26,6 +27,7 @@ pub(super) struct PartResults {
 }
 
 /// One job: a part of a submesh, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Job {
     /// The part's chain of reduced levels.
     Levels { submesh: usize, part: usize },
@@ -52,7 +54,7 @@ pub(super) fn run_part_jobs(
     let inputs: Vec<OnceLock<Result<LevelInputs, BuildError>>> =
         submeshes.iter().map(|_| OnceLock::new()).collect();
     let jobs = job_list(submeshes, with_levels, options.meshlets);
-    let done = jobserver::map(&jobs, |job| -> Result<(usize, Done), BuildError> {
+    let done = jobserver::map(&jobs, |job| -> Result<(usize, usize, Done), BuildError> {
         match *job {
             Job::Levels { submesh, part } => {
                 let inputs = inputs[submesh]
@@ -61,53 +63,111 @@ pub(super) fn run_part_jobs(
                     .map_err(Clone::clone)?;
                 let range = submeshes[submesh].parts[part].clone();
                 let levels = inputs.part_levels(range, options);
-                Ok((submesh, Done::Levels(levels)))
+                Ok((submesh, part, Done::Levels(levels)))
             }
             Job::Meshlets { submesh, part } => {
                 let range = submeshes[submesh].parts[part].clone();
                 let meshlets = part_meshlets(labels[submesh], &submeshes[submesh], range, options)?;
-                Ok((submesh, Done::Meshlets(meshlets)))
+                Ok((submesh, part, Done::Meshlets(meshlets)))
             }
         }
     });
+    let mut done = done.into_iter().collect::<Result<Vec<_>, _>>()?;
+    // Back to scene and part order, whatever order the jobs ran in.
+    done.sort_by_key(|&(submesh, part, _)| (submesh, part));
     let mut results = vec![PartResults::default(); submeshes.len()];
-    for done in done {
-        match done? {
-            (submesh, Done::Levels(levels)) => results[submesh].levels.push(levels),
-            (submesh, Done::Meshlets(meshlets)) => results[submesh].meshlets.push(meshlets),
+    for (submesh, _, done) in done {
+        match done {
+            Done::Levels(levels) => results[submesh].levels.push(levels),
+            Done::Meshlets(meshlets) => results[submesh].meshlets.push(meshlets),
         }
     }
     Ok(results)
 }
 
-/// The jobs for `submeshes`: the first part's level chain of every submesh,
-/// the first part's meshlets of every submesh, then the other parts' level
-/// chains and meshlets. The first level chain of a submesh gathers what its
-/// other chains need; the meshlets keep the other threads busy meanwhile.
-/// Within a submesh, parts stay in order.
+/// The jobs for `submeshes`, the longest first, so that the threads finish
+/// together: every part's level chain and meshlets, ordered by the part's
+/// triangle count (largest first; a level chain before the meshlets of a
+/// part of the same size; then scene and part order). The meshlets of the
+/// first job's part come second: the first level chain of a submesh also
+/// gathers what its other chains share, and those meshlets keep another
+/// thread busy meanwhile.
 fn job_list(submeshes: &[LocalGeometry], with_levels: bool, with_meshlets: bool) -> Vec<Job> {
-    let parts = |first: bool| {
-        submeshes
+    let mut sized = Vec::new();
+    for (submesh, local) in submeshes.iter().enumerate() {
+        for (part, range) in local.parts.iter().enumerate() {
+            let triangles = range.len() / 3;
+            if with_levels {
+                sized.push((triangles, 0, Job::Levels { submesh, part }));
+            }
+            if with_meshlets {
+                sized.push((triangles, 1, Job::Meshlets { submesh, part }));
+            }
+        }
+    }
+    // A stable sort: equal keys keep scene and part order.
+    sized.sort_by_key(|&(triangles, kind, _)| (Reverse(triangles), kind));
+    let mut jobs: Vec<Job> = sized.into_iter().map(|(_, _, job)| job).collect();
+    if let Some(&Job::Levels { submesh, part }) = jobs.first() {
+        let meshlets = Job::Meshlets { submesh, part };
+        if let Some(at) = jobs.iter().position(|job| *job == meshlets) {
+            let job = jobs.remove(at);
+            jobs.insert(1, job);
+        }
+    }
+    jobs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A submesh with parts of these triangle counts (no geometry).
+    fn parted(triangles: &[usize]) -> LocalGeometry {
+        let mut start = 0;
+        let parts = triangles
             .iter()
-            .enumerate()
-            .flat_map(move |(submesh, local)| {
-                let parts = if first { 0..1 } else { 1..local.parts.len() };
-                parts.map(move |part| (submesh, part))
+            .map(|&t| {
+                start += 3 * t;
+                start - 3 * t..start
             })
-    };
-    let levels = |first| {
-        parts(first)
-            .filter(move |_| with_levels)
-            .map(|(submesh, part)| Job::Levels { submesh, part })
-    };
-    let meshlets = |first| {
-        parts(first)
-            .filter(move |_| with_meshlets)
-            .map(|(submesh, part)| Job::Meshlets { submesh, part })
-    };
-    levels(true)
-        .chain(meshlets(true))
-        .chain(levels(false))
-        .chain(meshlets(false))
-        .collect()
+            .collect();
+        LocalGeometry {
+            vertices: Vec::new(),
+            indices: Vec::new(),
+            flat_normals: false,
+            parts,
+        }
+    }
+
+    #[test]
+    fn the_longest_jobs_come_first_with_the_first_part_s_meshlets_second() {
+        let submeshes = [parted(&[10]), parted(&[40, 40]), parted(&[20])];
+        let (levels, meshlets) = (
+            |submesh, part| Job::Levels { submesh, part },
+            |submesh, part| Job::Meshlets { submesh, part },
+        );
+        assert_eq!(
+            job_list(&submeshes, true, true),
+            [
+                levels(1, 0),
+                meshlets(1, 0),
+                levels(1, 1),
+                meshlets(1, 1),
+                levels(2, 0),
+                meshlets(2, 0),
+                levels(0, 0),
+                meshlets(0, 0),
+            ]
+        );
+        assert_eq!(
+            job_list(&submeshes, false, true),
+            [
+                meshlets(1, 0),
+                meshlets(1, 1),
+                meshlets(2, 0),
+                meshlets(0, 0)
+            ]
+        );
+    }
 }

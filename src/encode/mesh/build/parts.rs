@@ -1,7 +1,7 @@
 //! Cutting a large submesh into parts that can be worked on side by side.
 //!
 //! A submesh of more than [`PART_TRIANGLES`] triangles is cut into
-//! `ceil(triangles / PART_TRIANGLES)` parts of equal size (to one triangle)
+//! `ceil(triangles / PART_TRIANGLES)` parts, at least four, of equal size
 //! along meshoptimizer's spatial order of its triangles (a Morton curve
 //! through their centres), so that each part is a compact patch of the
 //! surface. The vertex cache order, the meshlets and the reduced levels are
@@ -44,9 +44,21 @@ impl Cuts {
     };
 }
 
-/// How many parts a triangle list of `index_count` indices makes.
+/// The fewest parts a submesh is cut into once it is cut at all: enough for
+/// two to four threads to share the work evenly even when one part's level
+/// chain takes much longer than its meshlets.
+const MIN_PARTS: usize = 4;
+
+/// How many parts a triangle list of `index_count` indices makes: one up to
+/// `part_triangles` triangles, else `ceil(triangles / part_triangles)` but at
+/// least [`MIN_PARTS`].
 pub(super) fn part_count(index_count: usize, part_triangles: usize) -> usize {
-    (index_count / 3).div_ceil(part_triangles.max(1)).max(1)
+    let triangles = index_count / 3;
+    if triangles <= part_triangles {
+        1
+    } else {
+        triangles.div_ceil(part_triangles.max(1)).max(MIN_PARTS)
+    }
 }
 
 /// `indices` grouped into parts of (nearly) equal size along the spatial
@@ -262,7 +274,8 @@ mod tests {
     #[test]
     fn parts_are_even_compact_and_cover_every_triangle_once() {
         assert_eq!(part_count(9, 3), 1);
-        assert_eq!(part_count(12, 3), 2);
+        assert_eq!(part_count(12, 3), 4);
+        assert_eq!(part_count(3 * 300_000, PART_TRIANGLES), 4);
         assert_eq!(part_count(3 * 1_002_528, PART_TRIANGLES), 8);
         let (indices, vertices) = row(1000);
         let (small, whole) = cut_into_parts(indices.clone(), &vertices, 1000);

@@ -20,6 +20,8 @@ use std::ops::Range;
 
 use meshopt::{TangentOptions, VertexDataAdapter, generate_position_remap, generate_tangents};
 
+use bytemuck::Zeroable;
+
 use super::chunked::map_chunked_with;
 use crate::jobserver;
 
@@ -49,7 +51,7 @@ pub(super) struct TangentInput<'a> {
 /// primitive generated whole) finishes its own corners with a scratch value
 /// from `scratch`, which `finish` may use as a cache but must not let change
 /// its results.
-pub(super) fn corner_tangents<S, R: Send>(
+pub(super) fn corner_tangents<S, R: Zeroable + Send>(
     input: TangentInput<'_>,
     run_triangles: usize,
     scratch: impl Fn() -> S + Sync,
