@@ -71,10 +71,19 @@ pub fn run(args: &CacheArgs, command: &Command, argv: &[OsString]) -> Result<(),
         }
         count(cache, |c| c.misses += 1);
     }
-    let session = Session::open(&args.remote, args.cache_state.as_deref());
-    if let Some(session) = &session {
-        match edge.ask_remote(session, local.as_ref()) {
-            Ok(Some((outcome, fetched))) => {
+    let mut session = Session::open(&args.remote, args.cache_state.as_deref(), &edge.tool.sha256);
+    if let Some(opened) = &session {
+        let mut asked = edge.ask_remote(opened, local.as_ref());
+        // A service that went away mid-request: ask the server directly.
+        if matches!(asked, Err(RemoteError::Service(_))) {
+            session = Session::open_direct(&args.remote, args.cache_state.as_deref());
+            asked = match &session {
+                Some(direct) => edge.ask_remote(direct, local.as_ref()),
+                None => Ok(None),
+            };
+        }
+        match (asked, &session) {
+            (Ok(Some((outcome, fetched))), _) => {
                 log(job, outcome);
                 edge.restore(&fetched.deps, &fetched.produced)?;
                 if let Some(cache) = &local {
@@ -82,17 +91,32 @@ pub fn run(args: &CacheArgs, command: &Command, argv: &[OsString]) -> Result<(),
                 }
                 return Ok(());
             }
-            Ok(None) => {}
-            Err(error) => session.failed(&error),
+            (Err(error), Some(session)) => session.failed(&error),
+            _ => {}
         }
     }
     cli::capture_warnings();
     let started = SystemTime::now();
     command.run()?;
-    log(job, "encode");
+    let waited = session.as_ref().is_some_and(Session::waited);
+    log(job, if waited { "encode-waited" } else { "encode" });
     let warnings = cli::captured_warnings();
     edge.store_encoded(local.as_ref(), session.as_ref(), started, warnings);
     Ok(())
+}
+
+/// The remote action an edge will look up first, when it follows from the
+/// edge's command line and source alone (an edge that reads nothing else):
+/// the build's service looks it up before the edge asks.
+/// `argv` is the edge's command line; `None` when it does not parse.
+pub fn action_ahead(args: &CacheArgs, argv: &[OsString]) -> Option<re::Digest> {
+    let cli = <super::EncodeCli as clap::Parser>::try_parse_from(argv).ok()?;
+    let edge = Edge::describe(args, cli.command.cacheable_job()?, argv)?;
+    if !edge.reads_only_its_source() {
+        return None;
+    }
+    let (action, _) = edge.remote_action(&folder_files(&edge.job.input)).ok()??;
+    Some(action.digest)
 }
 
 /// An edge with its settings and source key.
@@ -172,7 +196,9 @@ impl<'a> Edge<'a> {
         local: Option<&LocalCache>,
     ) -> Result<Option<(&'static str, Fetched)>, RemoteError> {
         let deps_action = action::deps_action(&self.source_key);
+        // An edge that reads only its source needs no record to be keyed.
         let known = match local.map(|cache| cache.deps(&self.source_key)) {
+            _ if self.reads_only_its_source() => Some(folder_files(&self.job.input)),
             Some(Lookup::Found(deps)) => Some(deps),
             _ => session
                 .deps(&deps_action)?
@@ -221,8 +247,10 @@ impl<'a> Edge<'a> {
             let (result, blobs) = action::result_of(&fetched.produced);
             session.store(&keyed, result, &blobs)?;
         }
-        let text = record::render_deps(&fetched.deps);
-        session.store_deps(&deps_action, text.as_bytes())?;
+        if !self.reads_only_its_source() {
+            let text = record::render_deps(&fetched.deps);
+            session.store_deps(&deps_action, text.as_bytes())?;
+        }
         Ok(Some(("remote-exec", fetched)))
     }
 
@@ -326,13 +354,22 @@ impl<'a> Edge<'a> {
             self.keep(cache, &deps, &produced);
         }
         if let Some(session) = session {
-            let uploaded = self.remote_action(&deps).and_then(|keyed| {
+            // Stored under the action a later lookup computes: from the
+            // source alone, or from the record of what the edge read.
+            let reads = match self.reads_only_its_source() {
+                true => folder_files(&self.job.input),
+                false => deps.clone(),
+            };
+            let uploaded = self.remote_action(&reads).and_then(|keyed| {
                 let Some((keyed, _)) = keyed else {
                     return Ok(());
                 };
+                if self.reads_only_its_source() {
+                    return session.upload(&keyed, &produced, None);
+                }
                 let deps_action = action::deps_action(&self.source_key);
                 let text = record::render_deps(&deps);
-                session.upload(&keyed, &produced, &deps_action, text.as_bytes())
+                session.upload(&keyed, &produced, Some((&deps_action, text.as_bytes())))
             });
             if let Err(error) = uploaded {
                 session.failed(&error);

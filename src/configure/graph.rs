@@ -22,6 +22,7 @@ use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
+use crate::cache::remote::service::{edges_file, prefetch};
 use crate::config::{
     Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings, MeshSettings, Selection,
     Settings, TextureSettings,
@@ -62,6 +63,9 @@ pub struct Plan {
     tools: [String; 3],
     /// The `encode` variable: launcher, `assetc-encode` and cache options.
     encode: String,
+    /// Whether a remote cache is configured: the plan then lists its cached
+    /// edges for the build's remote service.
+    remote: bool,
     /// One rule per `processors:` entry, in config order.
     processor_rules: Vec<ProcessorRule>,
     /// The named packs.
@@ -193,6 +197,7 @@ impl Plan {
             config_file: root_relative(root, &config.file)?,
             regenerate: regenerate_command(root, options, selection, build_dir, sharing)?,
             encode: encode_command(options, sharing, &build)?,
+            remote: sharing.remote.url.is_some(),
             tools: tool_strings(&options.tools)?,
             processor_rules: processors::rules(config, TEMPLATE)?,
             named_packs,
@@ -257,7 +262,35 @@ impl Plan {
                 .iter()
                 .map(|l| (l.fragment.clone(), l.text.clone())),
         );
+        files.extend(self.remote_edges());
         files
+    }
+
+    /// With a remote cache: the list of cached edges the build's remote
+    /// service looks up ahead, each as the words `assetc-encode` gets after
+    /// its cache options, in the order of `build.ninja`.
+    fn remote_edges(&self) -> Option<(String, String)> {
+        if !self.remote {
+            return None;
+        }
+        let frags = self.fragments();
+        let mut text = String::new();
+        for (job, frag) in self.jobs.iter().zip(&frags) {
+            if matches!(job.kind, SourceKind::Processor(_)) {
+                continue;
+            }
+            let (_, args) = self.job_args(job, frag, &self.job_outputs(job));
+            let mut words = vec![
+                job.kind.encoder().to_owned(),
+                "--root".to_owned(),
+                self.output.clone(),
+            ];
+            words.extend(args);
+            text.push_str(&prefetch::line(&words));
+            text.push('\n');
+        }
+        let list = edges_file(Path::new(&self.build));
+        Some((list.to_string_lossy().into_owned(), text))
     }
 
     /// Every file the graph produces, root-relative, for stale-output removal.
@@ -273,6 +306,7 @@ impl Plan {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
         }
         all.extend(self.fragments());
+        all.extend(self.remote_edges().map(|(path, _)| path));
         all
     }
 
@@ -361,25 +395,35 @@ impl Plan {
         (rule, implicit)
     }
 
-    fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
+    /// A job's input path and its `assetc-encode` words after `--root`.
+    fn job_args(&self, job: &Job, frag: &str, outs: &[String]) -> (String, Vec<String>) {
         let source = match &job.shares {
             Some(encoded) => encoded.clone(),
             // The table is a function of the tool alone.
             None if job.kind == SourceKind::BrdfLut => self.tools[1].clone(),
             None => join(&self.input, &job.input),
         };
-        let dep = join(&self.build, &format!("dep/{}.d", job.name));
-        let deps = job.deps();
         let mut args = job.flags.clone();
         args.extend(["--source".into(), job.source.clone()]);
         args.extend(["--fragment".into(), frag.to_string()]);
-        if deps != Deps::None {
-            args.extend(["--depfile".into(), dep.clone()]);
+        if job.deps() != Deps::None {
+            args.extend(["--depfile".into(), self.depfile(job)]);
         }
         for out in outs {
             args.extend(["-o".into(), out.clone()]);
         }
         args.push(source.clone());
+        (source, args)
+    }
+
+    fn depfile(&self, job: &Job) -> String {
+        join(&self.build, &format!("dep/{}.d", job.name))
+    }
+
+    fn write_job(&self, w: &mut Writer, job: &Job, frag: &str, outs: &[String]) {
+        let (source, args) = self.job_args(job, frag, outs);
+        let dep = self.depfile(job);
+        let deps = job.deps();
         let mut outputs: Vec<&str> = outs.iter().map(String::as_str).collect();
         outputs.push(frag);
         let (rule, implicit) = self.rule_of(job);

@@ -206,56 +206,66 @@ pub struct Produced {
 }
 
 /// The `ActionResult` of a local encode of `produced`, with the blobs to
-/// upload (the files, the fragment and the output tree).
+/// upload (the files and the fragment). Each file is listed on its own
+/// below [`OUT_DIR`], so one batch read fetches a hit whole; a result made
+/// by a remote run lists the folder as a tree instead.
 pub fn result_of(produced: &Produced) -> (re::ActionResult, Vec<(re::Digest, Vec<u8>)>) {
-    let mut blobs: Vec<(re::Digest, Vec<u8>)> = Vec::new();
-    let files = produced.files.iter().map(|(path, bytes)| {
-        let file = TreeFile {
-            digest: digest_of(bytes),
-            executable: false,
-        };
-        (path.as_str(), file)
-    });
-    let tree = build_tree(files).expect("runtime paths are plain relative paths");
-    let (tree_digest, tree_bytes) = message_blob(&re::Tree {
-        root: Some(tree.root),
-        children: tree.children,
-    });
-    blobs.extend(
-        produced
-            .files
-            .iter()
-            .map(|(_, bytes)| (digest_of(bytes), bytes.clone())),
-    );
-    blobs.push((tree_digest.clone(), tree_bytes));
-    let fragment_digest = digest_of(&produced.fragment);
-    blobs.push((fragment_digest.clone(), produced.fragment.clone()));
+    let mut blobs: Vec<(re::Digest, Vec<u8>)> = Vec::with_capacity(produced.files.len() + 1);
+    let mut output_files = Vec::with_capacity(produced.files.len() + 1);
+    let mut add = |path: String, bytes: &[u8]| {
+        let digest = digest_of(bytes);
+        output_files.push(re::OutputFile {
+            path,
+            digest: Some(digest.clone()),
+            ..Default::default()
+        });
+        blobs.push((digest, bytes.to_vec()));
+    };
+    for (path, bytes) in &produced.files {
+        add(format!("{OUT_DIR}/{path}"), bytes);
+    }
+    add(FRAGMENT.into(), &produced.fragment);
+    output_files.sort_by(|a, b| a.path.cmp(&b.path));
     let result = re::ActionResult {
-        output_files: vec![re::OutputFile {
-            path: FRAGMENT.into(),
-            digest: Some(fragment_digest),
-            ..Default::default()
-        }],
-        output_directories: vec![re::OutputDirectory {
-            path: OUT_DIR.into(),
-            tree_digest: Some(tree_digest),
-            ..Default::default()
-        }],
+        output_files,
         stderr_raw: produced.warnings.join("\n").into_bytes(),
         ..Default::default()
     };
     (result, blobs)
 }
 
-/// Where each part of a result is stored: the output tree, the fragment and
-/// the depfile (only present when the action ran remotely).
+/// Where a result keeps its produced files.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outputs {
+    /// Listed one by one: runtime path and digest.
+    Files(Vec<(String, re::Digest)>),
+    /// As the `Tree` message of the output folder (a remote run's result).
+    Tree(re::Digest),
+}
+
+/// Where each part of a result is stored: the produced files, the fragment
+/// and the depfile (only present when the action ran remotely).
 pub struct ResultParts {
-    /// The `Tree` message of the output folder.
-    pub tree: re::Digest,
+    /// The produced files.
+    pub outputs: Outputs,
     /// The fragment.
     pub fragment: re::Digest,
     /// The depfile.
     pub depfile: Option<re::Digest>,
+}
+
+impl ResultParts {
+    /// Every blob a first read of the result needs: the fragment, the
+    /// depfile, and the files or the tree.
+    pub fn first_reads(&self) -> Vec<re::Digest> {
+        let mut wanted = vec![self.fragment.clone()];
+        wanted.extend(self.depfile.clone());
+        match &self.outputs {
+            Outputs::Files(files) => wanted.extend(files.iter().map(|(_, d)| d.clone())),
+            Outputs::Tree(tree) => wanted.push(tree.clone()),
+        }
+        wanted
+    }
 }
 
 /// Finds the parts of a successful result; `None` when it is not one.
@@ -270,13 +280,24 @@ pub fn parts_of(result: &re::ActionResult) -> Option<ResultParts> {
             .find(|f| f.path == path)
             .and_then(|f| f.digest.clone())
     };
+    let prefix = format!("{OUT_DIR}/");
     let tree = result
         .output_directories
         .iter()
         .find(|d| d.path == OUT_DIR)
-        .and_then(|d| d.tree_digest.clone())?;
+        .and_then(|d| d.tree_digest.clone());
+    let outputs = match tree {
+        Some(tree) => Outputs::Tree(tree),
+        None => Outputs::Files(
+            result
+                .output_files
+                .iter()
+                .filter_map(|f| Some((f.path.strip_prefix(&prefix)?.to_owned(), f.digest.clone()?)))
+                .collect(),
+        ),
+    };
     Some(ResultParts {
-        tree,
+        outputs,
         fragment: file(FRAGMENT)?,
         depfile: file(DEPFILE),
     })
@@ -306,7 +327,13 @@ mod tests {
         let parts = parts_of(&result).unwrap();
         assert_eq!(parts.fragment, digest_of(b"frag"));
         assert!(parts.depfile.is_none());
-        assert!(blobs.iter().any(|(d, _)| *d == parts.tree));
+        assert_eq!(
+            parts.outputs,
+            Outputs::Files(vec![("ui/a.ktx2".into(), digest_of(b"ktx"))])
+        );
+        let wanted = parts.first_reads();
+        assert_eq!(wanted.len(), 2);
+        assert!(wanted.iter().all(|w| blobs.iter().any(|(d, _)| d == w)));
         let failed = re::ActionResult {
             exit_code: 1,
             ..result

@@ -2,9 +2,12 @@
 //! action cache, the content-addressable storage (batch calls for small
 //! blobs, ByteStream for large ones) and execution.
 //!
-//! Each edge is its own short process, so the client owns a single-threaded
-//! Tokio runtime and one HTTP/2 connection. Every blob read back is checked
-//! against its SHA-256 digest before anyone sees it.
+//! [`Upstream`] is the asynchronous client over one HTTP/2 channel, which
+//! the build's remote service shares between every edge; [`Remote`] wraps it
+//! in a single-threaded Tokio runtime for an edge that talks to the server
+//! itself. Every call has its own short deadline, enforced on this side, so
+//! a hung server or a silent link costs seconds, not minutes. Every blob
+//! read back is checked against its SHA-256 digest before anyone sees it.
 
 use std::time::Duration;
 
@@ -32,8 +35,19 @@ const BATCH_LIMIT: usize = 3 << 20;
 /// ByteStream chunk size.
 const CHUNK: usize = 1 << 20;
 
-/// How long a cache call may take before the remote counts as failing.
-const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long making the connection may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long a lookup (an action result, a missing-blob query) may take.
+pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The base deadline of a call that moves blobs; each MiB adds a second.
+const TRANSFER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The deadline of a call that moves `bytes`.
+fn transfer_timeout(bytes: usize) -> Duration {
+    TRANSFER_TIMEOUT + Duration::from_secs((bytes >> 20) as u64)
+}
 
 /// What went wrong talking to the remote.
 #[derive(Debug, thiserror::Error)]
@@ -72,9 +86,54 @@ pub enum RemoteError {
         /// The server's message.
         message: String,
     },
+    /// The server would not store a blob (its storage is full, or this
+    /// client may not write).
+    #[error("the server refused to store blob {hash}: {message} (code {code})")]
+    Refused {
+        /// The blob.
+        hash: String,
+        /// The `google.rpc.Code`.
+        code: i32,
+        /// The server's message.
+        message: String,
+    },
+    /// A call did not finish before its deadline.
+    #[error("{call} timed out after {} s", .after.as_secs_f32())]
+    TimedOut {
+        /// The RPC.
+        call: &'static str,
+        /// The deadline.
+        after: Duration,
+    },
     /// A blob did not match its digest, or an answer was malformed.
     #[error("{0}")]
     Invalid(String),
+    /// The build's remote service decided, for the whole build, not to use
+    /// the remote any more (it already said why, once).
+    #[error("the remote is not used for the rest of this build: {0}")]
+    Unavailable(String),
+    /// The build's remote service went away mid-request; the edge talks to
+    /// the server itself instead.
+    #[error("the build's remote service failed: {0}")]
+    Service(#[source] std::io::Error),
+}
+
+impl RemoteError {
+    /// Whether the server refused to store (its storage is full, or this
+    /// client may not write), rather than that it is gone.
+    pub fn refused_store(&self) -> bool {
+        matches!(self, RemoteError::Call { status, .. } if matches!(
+            status.code(),
+            tonic::Code::PermissionDenied | tonic::Code::Unauthenticated
+        )) || matches!(self, RemoteError::Refused { .. })
+    }
+
+    /// Whether the server turned the call away for now (`RESOURCE_EXHAUSTED`:
+    /// too many calls at once, or no room): worth asking again shortly.
+    pub fn busy(&self) -> bool {
+        matches!(self, RemoteError::Call { status, .. }
+            if status.code() == tonic::Code::ResourceExhausted)
+    }
 }
 
 fn call(name: &'static str) -> impl Fn(tonic::Status) -> RemoteError {
@@ -152,16 +211,38 @@ impl Blob<'_> {
     }
 }
 
-/// A connection to one REAPI instance.
-pub struct Remote {
-    runtime: tokio::runtime::Runtime,
+/// Runs `call` under `deadline`, enforced on this side: a server that never
+/// answers costs the deadline, whatever the server does with the header.
+async fn within<T>(
+    name: &'static str,
+    deadline: Duration,
+    call: impl std::future::Future<Output = Result<T, RemoteError>>,
+) -> Result<T, RemoteError> {
+    tokio::time::timeout(deadline, call)
+        .await
+        .unwrap_or(Err(RemoteError::TimedOut {
+            call: name,
+            after: deadline,
+        }))
+}
+
+fn timed<T>(message: T, deadline: Duration) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.set_timeout(deadline);
+    request
+}
+
+/// An asynchronous client of one REAPI instance over one HTTP/2 channel;
+/// clones share the channel, so concurrent calls are multiplexed on it.
+#[derive(Clone)]
+pub struct Upstream {
     channel: Transport,
     instance: String,
 }
 
-impl Remote {
-    /// Connects to the server `args` names, failing fast when nobody answers.
-    pub fn connect(args: &RemoteSettings) -> Result<Self, RemoteError> {
+impl Upstream {
+    /// Connects to the server `args` names, within [`CONNECT_TIMEOUT`].
+    pub async fn connect(args: &RemoteSettings) -> Result<Self, RemoteError> {
         let url = args.url.as_deref().unwrap_or_default();
         let setup = |what: String| RemoteError::Setup {
             endpoint: url.to_owned(),
@@ -169,32 +250,24 @@ impl Remote {
         };
         let endpoint = endpoint(args).map_err(setup)?;
         let headers = Headers::from_env().map_err(setup)?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| setup(e.to_string()))?;
-        let channel =
-            runtime
-                .block_on(endpoint.connect())
+        let connecting = async {
+            endpoint
+                .connect()
+                .await
                 .map_err(|source| RemoteError::Connect {
                     endpoint: url.to_owned(),
                     source,
-                })?;
+                })
+        };
+        let channel = within("connect", CONNECT_TIMEOUT, connecting).await?;
         Ok(Self {
-            runtime,
             channel: InterceptedService::new(channel, headers),
             instance: args.instance.clone().unwrap_or_default(),
         })
     }
 
-    fn timed<T>(message: T) -> tonic::Request<T> {
-        let mut request = tonic::Request::new(message);
-        request.set_timeout(CALL_TIMEOUT);
-        request
-    }
-
     /// The cached result of `action`, if the server has one.
-    pub fn action_result(
+    pub async fn action_result(
         &self,
         action: &re::Digest,
     ) -> Result<Option<re::ActionResult>, RemoteError> {
@@ -207,18 +280,21 @@ impl Remote {
             digest_function: re::digest_function::Value::Sha256 as i32,
             ..Default::default()
         };
-        match self
-            .runtime
-            .block_on(client.get_action_result(Self::timed(request)))
-        {
-            Ok(response) => Ok(Some(response.into_inner())),
-            Err(status) if status.code() == tonic::Code::NotFound => Ok(None),
-            Err(status) => Err(call("GetActionResult")(status)),
-        }
+        let call = async {
+            match client
+                .get_action_result(timed(request, LOOKUP_TIMEOUT))
+                .await
+            {
+                Ok(response) => Ok(Some(response.into_inner())),
+                Err(status) if status.code() == tonic::Code::NotFound => Ok(None),
+                Err(status) => Err(call("GetActionResult")(status)),
+            }
+        };
+        within("GetActionResult", LOOKUP_TIMEOUT, call).await
     }
 
     /// Stores `result` as the result of `action`.
-    pub fn update_action_result(
+    pub async fn update_action_result(
         &self,
         action: &re::Digest,
         result: re::ActionResult,
@@ -231,46 +307,59 @@ impl Remote {
             digest_function: re::digest_function::Value::Sha256 as i32,
             ..Default::default()
         };
-        self.runtime
-            .block_on(client.update_action_result(Self::timed(request)))
-            .map(drop)
-            .map_err(call("UpdateActionResult"))
+        let deadline = transfer_timeout(0);
+        let call = async {
+            client
+                .update_action_result(timed(request, deadline))
+                .await
+                .map(drop)
+                .map_err(call("UpdateActionResult"))
+        };
+        within("UpdateActionResult", deadline, call).await
     }
 
     /// Uploads the blobs the server does not have yet; a file is read only
     /// when it is missing there.
-    pub fn upload(&self, blobs: &[(re::Digest, Blob)]) -> Result<(), RemoteError> {
-        let mut cas = self.cas();
-        let request = re::FindMissingBlobsRequest {
-            instance_name: self.instance.clone(),
-            blob_digests: blobs.iter().map(|(d, _)| d.clone()).collect(),
-            digest_function: re::digest_function::Value::Sha256 as i32,
-        };
-        let missing = self
-            .runtime
-            .block_on(cas.find_missing_blobs(Self::timed(request)))
-            .map_err(call("FindMissingBlobs"))?
-            .into_inner()
-            .missing_blob_digests;
+    pub async fn upload(&self, blobs: &[(re::Digest, Blob<'_>)]) -> Result<(), RemoteError> {
+        let missing = self.find_missing(blobs).await?;
         let mut batch = Vec::new();
         let mut batch_size = 0;
         for (digest, blob) in blobs.iter().filter(|(d, _)| missing.contains(d)) {
             let bytes = blob.bytes()?;
             if bytes.len() > BATCH_LIMIT {
-                self.write_stream(digest, &bytes)?;
+                self.write_stream(digest, &bytes).await?;
                 continue;
             }
             if batch_size + bytes.len() > BATCH_LIMIT {
-                self.write_batch(std::mem::take(&mut batch))?;
+                self.write_batch(std::mem::take(&mut batch)).await?;
                 batch_size = 0;
             }
             batch_size += bytes.len();
             batch.push((digest.clone(), bytes.into_owned()));
         }
         if !batch.is_empty() {
-            self.write_batch(batch)?;
+            self.write_batch(batch).await?;
         }
         Ok(())
+    }
+
+    async fn find_missing(
+        &self,
+        blobs: &[(re::Digest, Blob<'_>)],
+    ) -> Result<Vec<re::Digest>, RemoteError> {
+        let request = re::FindMissingBlobsRequest {
+            instance_name: self.instance.clone(),
+            blob_digests: blobs.iter().map(|(d, _)| d.clone()).collect(),
+            digest_function: re::digest_function::Value::Sha256 as i32,
+        };
+        let mut cas = self.cas();
+        let call = async {
+            cas.find_missing_blobs(timed(request, LOOKUP_TIMEOUT))
+                .await
+                .map(|r| r.into_inner().missing_blob_digests)
+                .map_err(call("FindMissingBlobs"))
+        };
+        within("FindMissingBlobs", LOOKUP_TIMEOUT, call).await
     }
 
     fn cas(
@@ -281,7 +370,8 @@ impl Remote {
         )
     }
 
-    fn write_batch(&self, blobs: Vec<(re::Digest, Vec<u8>)>) -> Result<(), RemoteError> {
+    async fn write_batch(&self, blobs: Vec<(re::Digest, Vec<u8>)>) -> Result<(), RemoteError> {
+        let size = blobs.iter().map(|(_, b)| b.len()).sum();
         let request = re::BatchUpdateBlobsRequest {
             instance_name: self.instance.clone(),
             requests: blobs
@@ -294,26 +384,34 @@ impl Remote {
                 .collect(),
             digest_function: re::digest_function::Value::Sha256 as i32,
         };
-        let answers = self
-            .runtime
-            .block_on(self.cas().batch_update_blobs(Self::timed(request)))
-            .map_err(call("BatchUpdateBlobs"))?
+        let deadline = transfer_timeout(size);
+        let mut cas = self.cas();
+        let call = async {
+            cas.batch_update_blobs(timed(request, deadline))
+                .await
+                .map_err(call("BatchUpdateBlobs"))
+        };
+        let answers = within("BatchUpdateBlobs", deadline, call)
+            .await?
             .into_inner();
         match answers
             .responses
-            .iter()
+            .into_iter()
             .find(|r| r.status.as_ref().is_some_and(|s| s.code != 0))
         {
-            Some(refused) => Err(RemoteError::Invalid(format!(
-                "the server refused blob {}: {}",
-                refused.digest.as_ref().map_or("?", |d| d.hash.as_str()),
-                refused.status.as_ref().map_or("", |s| s.message.as_str())
-            ))),
+            Some(refused) => {
+                let status = refused.status.unwrap_or_default();
+                Err(RemoteError::Refused {
+                    hash: refused.digest.map(|d| d.hash).unwrap_or_default(),
+                    code: status.code,
+                    message: status.message,
+                })
+            }
             None => Ok(()),
         }
     }
 
-    fn write_stream(&self, digest: &re::Digest, bytes: &[u8]) -> Result<(), RemoteError> {
+    async fn write_stream(&self, digest: &re::Digest, bytes: &[u8]) -> Result<(), RemoteError> {
         let resource = format!(
             "{}uploads/{}/blobs/{}/{}",
             self.prefix(),
@@ -336,10 +434,14 @@ impl Remote {
             })
             .collect();
         let mut client = bs::byte_stream_client::ByteStreamClient::new(self.channel.clone());
-        let written = self
-            .runtime
-            .block_on(client.write(tokio_stream::iter(chunks)))
-            .map_err(call("ByteStream.Write"))?
+        let call = async {
+            client
+                .write(tokio_stream::iter(chunks))
+                .await
+                .map_err(call("ByteStream.Write"))
+        };
+        let written = within("ByteStream.Write", transfer_timeout(bytes.len()), call)
+            .await?
             .into_inner();
         if written.committed_size != digest.size_bytes {
             return Err(RemoteError::Invalid(format!(
@@ -360,38 +462,33 @@ impl Remote {
     }
 
     /// Downloads `digests`, each checked against its SHA-256.
-    pub fn download(&self, digests: &[re::Digest]) -> Result<Vec<Vec<u8>>, RemoteError> {
+    pub async fn download(&self, digests: &[re::Digest]) -> Result<Vec<Vec<u8>>, RemoteError> {
         let small: Vec<re::Digest> = digests
             .iter()
             .filter(|d| d.size_bytes as usize <= BATCH_LIMIT)
             .cloned()
             .collect();
-        let mut batched = self.read_batches(&small)?;
-        digests
-            .iter()
-            .map(|digest| {
-                let bytes = match batched.iter().position(|(d, _)| d == digest) {
-                    Some(index) => batched.swap_remove(index).1,
-                    None if digest.size_bytes as usize > BATCH_LIMIT => self.read_stream(digest)?,
-                    None => {
-                        return Err(RemoteError::Invalid(format!(
-                            "blob {} was not sent",
-                            digest.hash
-                        )));
-                    }
-                };
-                if digest_of(&bytes) != *digest {
+        let mut batched = self.read_batches(&small).await?;
+        let mut found = Vec::with_capacity(digests.len());
+        for digest in digests {
+            let bytes = match batched.iter().position(|(d, _)| d == digest) {
+                Some(index) => batched.swap_remove(index).1,
+                None if digest.size_bytes as usize > BATCH_LIMIT => {
+                    self.read_stream(digest).await?
+                }
+                None => {
                     return Err(RemoteError::Invalid(format!(
-                        "blob {} does not match its digest; rejected",
+                        "blob {} was not sent",
                         digest.hash
                     )));
                 }
-                Ok(bytes)
-            })
-            .collect()
+            };
+            found.push(checked(digest, bytes)?);
+        }
+        Ok(found)
     }
 
-    fn read_batches(
+    async fn read_batches(
         &self,
         digests: &[re::Digest],
     ) -> Result<Vec<(re::Digest, Vec<u8>)>, RemoteError> {
@@ -406,34 +503,47 @@ impl Remote {
                 size += digests[end].size_bytes as usize;
                 end += 1;
             }
-            let request = re::BatchReadBlobsRequest {
-                instance_name: self.instance.clone(),
-                digests: digests[start..end].to_vec(),
-                digest_function: re::digest_function::Value::Sha256 as i32,
-                ..Default::default()
-            };
-            let answers = self
-                .runtime
-                .block_on(self.cas().batch_read_blobs(Self::timed(request)))
-                .map_err(call("BatchReadBlobs"))?
-                .into_inner();
-            for answer in answers.responses {
-                if answer.status.as_ref().is_some_and(|s| s.code != 0) {
-                    let hash = answer.digest.map(|d| d.hash).unwrap_or_default();
-                    return Err(RemoteError::Invalid(format!(
-                        "blob {hash} is not in the storage"
-                    )));
-                }
-                if let Some(digest) = answer.digest {
-                    found.push((digest, answer.data));
-                }
-            }
+            found.extend(self.read_batch(&digests[start..end], size).await?);
             start = end;
         }
         Ok(found)
     }
 
-    fn read_stream(&self, digest: &re::Digest) -> Result<Vec<u8>, RemoteError> {
+    async fn read_batch(
+        &self,
+        digests: &[re::Digest],
+        size: usize,
+    ) -> Result<Vec<(re::Digest, Vec<u8>)>, RemoteError> {
+        let request = re::BatchReadBlobsRequest {
+            instance_name: self.instance.clone(),
+            digests: digests.to_vec(),
+            digest_function: re::digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        };
+        let deadline = transfer_timeout(size);
+        let mut cas = self.cas();
+        let call = async {
+            cas.batch_read_blobs(timed(request, deadline))
+                .await
+                .map_err(call("BatchReadBlobs"))
+        };
+        let answers = within("BatchReadBlobs", deadline, call).await?.into_inner();
+        let mut found = Vec::with_capacity(answers.responses.len());
+        for answer in answers.responses {
+            if answer.status.as_ref().is_some_and(|s| s.code != 0) {
+                let hash = answer.digest.map(|d| d.hash).unwrap_or_default();
+                return Err(RemoteError::Invalid(format!(
+                    "blob {hash} is not in the storage"
+                )));
+            }
+            if let Some(digest) = answer.digest {
+                found.push((digest, answer.data));
+            }
+        }
+        Ok(found)
+    }
+
+    async fn read_stream(&self, digest: &re::Digest) -> Result<Vec<u8>, RemoteError> {
         let resource = format!(
             "{}blobs/{}/{}",
             self.prefix(),
@@ -446,9 +556,10 @@ impl Remote {
             read_offset: 0,
             read_limit: 0,
         };
-        self.runtime.block_on(async {
+        let deadline = transfer_timeout(digest.size_bytes.max(0) as usize);
+        let call = async {
             let mut stream = client
-                .read(Self::timed(request))
+                .read(timed(request, deadline))
                 .await
                 .map_err(call("ByteStream.Read"))?
                 .into_inner();
@@ -463,12 +574,13 @@ impl Remote {
                 bytes.extend_from_slice(&chunk.data);
             }
             Ok(bytes)
-        })
+        };
+        within("ByteStream.Read", deadline, call).await
     }
 
     /// Runs `action` on the server's workers (or takes its cached result)
-    /// and waits for the answer.
-    pub fn execute(&self, action: &re::Digest) -> Result<re::ExecuteResponse, RemoteError> {
+    /// and waits for the answer, however long the run takes.
+    pub async fn execute(&self, action: &re::Digest) -> Result<re::ExecuteResponse, RemoteError> {
         let mut client = re::execution_client::ExecutionClient::new(self.channel.clone());
         let request = re::ExecuteRequest {
             instance_name: self.instance.clone(),
@@ -477,36 +589,100 @@ impl Remote {
             digest_function: re::digest_function::Value::Sha256 as i32,
             ..Default::default()
         };
-        self.runtime.block_on(async {
-            let mut stream = client
-                .execute(request)
-                .await
-                .map_err(call("Execute"))?
-                .into_inner();
-            let mut name = String::new();
-            let mut reconnects = 0;
-            loop {
-                match stream.message().await.map_err(call("Execute"))? {
-                    Some(operation) if operation.done => return finished(operation),
-                    Some(operation) => name = operation.name,
-                    // The stream may end before the action does: wait on.
-                    None if !name.is_empty() && reconnects < MAX_WAITS => {
-                        reconnects += 1;
-                        let wait = re::WaitExecutionRequest { name: name.clone() };
-                        stream = client
-                            .wait_execution(wait)
-                            .await
-                            .map_err(call("WaitExecution"))?
-                            .into_inner();
-                    }
-                    None => {
-                        return Err(RemoteError::Invalid(
-                            "the execution stream ended before the action finished".into(),
-                        ));
-                    }
+        let mut stream = client
+            .execute(request)
+            .await
+            .map_err(call("Execute"))?
+            .into_inner();
+        let mut name = String::new();
+        let mut reconnects = 0;
+        loop {
+            match stream.message().await.map_err(call("Execute"))? {
+                Some(operation) if operation.done => return finished(operation),
+                Some(operation) => name = operation.name,
+                // The stream may end before the action does: wait on.
+                None if !name.is_empty() && reconnects < MAX_WAITS => {
+                    reconnects += 1;
+                    let wait = re::WaitExecutionRequest { name: name.clone() };
+                    stream = client
+                        .wait_execution(wait)
+                        .await
+                        .map_err(call("WaitExecution"))?
+                        .into_inner();
+                }
+                None => {
+                    return Err(RemoteError::Invalid(
+                        "the execution stream ended before the action finished".into(),
+                    ));
                 }
             }
-        })
+        }
+    }
+}
+
+/// `bytes` if they match `digest`; a mismatch rejects the blob.
+pub fn checked(digest: &re::Digest, bytes: Vec<u8>) -> Result<Vec<u8>, RemoteError> {
+    if digest_of(&bytes) != *digest {
+        return Err(RemoteError::Invalid(format!(
+            "blob {} does not match its digest; rejected",
+            digest.hash
+        )));
+    }
+    Ok(bytes)
+}
+
+/// A blocking connection to one REAPI instance, for an edge that talks to
+/// the server itself: an [`Upstream`] on a single-threaded runtime.
+pub struct Remote {
+    runtime: tokio::runtime::Runtime,
+    upstream: Upstream,
+}
+
+impl Remote {
+    /// Connects to the server `args` names, failing fast when nobody answers.
+    pub fn connect(args: &RemoteSettings) -> Result<Self, RemoteError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| RemoteError::Setup {
+                endpoint: args.url.clone().unwrap_or_default(),
+                what: e.to_string(),
+            })?;
+        let upstream = runtime.block_on(Upstream::connect(args))?;
+        Ok(Self { runtime, upstream })
+    }
+
+    /// See [`Upstream::action_result`].
+    pub fn action_result(
+        &self,
+        action: &re::Digest,
+    ) -> Result<Option<re::ActionResult>, RemoteError> {
+        self.runtime.block_on(self.upstream.action_result(action))
+    }
+
+    /// See [`Upstream::update_action_result`].
+    pub fn update_action_result(
+        &self,
+        action: &re::Digest,
+        result: re::ActionResult,
+    ) -> Result<(), RemoteError> {
+        self.runtime
+            .block_on(self.upstream.update_action_result(action, result))
+    }
+
+    /// See [`Upstream::upload`].
+    pub fn upload(&self, blobs: &[(re::Digest, Blob)]) -> Result<(), RemoteError> {
+        self.runtime.block_on(self.upstream.upload(blobs))
+    }
+
+    /// See [`Upstream::download`].
+    pub fn download(&self, digests: &[re::Digest]) -> Result<Vec<Vec<u8>>, RemoteError> {
+        self.runtime.block_on(self.upstream.download(digests))
+    }
+
+    /// See [`Upstream::execute`].
+    pub fn execute(&self, action: &re::Digest) -> Result<re::ExecuteResponse, RemoteError> {
+        self.runtime.block_on(self.upstream.execute(action))
     }
 }
 
@@ -556,7 +732,7 @@ fn endpoint(args: &RemoteSettings) -> Result<Endpoint, String> {
     let scheme = if tls { "https" } else { "http" };
     let mut endpoint = Endpoint::from_shared(format!("{scheme}://{rest}"))
         .map_err(|e| e.to_string())?
-        .connect_timeout(Duration::from_secs(5))
+        .connect_timeout(CONNECT_TIMEOUT)
         .tcp_nodelay(true);
     if tls {
         let mut config = ClientTlsConfig::new().with_native_roots();

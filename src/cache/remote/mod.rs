@@ -6,15 +6,20 @@
 //! * [`action`]: an encode edge as an action, its result and the "deps"
 //!   action that records which files an edge reads.
 //! * [`client`]: the gRPC calls (action cache, CAS, ByteStream, execution).
+//! * [`service`]: the build's remote service, which holds one channel for
+//!   every edge of the build, looks results up ahead and uploads in the
+//!   background.
 //! * [`Session`]: what an edge asks of the remote: the files a source read
-//!   last time, a cached result, a remote run, an upload. A remote that does
-//!   not answer is marked unavailable for a minute in the build folder, so
-//!   one build prints one warning and stops trying, and every edge encodes
-//!   locally instead.
+//!   last time, a cached result, a remote run, an upload; through the
+//!   build's service when it can, or itself. An edge that talks to the
+//!   server itself and finds it not answering marks it unavailable for a
+//!   minute in the build folder, so one build prints one warning and stops
+//!   trying, and every edge encodes locally instead.
 
 pub mod action;
 pub mod client;
 pub mod merkle;
+pub mod service;
 
 use std::fs;
 use std::path::Path;
@@ -22,8 +27,9 @@ use std::time::{Duration, SystemTime};
 
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 
-use self::action::{Action, Input, Produced};
+use self::action::{Action, Input, Outputs, Produced};
 use self::client::{Blob, Remote, RemoteError};
+use self::service::client::ServiceClient;
 use crate::cache::digest::digest_of;
 use crate::cli;
 use crate::config::RemoteSettings;
@@ -37,9 +43,17 @@ const OUTAGE_PAUSE: Duration = Duration::from_secs(60);
 
 /// A remote an edge talks to.
 pub struct Session<'a> {
-    remote: Remote,
+    link: Link,
     args: &'a RemoteSettings,
     state: Option<&'a Path>,
+}
+
+/// How an edge reaches the server.
+enum Link {
+    /// Through the build's service.
+    Service(ServiceClient),
+    /// Over its own connection.
+    Direct(Remote),
 }
 
 /// What the remote had or made for an edge.
@@ -51,16 +65,34 @@ pub struct Fetched {
 }
 
 impl<'a> Session<'a> {
-    /// Connects, unless no remote is configured or it failed recently
-    /// (`state` is the build folder, which holds the marker).
-    pub fn open(args: &'a RemoteSettings, state: Option<&'a Path>) -> Option<Self> {
+    /// Reaches the remote, unless none is configured or it failed recently
+    /// (`state` is the build folder, which holds the marker and the
+    /// service's socket): through the build's service for a cache, over the
+    /// edge's own connection for remote runs or when there is no service.
+    /// `tool` is this binary's SHA-256.
+    pub fn open(args: &'a RemoteSettings, state: Option<&'a Path>, tool: &str) -> Option<Self> {
+        args.url.as_ref()?;
+        if let Some(build) = state.filter(|_| !args.exec && service::enabled())
+            && let Some(client) = ServiceClient::open(build, args, tool)
+        {
+            return Some(Self {
+                link: Link::Service(client),
+                args,
+                state,
+            });
+        }
+        Self::open_direct(args, state)
+    }
+
+    /// Reaches the remote over the edge's own connection.
+    pub fn open_direct(args: &'a RemoteSettings, state: Option<&'a Path>) -> Option<Self> {
         args.url.as_ref()?;
         if state.is_some_and(recently_failed) {
             return None;
         }
         match Remote::connect(args) {
             Ok(remote) => Some(Self {
-                remote,
+                link: Link::Direct(remote),
                 args,
                 state,
             }),
@@ -76,14 +108,21 @@ impl<'a> Session<'a> {
         self.args.exec
     }
 
+    /// Whether this edge waited on a remote that the build then gave up.
+    pub fn waited(&self) -> bool {
+        matches!(&self.link, Link::Service(client) if client.waited())
+    }
+
     /// Reports a failed call: a corrupt answer is a warning for this edge;
     /// anything else marks the remote unavailable (one warning per build).
+    /// The service has already warned about a remote it gave up.
     pub fn failed(&self, error: &RemoteError) {
         match error {
             RemoteError::Invalid(_) => cli::warn(
                 "assetc-encode",
                 &format!("remote {}: {error}; encoding locally", self.url()),
             ),
+            RemoteError::Unavailable(_) => {}
             _ => mark_unavailable(self.args, self.state, error),
         }
     }
@@ -92,15 +131,38 @@ impl<'a> Session<'a> {
         self.args.url.as_deref().unwrap_or_default()
     }
 
+    fn action_result(&self, action: &re::Digest) -> Result<Option<re::ActionResult>, RemoteError> {
+        match &self.link {
+            Link::Service(client) => client.action_result(action),
+            Link::Direct(remote) => remote.action_result(action),
+        }
+    }
+
+    fn download(&self, digests: &[re::Digest]) -> Result<Vec<Vec<u8>>, RemoteError> {
+        match &self.link {
+            Link::Service(client) => client.download(digests),
+            Link::Direct(remote) => remote.download(digests),
+        }
+    }
+
+    fn direct(&self) -> Result<&Remote, RemoteError> {
+        match &self.link {
+            Link::Direct(remote) => Ok(remote),
+            Link::Service(_) => Err(RemoteError::Invalid(
+                "remote runs go over the edge's own connection".into(),
+            )),
+        }
+    }
+
     /// The deps record stored under `deps_action`, if any.
     pub fn deps(&self, deps_action: &Action) -> Result<Option<Vec<u8>>, RemoteError> {
-        let Some(result) = self.remote.action_result(&deps_action.digest)? else {
+        let Some(result) = self.action_result(&deps_action.digest)? else {
             return Ok(None);
         };
         let Some(digest) = action::deps_digest(&result) else {
             return Ok(None);
         };
-        Ok(self.remote.download(&[digest])?.pop())
+        Ok(self.download(&[digest])?.pop())
     }
 
     /// The cached result of `edge_action`, downloaded and checked.
@@ -109,7 +171,7 @@ impl<'a> Session<'a> {
         edge_action: &Action,
         deps: &[String],
     ) -> Result<Option<Fetched>, RemoteError> {
-        match self.remote.action_result(&edge_action.digest)? {
+        match self.action_result(&edge_action.digest)? {
             Some(result) => self.fetch(&result, Some(deps)),
             None => Ok(None),
         }
@@ -135,8 +197,9 @@ impl<'a> Session<'a> {
         for input in inputs {
             blobs.push((input.digest.clone(), Blob::File(Path::new(&input.path))));
         }
-        self.remote.upload(&blobs)?;
-        let response = self.remote.execute(&edge_action.digest)?;
+        let remote = self.direct()?;
+        remote.upload(&blobs)?;
+        let response = remote.execute(&edge_action.digest)?;
         if let Some(status) = response.status.filter(|s| s.code != 0) {
             return Err(RemoteError::Execution {
                 code: status.code,
@@ -159,24 +222,20 @@ impl<'a> Session<'a> {
         let Some(parts) = action::parts_of(result) else {
             return Ok(None);
         };
-        let mut wanted = vec![parts.tree.clone(), parts.fragment.clone()];
-        wanted.extend(parts.depfile.clone());
-        let mut found = self.remote.download(&wanted)?.into_iter();
-        let (tree, fragment) = (
-            found.next().unwrap_or_default(),
-            found.next().unwrap_or_default(),
-        );
-        let tree = <re::Tree as prost::Message>::decode(tree.as_slice())
-            .map_err(|e| RemoteError::Invalid(format!("bad output tree: {e}")))?;
-        let listed = merkle::files_of_tree(&tree)
-            .ok_or_else(|| RemoteError::Invalid("the output tree is malformed".into()))?;
-        let digests: Vec<re::Digest> = listed.iter().map(|(_, d)| d.clone()).collect();
-        let bytes = self.remote.download(&digests)?;
-        let files: Vec<(String, Vec<u8>)> = listed.into_iter().map(|(p, _)| p).zip(bytes).collect();
+        let mut found = self.download(&parts.first_reads())?.into_iter();
+        let fragment = found.next().unwrap_or_default();
+        let depfile = parts
+            .depfile
+            .as_ref()
+            .map(|_| found.next().unwrap_or_default());
+        let files = match &parts.outputs {
+            Outputs::Files(listed) => listed.iter().map(|(p, _)| p.clone()).zip(found).collect(),
+            Outputs::Tree(_) => self.files_of_tree(&found.next().unwrap_or_default())?,
+        };
         check_against_fragment(&files, &fragment)?;
         let deps = match deps {
             Some(deps) => deps.to_vec(),
-            None => depfile_inputs(&found.next().unwrap_or_default())?,
+            None => depfile_inputs(&depfile.unwrap_or_default())?,
         };
         let warnings = String::from_utf8_lossy(&result.stderr_raw)
             .lines()
@@ -193,18 +252,32 @@ impl<'a> Session<'a> {
         }))
     }
 
+    /// The files of an output folder given as a `Tree` message, downloaded.
+    fn files_of_tree(&self, tree: &[u8]) -> Result<Vec<(String, Vec<u8>)>, RemoteError> {
+        let tree = <re::Tree as prost::Message>::decode(tree)
+            .map_err(|e| RemoteError::Invalid(format!("bad output tree: {e}")))?;
+        let listed = merkle::files_of_tree(&tree)
+            .ok_or_else(|| RemoteError::Invalid("the output tree is malformed".into()))?;
+        let digests: Vec<re::Digest> = listed.iter().map(|(_, d)| d.clone()).collect();
+        let bytes = self.download(&digests)?;
+        Ok(listed.into_iter().map(|(p, _)| p).zip(bytes).collect())
+    }
+
     /// Stores a local encode's result under `edge_action`, and its deps
-    /// record under `deps_action`.
+    /// record (the deps action and the record's text) when other edges
+    /// need it to find their inputs.
     pub fn upload(
         &self,
         edge_action: &Action,
         produced: &Produced,
-        deps_action: &Action,
-        deps_record: &[u8],
+        deps: Option<(&Action, &[u8])>,
     ) -> Result<(), RemoteError> {
         let (result, blobs) = action::result_of(produced);
         self.store(edge_action, result, &blobs)?;
-        self.store_deps(deps_action, deps_record)
+        match deps {
+            Some((deps_action, record)) => self.store_deps(deps_action, record),
+            None => Ok(()),
+        }
     }
 
     /// Stores the deps record `text` as the result of `deps_action`.
@@ -213,20 +286,29 @@ impl<'a> Session<'a> {
         self.store(deps_action, action::deps_result(text), &blob)
     }
 
-    /// Records `result` (whose blobs are `blobs`) as the result of `action`.
+    /// Records `result` (whose blobs are `blobs`) as the result of `action`:
+    /// through the service, which uploads after the edge has gone, or now.
     pub fn store(
         &self,
         action: &Action,
         result: re::ActionResult,
         blobs: &[(re::Digest, Vec<u8>)],
     ) -> Result<(), RemoteError> {
-        let all: Vec<(re::Digest, Blob)> = blobs
-            .iter()
-            .chain(&action.blobs)
-            .map(|(d, b)| (d.clone(), Blob::Bytes(b)))
-            .collect();
-        self.remote.upload(&all)?;
-        self.remote.update_action_result(&action.digest, result)
+        match &self.link {
+            Link::Service(client) => {
+                let all = blobs.iter().chain(&action.blobs).cloned().collect();
+                client.store(&action.digest, result, all)
+            }
+            Link::Direct(remote) => {
+                let all: Vec<(re::Digest, Blob)> = blobs
+                    .iter()
+                    .chain(&action.blobs)
+                    .map(|(d, b)| (d.clone(), Blob::Bytes(b)))
+                    .collect();
+                remote.upload(&all)?;
+                remote.update_action_result(&action.digest, result)
+            }
+        }
     }
 }
 
