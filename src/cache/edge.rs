@@ -108,11 +108,23 @@ pub fn run(args: &CacheArgs, command: &Command, argv: &[OsString]) -> Result<(),
 /// The remote action an edge will look up first, when it follows from the
 /// edge's command line and source alone (an edge that reads nothing else):
 /// the build's service looks it up before the edge asks.
-/// `argv` is the edge's command line; `None` when it does not parse.
+/// `argv` is the edge's command line. `None` when it does not parse, and
+/// for an edge that will likely not ask: its fragment is newer than its
+/// source (Ninja has nothing to do for it unless its rule changed), or the
+/// local cache folder knows its source (it will hit there).
 pub fn action_ahead(args: &CacheArgs, argv: &[OsString]) -> Option<re::Digest> {
     let cli = <super::EncodeCli as clap::Parser>::try_parse_from(argv).ok()?;
-    let edge = Edge::describe(args, cli.command.cacheable_job()?, argv)?;
-    if !edge.reads_only_its_source() {
+    let job = cli.command.cacheable_job()?;
+    if fragment_is_newer(job) {
+        return None;
+    }
+    let edge = Edge::describe(args, job, argv)?;
+    let known_locally = args
+        .cache
+        .as_deref()
+        .map(LocalCache::new)
+        .is_some_and(|cache| matches!(cache.deps(&edge.source_key), Lookup::Found(_)));
+    if known_locally || !edge.reads_only_its_source() {
         return None;
     }
     let (action, _) = edge.remote_action(&folder_files(&edge.job.input)).ok()??;
@@ -471,6 +483,15 @@ impl<'a> Edge<'a> {
         let text = fs::read_to_string(path)?;
         depfile::extra_inputs(&text)
             .ok_or_else(|| std::io::Error::other(format!("{}: not a depfile", path.display())))
+    }
+}
+
+/// Whether the edge's fragment was written after its source last changed.
+fn fragment_is_newer(job: &JobArgs) -> bool {
+    let modified = |path: &Path| fs::metadata(path).and_then(|m| m.modified()).ok();
+    match (modified(&job.fragment), modified(&job.input)) {
+        (Some(fragment), Some(source)) => fragment >= source,
+        _ => false,
     }
 }
 

@@ -1,0 +1,145 @@
+//! A real REAPI server for the integration tests: BuildGrid from PyPI,
+//! started on loopback through tests/reapi/serve.py (installed by
+//! tests/reapi/install, which tools/test runs), and builds that log what
+//! every cached edge did.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{Project, Run, ninja_program};
+
+/// A BuildGrid server (and, with execution, PostgreSQL and workers) that
+/// lives as long as the value.
+pub struct Server {
+    child: Child,
+    dir: tempfile::TempDir,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl Server {
+    /// Starts serve.py with `flags` (`--exec`, `--tls`, `--tls-client-auth`).
+    pub fn start(flags: &[&str]) -> Self {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let python = repo.join("target/buildgrid/bin/python");
+        assert!(
+            python.exists(),
+            "{} is missing: run tests/reapi/install (tools/test does)",
+            python.display()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(python);
+        command
+            .arg(repo.join("tests/reapi/serve.py"))
+            .arg("--dir")
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .args(flags);
+        let mut child = command.spawn().expect("start tests/reapi/serve.py");
+        let port_file = dir.path().join("port");
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            if let Ok(text) = fs::read_to_string(&port_file) {
+                let port = text.trim().parse().expect("a port number");
+                return Self { child, dir, port };
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+                panic!("serve.py exited with {status}:\n{stderr}");
+            }
+            assert!(Instant::now() < deadline, "BuildGrid did not start in time");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Its address.
+    pub fn url(&self) -> String {
+        format!("grpc://127.0.0.1:{}", self.port)
+    }
+
+    /// Its folder (`tls/` holds the certificates of `--tls`).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The file BuildGrid's disk storage keeps the blob `hash` in.
+    pub fn blob_file(&self, hash: &str) -> PathBuf {
+        self.dir
+            .path()
+            .join("cas/cas/objects")
+            .join(&hash[..2])
+            .join(&hash[2..])
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Closing its standard input stops serve.py and everything it started.
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `assetc configure` with `args`, then `ninja` with the cache log on;
+/// returns the run and each edge's outcome by source.
+pub fn build_logged(
+    p: &Project,
+    configure: &[&str],
+    ninja: &[&str],
+) -> (Run, Vec<(String, String)>) {
+    let mut args = vec!["configure"];
+    args.extend_from_slice(configure);
+    p.assetc(&args).expect_ok("configure");
+    let log = p.path("cache.log");
+    let _ = fs::remove_file(&log);
+    let output = Command::new(ninja_program())
+        .args(ninja)
+        .env(assetc::cache::edge::LOG_ENV, &log)
+        .current_dir(p.root())
+        .output()
+        .unwrap();
+    let run = Run {
+        ok: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    let run = run.expect_ok("ninja");
+    let outcomes = fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let (outcome, source) = l.split_once(' ').unwrap();
+            (outcome.to_owned(), source.to_owned())
+        })
+        .collect();
+    (run, outcomes)
+}
+
+/// How many edges had `outcome`.
+pub fn count(outcomes: &[(String, String)], outcome: &str) -> usize {
+    outcomes.iter().filter(|(o, _)| o == outcome).count()
+}
+
+/// A plain build of the demo (no cache, `-j1`), with `edit` applied first.
+pub fn reference(edit: impl Fn(&Project)) -> BTreeMap<String, Vec<u8>> {
+    let p = Project::demo();
+    edit(&p);
+    p.assetc(&["configure"]).expect_ok("configure");
+    p.ninja(&["-j1"]).expect_ok("reference build");
+    p.demo_outputs()
+}

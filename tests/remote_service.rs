@@ -1,0 +1,321 @@
+//! The build's remote service (`src/cache/remote/service/`) against a real
+//! BuildGrid server and real Ninja: every way it can go wrong ends with the
+//! outputs of a local build and a no-op rebuild.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::reapi::{Server, build_logged, count, reference};
+use common::{Project, ninja_program};
+
+/// The encode edges of the demo that go through the caches.
+const DEMO_CACHED_EDGES: usize = 22;
+
+/// The demo's build folder.
+const BUILD: &str = ".assetc/desktop";
+
+/// A server filled by one build of the demo.
+fn filled_server() -> Server {
+    let server = Server::start(&[]);
+    let first = Project::demo();
+    let (_, cold) = build_logged(&first, &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(count(&cold, "encode"), DEMO_CACHED_EDGES, "{cold:?}");
+    server
+}
+
+fn service_log(p: &Project) -> String {
+    fs::read_to_string(p.path(&format!("{BUILD}/remote-service.log"))).unwrap_or_default()
+}
+
+/// Waits until no service runs for the project: the process whose id its
+/// lock holds has ended.
+fn wait_for_service_exit(p: &Project) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(service_pid(p)) {
+        assert!(Instant::now() < deadline, "{}", service_log(p));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether `pid` runs (a zombie has ended).
+fn alive(pid: u32) -> bool {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .next();
+    !matches!(state, None | Some("Z") | Some("X"))
+}
+
+#[test]
+fn a_warm_build_goes_through_one_service_that_leaves_with_the_build() {
+    let server = filled_server();
+    let p = Project::demo();
+    let (run, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(
+        count(&outcomes, "remote-hit"),
+        DEMO_CACHED_EDGES,
+        "{outcomes:?}"
+    );
+    assert!(!run.stdout.contains("warning: remote"), "{}", run.stdout);
+    wait_for_service_exit(&p);
+    let log = service_log(&p);
+    assert_eq!(log.matches(" serving ").count(), 1, "{log}");
+    assert!(log.contains("stopped (the build ended)"), "{log}");
+    assert!(!p.path(&format!("{BUILD}/remote.sock")).exists());
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+#[test]
+fn the_socket_is_private_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start(&[]);
+    let p = Project::demo();
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    let service = start_service(&p, env!("CARGO_BIN_EXE_assetc-encode"), &server.url());
+    let socket = p.path(&format!("{BUILD}/remote.sock"));
+    wait_for(|| socket.exists());
+    let mode = fs::metadata(&socket).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "socket mode {mode:o}");
+    drop(service);
+}
+
+#[test]
+fn a_service_killed_mid_build_leaves_correct_outputs() {
+    let server = filled_server();
+    let p = Project::demo();
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    let log = p.path("cache.log");
+    let mut ninja = Command::new(ninja_program())
+        .arg("-j1")
+        .env(assetc::cache::edge::LOG_ENV, &log)
+        .current_dir(p.root())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Kill the service once the first hit came through it.
+    wait_for(|| fs::read_to_string(&log).is_ok_and(|l| l.contains("remote-hit")));
+    let pid = service_pid(&p);
+    kill(pid, "-KILL");
+    assert!(ninja.wait().unwrap().success());
+    let outcomes = fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        outcomes.matches("remote-hit").count(),
+        DEMO_CACHED_EDGES,
+        "{outcomes}"
+    );
+    // A later edge started a second service.
+    wait_for_service_exit(&p);
+    assert!(
+        service_log(&p).matches(" serving ").count() >= 2,
+        "{}",
+        service_log(&p)
+    );
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+#[test]
+fn a_stale_service_from_another_binary_steps_aside() {
+    let server = filled_server();
+    let p = Project::demo();
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    // Another build of the tool: the same program with other bytes.
+    let other = p.path("other-assetc-encode");
+    let mut bytes = fs::read(env!("CARGO_BIN_EXE_assetc-encode")).unwrap();
+    bytes.extend_from_slice(b"another build");
+    fs::write(&other, bytes).unwrap();
+    set_executable(&other);
+    let stale = start_service(&p, other.to_str().unwrap(), &server.url());
+    wait_for(|| p.path(&format!("{BUILD}/remote.sock")).exists());
+
+    let (run, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(outcomes.len(), DEMO_CACHED_EDGES, "{outcomes:?}");
+    assert_eq!(count(&outcomes, "encode"), 0, "{outcomes:?}");
+    assert!(!run.stdout.contains("warning: remote"), "{}", run.stdout);
+    assert!(
+        service_log(&p).contains("another tool or other settings"),
+        "{}",
+        service_log(&p)
+    );
+    drop(stale);
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+#[test]
+fn a_file_in_place_of_the_socket_is_replaced() {
+    let server = filled_server();
+    let p = Project::demo();
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    p.write(&format!("{BUILD}/remote.sock"), b"not a socket");
+    let (_, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(
+        count(&outcomes, "remote-hit"),
+        DEMO_CACHED_EDGES,
+        "{outcomes:?}"
+    );
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+#[test]
+fn two_builds_of_one_folder_at_once_share_the_service_or_go_direct() {
+    let server = filled_server();
+    let p = Project::demo();
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    // Two Ninjas, each building half of the encode outputs.
+    let targets = encode_targets(&p);
+    let (first, second) = targets.split_at(targets.len() / 2);
+    let spawn = |targets: &[String]| {
+        Command::new(ninja_program())
+            .arg("-j2")
+            .args(targets)
+            .current_dir(p.root())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let a = spawn(first);
+    let b = spawn(second);
+    for ninja in [a, b] {
+        let output = ninja.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    p.ninja(&[]).expect_ok("the rest of the build");
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+#[test]
+fn a_hung_server_costs_one_deadline_per_build() {
+    let server = filled_server();
+    let stopped = Stopped::server(&server);
+    let p = Project::demo();
+    let (run, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
+    drop(stopped);
+    assert_eq!(count(&outcomes, "remote-hit"), 0, "{outcomes:?}");
+    // Only the edges that were asking when the deadline struck waited on
+    // it: at most one per Ninja slot.
+    let waited = count(&outcomes, "encode-waited");
+    assert!((1..=2).contains(&waited), "{outcomes:?}");
+    assert_eq!(
+        run.stdout.matches("is unavailable").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("timed out"), "{}", run.stdout);
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+/// The processes of a server, stopped (SIGSTOP) until the value is dropped.
+struct Stopped(Vec<u32>);
+
+impl Stopped {
+    fn server(server: &Server) -> Self {
+        let dir = server.dir().to_string_lossy().into_owned();
+        let pids: Vec<u32> = fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .filter(|pid: &u32| {
+                let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                String::from_utf8_lossy(&cmdline).contains(&dir) && *pid != std::process::id()
+            })
+            .collect();
+        assert!(!pids.is_empty(), "no server process found");
+        for pid in &pids {
+            kill(*pid, "-STOP");
+        }
+        Self(pids)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for pid in &self.0 {
+            kill(*pid, "-CONT");
+        }
+    }
+}
+
+/// A service started by hand from `encode` for the project's build folder;
+/// killed when dropped.
+struct ManualService(std::process::Child);
+
+impl Drop for ManualService {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_service(p: &Project, encode: &str, url: &str) -> ManualService {
+    let child = Command::new(encode)
+        .args(["--remote", url, "--cache-state", BUILD])
+        .args(["embed", "--root", "runtime/desktop", "--source", "x"])
+        .args(["--fragment", "x.frag", "-o", "runtime/desktop/x", "x"])
+        .env(
+            assetc::cache::remote::service::ENV,
+            assetc::cache::remote::service::SERVE,
+        )
+        .current_dir(p.root())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    ManualService(child)
+}
+
+/// Every encode output of the project's `build.ninja`, by its first output.
+fn encode_targets(p: &Project) -> Vec<String> {
+    let text = fs::read_to_string(p.path("build.ninja")).unwrap();
+    text.lines()
+        .filter(|l| l.contains(".frag: "))
+        .filter_map(|l| l.strip_prefix("build runtime/"))
+        .map(|l| format!("runtime/{}", l.split(' ').next().unwrap()))
+        .collect()
+}
+
+fn service_pid(p: &Project) -> u32 {
+    let lock = p.path(&format!("{BUILD}/remote.lock"));
+    fs::read_to_string(lock).unwrap().trim().parse().unwrap()
+}
+
+fn kill(pid: u32, signal: &str) {
+    Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+}
+
+fn set_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn wait_for(condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
