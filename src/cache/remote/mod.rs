@@ -367,14 +367,19 @@ fn mark_unavailable(args: &RemoteSettings, state: Option<&Path>, error: &RemoteE
         None => true,
     };
     if created {
+        let url = args.url.as_deref().unwrap_or_default();
+        let cause = cli::with_causes(error, ": ");
+        let pause = OUTAGE_PAUSE.as_secs();
         cli::warn(
             "assetc-encode",
-            &format!(
-                "remote {} is unavailable ({}); encoding locally for the next {} s",
-                args.url.as_deref().unwrap_or_default(),
-                cli::with_causes(error, ": "),
-                OUTAGE_PAUSE.as_secs()
-            ),
+            &match error {
+                _ if error.refused_store() || error.busy() => format!(
+                    "remote {url}: upload failed: {cause}; not using the remote for the next {pause} s"
+                ),
+                _ => format!(
+                    "remote {url} is unavailable ({cause}); encoding locally for the next {pause} s"
+                ),
+            },
         );
     }
 }
