@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different subset of the harness
 
 pub mod jobserver;
+pub mod relay;
 
 use std::collections::BTreeMap;
 use std::fs;
