@@ -9,13 +9,10 @@
 mod common;
 
 use std::fs;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::net::TcpListener;
 
 use common::reapi::{Server, build_logged, count, reference};
+use common::relay::Relay;
 use common::{Project, rgba_png};
 
 /// The encode edges of the demo that go through the caches.
@@ -193,8 +190,9 @@ fn a_connection_dropped_mid_download_falls_back_to_a_local_encode() {
     build_logged(&first, &["--remote", server.url().as_str()], &[]);
     // A proxy that cuts every connection once 2 KiB came back from the
     // server: lookups pass, downloads of the larger outputs break.
-    let proxy = CuttingProxy::start(server.port, 2048);
-    let url = format!("grpc://127.0.0.1:{}", proxy.port);
+    let proxy = Relay::start(server.address()).unwrap();
+    proxy.cut_each_connection_after(2048);
+    let url = proxy.url();
     let second = Project::demo();
     let (run, outcomes) = build_logged(&second, &["--remote", url.as_str()], &[]);
     assert!(count(&outcomes, "encode") >= 1, "{outcomes:?}");
@@ -203,74 +201,15 @@ fn a_connection_dropped_mid_download_falls_back_to_a_local_encode() {
         "{}",
         run.stdout
     );
+    assert!(
+        proxy.stats().connections >= 1,
+        "the build went through the proxy"
+    );
     assert_eq!(first.demo_outputs(), second.demo_outputs());
     assert!(second.temporary_files().is_empty());
     second.assert_no_op();
 }
 
-/// Forwards loopback connections to a server and closes each one after
-/// `limit` bytes came back.
-struct CuttingProxy {
-    port: u16,
-    stop: Arc<AtomicBool>,
-}
-
-impl CuttingProxy {
-    fn start(target: u16, limit: usize) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            while !stopped.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((client, _)) => {
-                        client.set_nonblocking(false).unwrap();
-                        let server = TcpStream::connect(("127.0.0.1", target)).unwrap();
-                        relay(client, server, limit);
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        Self { port, stop }
-    }
-}
-
-impl Drop for CuttingProxy {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-fn relay(client: TcpStream, server: TcpStream, limit: usize) {
-    let (mut client_in, mut server_out) =
-        (client.try_clone().unwrap(), server.try_clone().unwrap());
-    std::thread::spawn(move || {
-        let _ = std::io::copy(&mut client_in, &mut server_out);
-        let _ = server_out.shutdown(Shutdown::Both);
-    });
-    let (mut server_in, mut client_out) = (server, client);
-    std::thread::spawn(move || {
-        let mut sent = 0;
-        let mut buffer = [0u8; 512];
-        while sent < limit {
-            match server_in.read(&mut buffer) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let n = n.min(limit - sent);
-                    if client_out.write_all(&buffer[..n]).is_err() {
-                        break;
-                    }
-                    sent += n;
-                }
-            }
-        }
-        let _ = client_out.shutdown(Shutdown::Both);
-        let _ = server_in.shutdown(Shutdown::Both);
-    });
-}
 
 #[test]
 fn tls_and_client_certificates_reach_the_server() {

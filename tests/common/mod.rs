@@ -5,6 +5,7 @@
 
 pub mod jobserver;
 pub mod reapi;
+pub mod relay;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -64,6 +64,11 @@ impl Server {
         format!("grpc://127.0.0.1:{}", self.port)
     }
 
+    /// Its address.
+    pub fn address(&self) -> std::net::SocketAddr {
+        std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, self.port))
+    }
+
     /// Its folder (`tls/` holds the certificates of `--tls`).
     pub fn dir(&self) -> &Path {
         self.dir.path()

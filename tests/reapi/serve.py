@@ -22,6 +22,9 @@ Runs BuildGrid 0.4.4 (from PyPI, venv made by tests/reapi/install) on loopback:
   server-key.pem, openssl.cnf; with --tls-client-auth (implies --tls) also client.pem +
   client-key.pem (CN assetc-test-client, clientAuth): the server then rejects clients
   without a certificate signed by ca.pem. Workers (--exec) connect over TLS too.
+* --store-limit BYTES: bgd runs in a mount namespace of its own with a tmpfs of BYTES over
+  DIR/cas, so uploads past it fail with RESOURCE_EXHAUSTED as on a full disk (see
+  tests/reapi/README.md, "A full store"). The blob files are then visible to bgd only.
 * Stops on SIGTERM/SIGINT or when stdin reaches EOF (the parent test died or closed
   the pipe); use --ignore-stdin to run it by hand in the background.
   On exit: workers, bgd (SIGTERM, SIGKILL after 10 s) and PostgreSQL
@@ -66,6 +69,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VENV_BIN = os.path.join(sys.prefix, "bin")
 BGD = os.path.join(VENV_BIN, "bgd")
 OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
+UNSHARE = shutil.which("unshare") or "/usr/bin/unshare"
 TLS_DAYS = 3
 READY_TIMEOUT = 60.0
 PORT_ATTEMPTS = 5
@@ -123,6 +127,7 @@ class Harness:
         self.tls_client_auth = args.tls_client_auth
         self.tls = args.tls or args.tls_client_auth
         self.tls_dir = os.path.join(self.dir, "tls")
+        self.store_limit = args.store_limit
         self.bgd = None
         self.workers = []
         self.pg = None  # dict(bin=..., data=..., sock=..., proc=..., tmp_sock=bool)
@@ -412,6 +417,19 @@ instances:
             f.write(cfg)
         return path
 
+    def store_prefix(self):
+        """With --store-limit: the command that runs bgd in a mount namespace of its own, on a
+        tmpfs of that size mounted over DIR/cas, so the disk storage gets ENOSPC as a full
+        disk would give it. Without: nothing. The namespace goes away with bgd."""
+        if self.store_limit is None:
+            return []
+        cas = os.path.join(self.dir, "cas")
+        os.makedirs(cas, exist_ok=True)
+        user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+        script = 'mount -t tmpfs -o "size=$1" reapi-store "$2" && shift 2 && exec "$@"'
+        return ([UNSHARE] + user + ["--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh",
+                                    str(self.store_limit), cas])
+
     def _capabilities_ok(self, port):
         import grpc
         from buildgrid._protos.build.bazel.remote.execution.v2 import remote_execution_pb2 as re_pb2
@@ -446,7 +464,7 @@ instances:
                 lf.flush()
                 env = dict(os.environ, PYTHONUNBUFFERED="1")
                 self.bgd = subprocess.Popen(
-                    [BGD, "server", "start", cfg, "--pid-file", pidf],
+                    self.store_prefix() + [BGD, "server", "start", cfg, "--pid-file", pidf],
                     stdin=subprocess.DEVNULL, stdout=lf, stderr=subprocess.STDOUT, cwd=self.dir, env=env,
                     preexec_fn=_die_with_parent(signal.SIGKILL),
                 )
@@ -584,8 +602,13 @@ def main():
                     help="serve TLS only, with a throwaway CA and certificates made in DIR/tls (CA: DIR/tls/ca.pem)")
     ap.add_argument("--tls-client-auth", action="store_true",
                     help="implies --tls; also require a client certificate (DIR/tls/client.pem + client-key.pem)")
+    ap.add_argument("--store-limit", type=int, metavar="BYTES",
+                    help="a CAS that holds at most BYTES (whole 4 KiB pages; each blob takes at least one): "
+                         "bgd runs on a tmpfs of that size, and uploads past it fail as on a full disk")
     ap.add_argument("--ignore-stdin", action="store_true", help="do not stop when stdin reaches EOF")
     args = ap.parse_args()
+    if args.store_limit is not None and args.store_limit <= 0:
+        ap.error("--store-limit must be at least 1 (a tmpfs of size 0 has no limit)")
     if not os.path.exists(BGD):
         log(f"{BGD} not found: run tests/reapi/install and start this script with target/buildgrid/bin/python")
         return 1
