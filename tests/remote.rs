@@ -210,7 +210,6 @@ fn a_connection_dropped_mid_download_falls_back_to_a_local_encode() {
     second.assert_no_op();
 }
 
-
 #[test]
 fn tls_and_client_certificates_reach_the_server() {
     let server = Server::start(&["--tls-client-auth"]);
@@ -248,6 +247,12 @@ fn tls_and_client_certificates_reach_the_server() {
     let (_, warm) = build_logged(&second, &with_cert, &[]);
     assert_eq!(count(&warm, "remote-hit"), DEMO_CACHED_EDGES, "{warm:?}");
     assert_eq!(first.demo_outputs(), second.demo_outputs());
+    // The edges reached the server through the build's service.
+    let log = fs::read_to_string(second.path(".assetc/desktop/remote-service.log")).unwrap();
+    assert!(
+        log.contains(&format!("serving .assetc/desktop/remote.sock for {url}")),
+        "{log}"
+    );
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

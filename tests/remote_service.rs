@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::reapi::{Server, build_logged, count, reference};
+use common::reapi::{Server, build_logged, count, reference, wait_for_services};
+use common::relay::Relay;
 use common::{Project, ninja_program};
 
 /// The encode edges of the demo that go through the caches.
@@ -31,28 +32,6 @@ fn service_log(p: &Project) -> String {
     fs::read_to_string(p.path(&format!("{BUILD}/remote-service.log"))).unwrap_or_default()
 }
 
-/// Waits until no service runs for the project: the process whose id its
-/// lock holds has ended.
-fn wait_for_service_exit(p: &Project) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(service_pid(p)) {
-        assert!(Instant::now() < deadline, "{}", service_log(p));
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Whether `pid` runs (a zombie has ended).
-fn alive(pid: u32) -> bool {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let state = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or_default()
-        .split_whitespace()
-        .next();
-    !matches!(state, None | Some("Z") | Some("X"))
-}
-
 #[test]
 fn a_warm_build_goes_through_one_service_that_leaves_with_the_build() {
     let server = filled_server();
@@ -64,7 +43,7 @@ fn a_warm_build_goes_through_one_service_that_leaves_with_the_build() {
         "{outcomes:?}"
     );
     assert!(!run.stdout.contains("warning: remote"), "{}", run.stdout);
-    wait_for_service_exit(&p);
+    wait_for_services(&p);
     let log = service_log(&p);
     assert_eq!(log.matches(" serving ").count(), 1, "{log}");
     assert!(log.contains("stopped (the build ended)"), "{log}");
@@ -114,7 +93,7 @@ fn a_service_killed_mid_build_leaves_correct_outputs() {
         "{outcomes}"
     );
     // A later edge started a second service.
-    wait_for_service_exit(&p);
+    wait_for_services(&p);
     assert!(
         service_log(&p).matches(" serving ").count() >= 2,
         "{}",
@@ -318,4 +297,86 @@ fn wait_for(condition: impl Fn() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting");
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// A project of `n` small UASTC textures (level 0, quick in a debug build).
+fn textures(n: u8) -> Project {
+    let p = Project::new(
+        "input: assets\noutput: runtime\ndefault:\n  texture: { compress: true, quality: 0, mips: true }\n",
+    );
+    for i in 0..n {
+        p.png(&format!("assets/t{i:03}.png"), 16, 16, i);
+    }
+    p
+}
+
+#[test]
+fn a_warm_build_makes_one_connection_and_few_calls_per_hit() {
+    const N: u8 = 40;
+    let server = Server::start(&[]);
+    let (_, cold) = build_logged(&textures(N), &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(count(&cold, "encode"), N as usize, "{cold:?}");
+    let relay = Relay::start(server.address()).unwrap();
+    relay.set_one_way_delay(Duration::from_millis(5));
+    let p = textures(N);
+    let (_, warm) = build_logged(&p, &["--remote", &relay.url()], &["-j2"]);
+    assert_eq!(count(&warm, "remote-hit"), N as usize, "{warm:?}");
+    let stats = relay.stats();
+    eprintln!(
+        "{} calls for {N} hits: {:.2} per hit",
+        stats.calls,
+        stats.calls as f64 / f64::from(N)
+    );
+    assert_eq!(stats.connections, 1, "{stats:?}");
+    // A lookup per hit, and one read per group of results fetched ahead (or
+    // per hit an edge asked for first): at most two calls per hit.
+    assert!(stats.calls <= 2 * u64::from(N), "{stats:?}");
+    assert!(stats.calls >= u64::from(N), "{stats:?}");
+    p.assert_no_op();
+}
+
+#[test]
+fn a_link_that_goes_silent_costs_one_deadline_per_build() {
+    let server = filled_server();
+    let relay = Relay::start(server.address()).unwrap();
+    // The first calls pass, then nothing more crosses.
+    relay.blackhole_after_calls(6);
+    let p = Project::demo();
+    let (run, outcomes) = build_logged(&p, &["--remote", &relay.url()], &["-j2"]);
+    assert_eq!(outcomes.len(), DEMO_CACHED_EDGES, "{outcomes:?}");
+    let waited = count(&outcomes, "encode-waited");
+    assert!((1..=2).contains(&waited), "{outcomes:?}");
+    assert_eq!(
+        run.stdout.matches("warning: remote").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("timed out"), "{}", run.stdout);
+    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    p.assert_no_op();
+}
+
+#[test]
+fn a_full_store_costs_one_warning_for_the_build() {
+    // Room for 16 blobs: the first few results fit, then the disk is full.
+    let server = Server::start(&["--store-limit", "65536"]);
+    let p = textures(40);
+    let (run, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(count(&outcomes, "encode"), 40, "{outcomes:?}");
+    assert_eq!(
+        run.stdout.matches("warning: remote").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("upload failed"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("not storing results for the rest of this build")
+    );
+    let reference = textures(40);
+    reference.build(&[]).expect_ok("a build without a remote");
+    assert_eq!(p.tree("runtime"), reference.tree("runtime"));
+    p.assert_no_op();
 }
