@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use assetc::cache::remote::service::wait_until_gone;
 use common::reapi::{Server, build_logged, count, reference, wait_for_services};
 use common::relay::Relay;
 use common::{Project, ninja_program};
@@ -379,4 +380,17 @@ fn a_full_store_costs_one_warning_for_the_build() {
     reference.build(&[]).expect_ok("a build without a remote");
     assert_eq!(p.tree("runtime"), reference.tree("runtime"));
     p.assert_no_op();
+}
+
+#[test]
+fn assetc_build_returns_once_the_services_uploads_are_done() {
+    let server = Server::start(&[]);
+    let p = textures(12);
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    p.assetc(&["build", "-j2"]).expect_ok("assetc build");
+    assert!(wait_until_gone(&p.path(".assetc/default"), Duration::ZERO));
+    // Every result is on the server: another folder takes them all.
+    let (_, warm) = build_logged(&textures(12), &["--remote", &server.url()], &["-j2"]);
+    assert_eq!(count(&warm, "remote-hit"), 12, "{warm:?}");
 }

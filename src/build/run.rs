@@ -17,11 +17,14 @@ use super::ninja_log::{Entry, History, Snapshot, parse};
 use super::progress::{Estimator, Status};
 use super::running::Watcher;
 use super::tokens::Tokens;
+use crate::cache::remote::service;
 
 /// `NINJA_STATUS` for the runs: the counts, in a form no command prints.
 const STATUS_FORMAT: &str = "[assetc:%f/%t] ";
 /// How often the progress line is refreshed.
 const TICK: Duration = Duration::from_millis(250);
+/// How long a build waits for the remote service's last uploads.
+const UPLOADS_WAIT: Duration = Duration::from_secs(30);
 
 /// What to build, and how.
 #[derive(Debug, Clone)]
@@ -115,6 +118,10 @@ pub fn run(
         read_lines(out, &shared, false);
     }
     let status = wait(&mut child);
+    // The remote service uploads the last results after Ninja has ended.
+    if let Some(builddir) = &header.builddir {
+        service::wait_until_gone(&request.root.join(builddir), UPLOADS_WAIT);
+    }
     let _ = stop.send(());
     let _ = ticker.join();
     if let Some(thread) = stderr {

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use assetc::cache::remote::service::wait_until_gone;
+
 use super::{Project, Run, ninja_program};
 
 /// A BuildGrid server (and, with execution, PostgreSQL and workers) that
@@ -153,34 +155,14 @@ pub fn reference(edit: impl Fn(&Project)) -> BTreeMap<String, Vec<u8>> {
 /// Waits until the remote service of every build folder of the project has
 /// left, so the results it uploads after the build are stored.
 pub fn wait_for_services(p: &Project) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    for lock in service_locks(p) {
-        while service_alive(&lock) {
-            assert!(Instant::now() < deadline, "a remote service did not leave");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-fn service_locks(p: &Project) -> Vec<PathBuf> {
     let Ok(folders) = fs::read_dir(p.path(".assetc")) else {
-        return Vec::new();
+        return;
     };
-    folders
-        .filter_map(|e| Some(e.ok()?.path().join("remote.lock")))
-        .filter(|lock| lock.exists())
-        .collect()
-}
-
-/// Whether the process whose id `lock` holds runs (a zombie has ended).
-pub fn service_alive(lock: &Path) -> bool {
-    let pid = fs::read_to_string(lock).unwrap_or_default();
-    let stat = fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    let state = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or_default()
-        .split_whitespace()
-        .next();
-    !pid.trim().is_empty() && !matches!(state, None | Some("Z") | Some("X"))
+    for folder in folders.flatten() {
+        assert!(
+            wait_until_gone(&folder.path(), Duration::from_secs(60)),
+            "the remote service of {} did not leave",
+            folder.path().display()
+        );
+    }
 }

@@ -69,6 +69,35 @@ pub fn edges_file(build: &Path) -> PathBuf {
     build.join("remote-edges")
 }
 
+/// Waits, at most `limit`, until the service of the build folder `build`
+/// (if one runs) has left, which it does once its uploads are done: a
+/// build that ends its machine right after Ninja would lose them. Says
+/// whether none runs any more.
+pub fn wait_until_gone(build: &Path, limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while service_runs(build) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+/// Whether the process whose id the folder's lock holds still runs.
+fn service_runs(build: &Path) -> bool {
+    let Ok(pid) = std::fs::read_to_string(lock_file(build)) else {
+        return false;
+    };
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    // The state follows the parenthesised command name; a zombie has ended.
+    let state = stat
+        .rsplit(')')
+        .next()
+        .and_then(|s| s.split_whitespace().next());
+    !pid.trim().is_empty() && !matches!(state, None | Some("Z" | "X"))
+}
+
 /// A fingerprint of the settings an edge talks to the remote with: the
 /// address, instance, TLS files and the headers in the environment (hashed,
 /// never written anywhere). An edge uses a service only with its own.
