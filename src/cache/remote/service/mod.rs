@@ -14,14 +14,18 @@
 //! * Edges talk to it over the Unix socket `remote.sock` in the build
 //!   folder, private to the user ([`protocol`]).
 //! * It leaves when the Ninja that started it has ended, or after a quiet
-//!   spell ([`server`]).
+//!   spell ([`server`]); its state and guarded calls are in `state.rs`, the
+//!   shared lookups in `lookups.rs`, the background stores in `uploads.rs`.
 //! * Everything about it is optional: an edge that cannot reach it, or that
 //!   finds it stale, talks to the server itself, as before.
 
 pub mod client;
+mod lookups;
 pub mod prefetch;
 pub mod protocol;
 pub mod server;
+mod state;
+mod uploads;
 
 use std::path::{Path, PathBuf};
 
