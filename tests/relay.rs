@@ -64,6 +64,16 @@ fn connect(relay: &Relay) -> TcpStream {
     stream
 }
 
+/// A relay in front of an echo server, and a connection through it that
+/// was seen to work.
+fn relay_with_a_working_connection() -> (Relay, TcpStream) {
+    let relay = Relay::start(echo_server()).unwrap();
+    let mut stream = connect(&relay);
+    stream.write_all(b"ping").unwrap();
+    assert_eq!(read_n(&mut stream, 4), b"ping");
+    (relay, stream)
+}
+
 fn read_n(stream: &mut TcpStream, n: usize) -> Vec<u8> {
     let mut bytes = vec![0; n];
     stream.read_exact(&mut bytes).unwrap();
@@ -193,10 +203,7 @@ fn the_relay_counts_client_headers_frames_on_plaintext_http2_only() {
 
 #[test]
 fn a_hang_holds_everything_on_old_and_new_connections_until_resumed() {
-    let relay = Relay::start(echo_server()).unwrap();
-    let mut before = connect(&relay);
-    before.write_all(b"ping").unwrap();
-    assert_eq!(read_n(&mut before, 4), b"ping");
+    let (relay, mut before) = relay_with_a_working_connection();
     relay.hang();
     before.write_all(b"held").unwrap();
     assert!(stays_silent(&mut before));
@@ -244,11 +251,7 @@ fn a_blackhole_after_calls_passes_those_calls_then_hangs() {
 
 #[test]
 fn a_refusing_relay_closes_its_port_and_every_connection() {
-    let relay = Relay::start(echo_server()).unwrap();
-    let mut open = connect(&relay);
-    open.write_all(b"ping").unwrap();
-    assert_eq!(read_n(&mut open, 4), b"ping");
-
+    let (relay, mut open) = relay_with_a_working_connection();
     relay.refuse();
     assert!(matches!(open.read(&mut [0; 8]), Ok(0) | Err(_)));
     let error = TcpStream::connect((Ipv4Addr::LOCALHOST, relay.port())).unwrap_err();

@@ -263,8 +263,8 @@ impl Relay {
         while !state.listening && state.bind_error.is_none() {
             state = self.shared.wait(state);
         }
-        match state.bind_error.take() {
-            Some(error) => Err(error),
+        match &state.bind_error {
+            Some((kind, message)) => Err(io::Error::new(*kind, message.clone())),
             None => Ok(()),
         }
     }
@@ -313,8 +313,8 @@ struct State {
     refusing: bool,
     /// The listener is open (false while refusing).
     listening: bool,
-    /// Binding the port again after a refusal failed.
-    bind_error: Option<io::Error>,
+    /// Binding the port again after a refusal failed: the acceptor is gone.
+    bind_error: Option<(io::ErrorKind, String)>,
     stopped: bool,
 }
 
@@ -442,7 +442,11 @@ fn rebind(shared: &Shared) -> Option<TcpListener> {
             Some(listener)
         }
         Err(error) => {
-            shared.update(|state| state.bind_error = Some(error));
+            let failure = (
+                error.kind(),
+                format!("binding {} again: {error}", shared.address),
+            );
+            shared.update(|state| state.bind_error = Some(failure));
             None
         }
     }
