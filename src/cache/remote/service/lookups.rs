@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, mpsc};
 
 use super::prefetch;
 use super::state::{Failure, HELD_BYTES, Resolved, Service};
@@ -96,8 +97,9 @@ impl Service {
     }
 
     /// Looks up, ahead of the edges, every result the build's edges list
-    /// lets the service compute the action of: in groups, a few groups at
-    /// a time.
+    /// lets the service compute the action of. Lookups stream with a fixed
+    /// number in flight; the blobs of the results found gather while the
+    /// reads before them are on the way, and go in one batch read each.
     pub(super) async fn prefetch(
         self: Arc<Self>,
         args: CacheArgs,
@@ -107,60 +109,63 @@ impl Service {
         if self.upstream().await.is_none() {
             return;
         }
-        let (send, mut receive) = tokio::sync::mpsc::channel::<re::Digest>(256);
+        let started = Instant::now();
+        let (send, mut actions) = mpsc::channel::<re::Digest>(256);
         let keyed = tokio::task::spawn_blocking(move || {
             prefetch::actions(&args, &build, keyer, |digest| {
                 send.blocking_send(digest).is_ok()
             })
         });
-        let groups = Arc::new(Semaphore::new(prefetch::GROUPS));
-        let mut group = Vec::with_capacity(prefetch::GROUP);
-        loop {
-            let next = receive.recv().await;
-            let done = next.is_none();
-            group.extend(next);
-            if group.len() < prefetch::GROUP && !done {
-                continue;
-            }
+        let (found, wanted) = mpsc::unbounded_channel::<Vec<re::Digest>>();
+        let reading = tokio::spawn(self.clone().read_ahead(wanted));
+        let lookups = Arc::new(Semaphore::new(prefetch::LOOKUPS));
+        let mut asked = 0;
+        while let Some(action) = actions.recv().await {
+            let Ok(permit) = lookups.clone().acquire_owned().await else {
+                break;
+            };
             if self.down_reason().is_some() {
                 break;
             }
-            let Ok(permit) = groups.clone().acquire_owned().await else {
-                break;
-            };
-            let service = self.clone();
-            let actions = std::mem::take(&mut group);
+            asked += 1;
+            let (service, found) = (self.clone(), found.clone());
             tokio::spawn(async move {
-                service.prefetch_group(actions).await;
+                if let Ok(Some(result)) = service.result_of(action, false).await
+                    && let Some(parts) = action::parts_of(&result)
+                {
+                    let _ = found.send(parts.first_reads());
+                }
                 drop(permit);
             });
-            if done {
-                break;
-            }
         }
+        drop(found);
         let _ = keyed.await;
+        let _ = reading.await;
+        self.note(&format!(
+            "looked up {asked} results ahead in {:.2} s",
+            started.elapsed().as_secs_f64()
+        ));
     }
 
-    /// Looks a group of actions up side by side, then fetches the blobs of
-    /// every result found in one download.
-    pub(super) async fn prefetch_group(self: Arc<Self>, actions: Vec<re::Digest>) {
-        let mut lookups = tokio::task::JoinSet::new();
-        for action in actions {
-            let service = self.clone();
-            lookups.spawn(async move { service.result_of(action, false).await });
-        }
-        let mut wanted = Vec::new();
-        while let Some(joined) = lookups.join_next().await {
-            match joined {
-                Ok(Ok(Some(result))) => wanted.extend(
-                    action::parts_of(&result)
-                        .map(|p| p.first_reads())
-                        .unwrap_or_default(),
-                ),
-                Ok(Err(Failure::Down(_))) => return,
-                _ => {}
+    /// Reads the blobs of the results the prefetch found, in batches of
+    /// whatever came while the reads before were on the way.
+    async fn read_ahead(self: Arc<Self>, mut wanted: mpsc::UnboundedReceiver<Vec<re::Digest>>) {
+        let reads = Arc::new(Semaphore::new(prefetch::READS));
+        let mut running = tokio::task::JoinSet::new();
+        while let Some(first) = wanted.recv().await {
+            let Ok(permit) = reads.clone().acquire_owned().await else {
+                break;
+            };
+            let mut batch = first;
+            while let Ok(more) = wanted.try_recv() {
+                batch.extend(more);
             }
+            let service = self.clone();
+            running.spawn(async move {
+                let _ = service.hold(batch).await;
+                drop(permit);
+            });
         }
-        let _ = self.hold(wanted).await;
+        while running.join_next().await.is_some() {}
     }
 }

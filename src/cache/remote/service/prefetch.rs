@@ -20,14 +20,12 @@ use crate::cache::CacheArgs;
 /// source alone, exactly as the edge computes it.
 pub type Keyer = fn(&CacheArgs, &[OsString]) -> Option<re::Digest>;
 
-/// Actions looked up side by side, whose results' blobs then come in one
-/// batch read.
-pub const GROUP: usize = 12;
-
-/// Groups in flight at once. Servers limit the calls they take at once
-/// (BuildGrid's default thread pool turns the 31st away), and the edges'
-/// own calls come on top.
-pub const GROUPS: usize = 2;
+/// Lookups in flight at once, and batch reads of what they found. Servers
+/// limit the calls they take at once (BuildGrid's default thread pool turns
+/// the 31st away), and the edges' own calls come on top.
+pub const LOOKUPS: usize = 20;
+/// See [`LOOKUPS`].
+pub const READS: usize = 4;
 
 /// Hands the action digest of every listed edge that can be keyed ahead to
 /// `send`, in the list's order, until `send` returns `false`. A missing or
