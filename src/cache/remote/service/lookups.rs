@@ -148,7 +148,8 @@ impl Service {
     }
 
     /// Reads the blobs of the results the prefetch found, in batches of
-    /// whatever came while the reads before were on the way.
+    /// whatever came while the reads before were on the way (see
+    /// [`gather`]).
     async fn read_ahead(self: Arc<Self>, mut wanted: mpsc::UnboundedReceiver<Vec<re::Digest>>) {
         let reads = Arc::new(Semaphore::new(prefetch::READS));
         let mut running = tokio::task::JoinSet::new();
@@ -156,10 +157,7 @@ impl Service {
             let Ok(permit) = reads.clone().acquire_owned().await else {
                 break;
             };
-            let mut batch = first;
-            while let Ok(more) = wanted.try_recv() {
-                batch.extend(more);
-            }
+            let batch = gather(first, &mut wanted).await;
             let service = self.clone();
             running.spawn(async move {
                 let _ = service.hold(batch).await;
@@ -168,4 +166,23 @@ impl Service {
         }
         while running.join_next().await.is_some() {}
     }
+}
+
+/// A batch of blobs to read: `first`, then the results that come within
+/// [`prefetch::READ_LINGER`], up to [`prefetch::READ_BATCH`] results. On a
+/// fast link this keeps the reads few; on a slow one the wait is small
+/// beside a round trip.
+async fn gather(
+    first: Vec<re::Digest>,
+    wanted: &mut mpsc::UnboundedReceiver<Vec<re::Digest>>,
+) -> Vec<re::Digest> {
+    let mut batch = first;
+    let deadline = tokio::time::Instant::now() + prefetch::READ_LINGER;
+    for _ in 1..prefetch::READ_BATCH {
+        match tokio::time::timeout_at(deadline, wanted.recv()).await {
+            Ok(Some(more)) => batch.extend(more),
+            _ => break,
+        }
+    }
+    batch
 }

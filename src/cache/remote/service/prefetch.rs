@@ -27,6 +27,12 @@ pub const LOOKUPS: usize = 20;
 /// See [`LOOKUPS`].
 pub const READS: usize = 4;
 
+/// Results whose blobs one batch read fetches at most, and how long it
+/// waits for them after the first.
+pub const READ_BATCH: usize = 16;
+/// See [`READ_BATCH`].
+pub const READ_LINGER: std::time::Duration = std::time::Duration::from_millis(4);
+
 /// Hands the action digest of every listed edge that can be keyed ahead to
 /// `send`, in the list's order, until `send` returns `false`. A missing or
 /// unreadable list, or a line that does not parse, is skipped: the edges

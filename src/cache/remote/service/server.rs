@@ -81,12 +81,28 @@ pub fn run(args: &CacheArgs, keyer: prefetch::Keyer) -> ExitCode {
     };
     let service = Arc::new(Service::new(args, tool, &build));
     let served = runtime.block_on(service.clone().serve(args.clone(), build, keyer));
-    service.note(&format!("stopped ({})", served.unwrap_or_else(|e| e)));
+    service.note(&format!(
+        "stopped ({}) after {:.2} s of CPU",
+        served.unwrap_or_else(|e| e),
+        cpu_seconds()
+    ));
     // Uploads still running when the runtime goes are abandoned: `serve`
     // only returns once none are (or the remote is down).
     runtime.shutdown_timeout(Duration::from_secs(1));
     drop(lock);
     ExitCode::SUCCESS
+}
+
+/// The processor time this process used, user and system.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// Takes the folder's service lock without waiting, and writes this
