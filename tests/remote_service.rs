@@ -29,6 +29,14 @@ fn filled_server() -> Server {
     server
 }
 
+/// The demo, configured to use `server`.
+fn configured_demo(server: &Server) -> Project {
+    let p = Project::demo();
+    p.assetc(&["configure", "--remote", &server.url()])
+        .expect_ok("configure");
+    p
+}
+
 fn service_log(p: &Project) -> String {
     fs::read_to_string(p.path(&format!("{BUILD}/remote-service.log"))).unwrap_or_default()
 }
@@ -57,9 +65,7 @@ fn a_warm_build_goes_through_one_service_that_leaves_with_the_build() {
 fn the_socket_is_private_to_the_user() {
     use std::os::unix::fs::PermissionsExt;
     let server = Server::start(&[]);
-    let p = Project::demo();
-    p.assetc(&["configure", "--remote", &server.url()])
-        .expect_ok("configure");
+    let p = configured_demo(&server);
     let service = start_service(&p, env!("CARGO_BIN_EXE_assetc-encode"), &server.url());
     let socket = p.path(&format!("{BUILD}/remote.sock"));
     wait_for(|| socket.exists());
@@ -71,9 +77,7 @@ fn the_socket_is_private_to_the_user() {
 #[test]
 fn a_service_killed_mid_build_leaves_correct_outputs() {
     let server = filled_server();
-    let p = Project::demo();
-    p.assetc(&["configure", "--remote", &server.url()])
-        .expect_ok("configure");
+    let p = configured_demo(&server);
     let log = p.path("cache.log");
     let mut ninja = Command::new(ninja_program())
         .arg("-j1")
@@ -107,9 +111,7 @@ fn a_service_killed_mid_build_leaves_correct_outputs() {
 #[test]
 fn a_stale_service_from_another_binary_steps_aside() {
     let server = filled_server();
-    let p = Project::demo();
-    p.assetc(&["configure", "--remote", &server.url()])
-        .expect_ok("configure");
+    let p = configured_demo(&server);
     // Another build of the tool: the same program with other bytes.
     let other = p.path("other-assetc-encode");
     let mut bytes = fs::read(env!("CARGO_BIN_EXE_assetc-encode")).unwrap();
@@ -136,9 +138,7 @@ fn a_stale_service_from_another_binary_steps_aside() {
 #[test]
 fn a_file_in_place_of_the_socket_is_replaced() {
     let server = filled_server();
-    let p = Project::demo();
-    p.assetc(&["configure", "--remote", &server.url()])
-        .expect_ok("configure");
+    let p = configured_demo(&server);
     p.write(&format!("{BUILD}/remote.sock"), b"not a socket");
     let (_, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
     assert_eq!(
@@ -153,9 +153,7 @@ fn a_file_in_place_of_the_socket_is_replaced() {
 #[test]
 fn two_builds_of_one_folder_at_once_share_the_service_or_go_direct() {
     let server = filled_server();
-    let p = Project::demo();
-    p.assetc(&["configure", "--remote", &server.url()])
-        .expect_ok("configure");
+    let p = configured_demo(&server);
     // Two Ninjas, each building half of the encode outputs.
     let targets = encode_targets(&p);
     let (first, second) = targets.split_at(targets.len() / 2);
