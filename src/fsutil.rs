@@ -322,6 +322,15 @@ pub fn listed_paths(list: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The fields of `/proc/PID/stat` after the parenthesised command name:
+/// the state is field 0, the parent 1, the start time 19. `None` when the
+/// process is gone (or there is no `/proc`).
+pub fn proc_stat_fields(pid: u32) -> Option<Vec<String>> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = text.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

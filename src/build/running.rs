@@ -10,6 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::fsutil::proc_stat_fields;
+
 /// One edge being run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunningEdge {
@@ -116,21 +118,13 @@ fn processes_whose_parent_is(parent: u32) -> Vec<u32> {
         .flatten()
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| stat_fields(pid).and_then(|f| f.get(1)?.parse().ok()) == Some(parent))
+        .filter(|&pid| proc_stat_fields(pid).and_then(|f| f.get(1)?.parse().ok()) == Some(parent))
         .collect()
-}
-
-/// The fields of `/proc/PID/stat` after the command name: the state is
-/// field 0, the parent 1, the start time 19.
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = text.rsplit_once(')')?;
-    Some(rest.split_whitespace().map(str::to_owned).collect())
 }
 
 /// When `pid` started, in clock ticks since boot.
 fn start_ticks(pid: u32) -> Option<u64> {
-    stat_fields(pid)?.get(19)?.parse().ok()
+    proc_stat_fields(pid)?.get(19)?.parse().ok()
 }
 
 /// The words of the command `pid` runs: the `-c` string of a shell, split

@@ -17,6 +17,7 @@ use super::{BUILD_PID_ENV, ENV, SERVE, fingerprint, log_file, socket};
 use crate::cache::remote::client::{RemoteError, checked};
 use crate::cli;
 use crate::config::RemoteSettings;
+use crate::fsutil::proc_stat_fields;
 
 /// How long an edge waits for a service it started to listen.
 const START_WAIT: Duration = Duration::from_secs(2);
@@ -234,12 +235,9 @@ fn build_process() -> u32 {
     parent
 }
 
-/// The parent of `pid`, from `/proc/PID/stat` (the field after the
-/// parenthesised command name).
+/// The parent of `pid`.
 fn parent_of(pid: u32) -> Option<u32> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(1)?.parse().ok()
+    proc_stat_fields(pid)?.get(1)?.parse().ok()
 }
 
 /// Connects to `path` once a starting service listens there.

@@ -90,16 +90,10 @@ pub fn wait_until_gone(build: &Path, limit: std::time::Duration) -> bool {
 
 /// Whether the process whose id the folder's lock holds still runs.
 fn service_runs(build: &Path) -> bool {
-    let Ok(pid) = std::fs::read_to_string(lock_file(build)) else {
-        return false;
-    };
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    // The state follows the parenthesised command name; a zombie has ended.
-    let state = stat
-        .rsplit(')')
-        .next()
-        .and_then(|s| s.split_whitespace().next());
-    !pid.trim().is_empty() && !matches!(state, None | Some("Z" | "X"))
+    let pid = std::fs::read_to_string(lock_file(build)).ok();
+    let fields = pid.and_then(|p| crate::fsutil::proc_stat_fields(p.trim().parse().ok()?));
+    // A zombie has ended.
+    fields.is_some_and(|f| !matches!(f.first().map(String::as_str), None | Some("Z" | "X")))
 }
 
 /// A fingerprint of the settings an edge talks to the remote with: the
