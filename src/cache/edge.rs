@@ -367,20 +367,23 @@ impl<'a> Edge<'a> {
         }
         if let Some(session) = session {
             // Stored under the action a later lookup computes: from the
-            // source alone, or from the record of what the edge read.
-            let reads = match self.reads_only_its_source() {
-                true => folder_files(&self.job.input),
-                false => deps.clone(),
+            // source alone, or from the record of what the edge read, which
+            // is then stored too.
+            let source_only = self.reads_only_its_source();
+            let reads = if source_only {
+                folder_files(&self.job.input)
+            } else {
+                deps
             };
             let uploaded = self.remote_action(&reads).and_then(|keyed| {
                 let Some((keyed, _)) = keyed else {
                     return Ok(());
                 };
-                if self.reads_only_its_source() {
+                if source_only {
                     return session.upload(&keyed, &produced, None);
                 }
                 let deps_action = action::deps_action(&self.source_key);
-                let text = record::render_deps(&deps);
+                let text = record::render_deps(&reads);
                 session.upload(&keyed, &produced, Some((&deps_action, text.as_bytes())))
             });
             if let Err(error) = uploaded {

@@ -370,17 +370,16 @@ fn mark_unavailable(args: &RemoteSettings, state: Option<&Path>, error: &RemoteE
         let url = args.url.as_deref().unwrap_or_default();
         let cause = cli::with_causes(error, ": ");
         let pause = OUTAGE_PAUSE.as_secs();
-        cli::warn(
-            "assetc-encode",
-            &match error {
-                _ if error.refused_store() || error.busy() => format!(
-                    "remote {url}: upload failed: {cause}; not using the remote for the next {pause} s"
-                ),
-                _ => format!(
-                    "remote {url} is unavailable ({cause}); encoding locally for the next {pause} s"
-                ),
-            },
-        );
+        let warning = if error.refused_store() || error.busy() {
+            format!(
+                "remote {url}: upload failed: {cause}; not using the remote for the next {pause} s"
+            )
+        } else {
+            format!(
+                "remote {url} is unavailable ({cause}); encoding locally for the next {pause} s"
+            )
+        };
+        cli::warn("assetc-encode", &warning);
     }
 }
 

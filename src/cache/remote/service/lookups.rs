@@ -30,9 +30,7 @@ impl Service {
     /// Looks `action` up and, `with_blobs`, fetches what a first read of a
     /// result found needs.
     pub(super) async fn resolve(&self, action: re::Digest, with_blobs: bool) -> Resolved {
-        let Some(upstream) = self.upstream().await else {
-            return Err(Failure::Down(self.down_reason().unwrap_or_default()));
-        };
+        let upstream = self.upstream().await?;
         let result = self.guarded(|| upstream.action_result(&action)).await?;
         if with_blobs && let Some(parts) = result.as_ref().and_then(action::parts_of) {
             self.hold(parts.first_reads()).await?;
@@ -44,17 +42,15 @@ impl Service {
     /// keeps the blobs for their edges, while the held bytes stay under
     /// their limit; a bad answer is left for the edge's own read to report.
     pub(super) async fn hold(&self, mut wanted: Vec<re::Digest>) -> Result<(), Failure> {
-        if let Ok(held) = self.held.lock() {
+        let room = self.held.lock().is_ok_and(|held| {
             wanted.retain(|d| !held.blobs.contains_key(&d.hash));
-        }
-        let size: usize = wanted.iter().map(|d| d.size_bytes.max(0) as usize).sum();
-        let room = self.held.lock().is_ok_and(|h| h.bytes + size <= HELD_BYTES);
+            let size: usize = wanted.iter().map(|d| d.size_bytes.max(0) as usize).sum();
+            held.bytes + size <= HELD_BYTES
+        });
         if wanted.is_empty() || !room {
             return Ok(());
         }
-        let Some(upstream) = self.upstream().await else {
-            return Err(Failure::Down(self.down_reason().unwrap_or_default()));
-        };
+        let upstream = self.upstream().await?;
         match self.guarded(|| upstream.download(&wanted)).await {
             Ok(blobs) => {
                 if let Ok(mut held) = self.held.lock() {
@@ -82,9 +78,7 @@ impl Service {
             .map(|(d, _)| d.clone())
             .collect();
         if !missing.is_empty() {
-            let Some(upstream) = self.upstream().await else {
-                return Err(Failure::Down(self.down_reason().unwrap_or_default()));
-            };
+            let upstream = self.upstream().await?;
             let mut fetched = self
                 .guarded(|| upstream.download(&missing))
                 .await?
@@ -106,7 +100,7 @@ impl Service {
         build: PathBuf,
         keyer: prefetch::Keyer,
     ) {
-        if self.upstream().await.is_none() {
+        if self.upstream().await.is_err() {
             return;
         }
         let started = Instant::now();

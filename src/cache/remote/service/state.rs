@@ -141,9 +141,11 @@ impl Service {
             .unwrap_or_default()
     }
 
-    /// The channel to the server, made on first use; `None` once down.
-    pub(super) async fn upstream(&self) -> Option<&Upstream> {
-        self.upstream
+    /// The channel to the server, made on first use; a connection that
+    /// fails gives the remote up for the build.
+    pub(super) async fn upstream(&self) -> Result<&Upstream, Failure> {
+        let made = self
+            .upstream
             .get_or_init(|| async {
                 match Upstream::connect(&self.settings).await {
                     Ok(upstream) => Some(upstream),
@@ -153,8 +155,9 @@ impl Service {
                     }
                 }
             })
-            .await
-            .as_ref()
+            .await;
+        made.as_ref()
+            .ok_or_else(|| Failure::Down(self.down_reason().unwrap_or_default()))
     }
 
     /// Stops using the remote for the build; the first call warns.

@@ -39,7 +39,7 @@ impl Service {
         if self.uploads_off.load(Ordering::SeqCst) {
             return;
         }
-        let Some(upstream) = self.upstream().await else {
+        let Ok(upstream) = self.upstream().await else {
             return;
         };
         let blobs: Vec<(re::Digest, Blob)> = blobs
