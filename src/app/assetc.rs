@@ -1,11 +1,13 @@
 //! The `assetc` program: `configure` (the default), `build`, `init`, the
-//! inspection commands `info` and `pack info`, `cache`, `view` and `watch`.
+//! inspection commands `info` and `pack info`, `cache`, `view` and `watch`,
+//! and `completions` and `manpages` (`manual.rs`).
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use super::build::{BuildArgs, run_build};
+use super::manual::{CompletionsArgs, ManpagesArgs, print_completions, write_manpages};
 use crate::cache::command::CacheCommand;
 use crate::cli::finish;
 use crate::config::write_starter;
@@ -55,6 +57,12 @@ pub enum Command {
     /// Rebuild on every save and publish what changed to running engines
     /// (see docs/hot-reload.md).
     Watch(WatchArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell) to
+    /// standard output (see "Install" in the README).
+    Completions(CompletionsArgs),
+    /// Write the manual pages of assetc, assetc-encode and assetc-link and
+    /// their subcommands into a folder (e.g. ~/.local/share/man/man1).
+    Manpages(ManpagesArgs),
 }
 
 /// Parses the command line and runs the command.
@@ -74,6 +82,10 @@ impl Cli {
             Some(Command::Cache(command)) => command.run(),
             Some(Command::View(args)) => run_view(&args),
             Some(Command::Watch(args)) => run_watch(&args),
+            Some(Command::Completions(args)) => {
+                finish("assetc", print_completions(&args, &Cli::command()))
+            }
+            Some(Command::Manpages(args)) => manpages(&args),
             None => run_configure(&self.configure),
         }
     }
@@ -85,6 +97,20 @@ fn init() -> ExitCode {
         "assetc",
         write_starter(std::path::Path::new(".")).map(|path| {
             println!("assetc: wrote {}", path.display());
+        }),
+    )
+}
+
+/// `assetc manpages DIR`: every page written, then how many and where.
+fn manpages(args: &ManpagesArgs) -> ExitCode {
+    finish(
+        "assetc",
+        write_manpages(&args.dir, &Cli::command()).map(|pages| {
+            println!(
+                "assetc: wrote {} manual pages to {}",
+                pages.len(),
+                args.dir.display()
+            );
         }),
     )
 }

@@ -9,7 +9,14 @@ use crate::encode::command::Command;
 /// `assetc-encode`: compile one source asset (run by Ninja, one edge per
 /// asset), through the cache when one is named.
 #[derive(Debug, clap::Parser)]
-#[command(name = "assetc-encode", version, about)]
+#[command(
+    name = "assetc-encode",
+    version,
+    about,
+    after_help = "Ninja runs this program, one edge per asset, from the build.ninja that \
+                  `assetc configure` writes; it is not meant to be typed by hand. To build \
+                  a project, run `assetc build` (or `assetc configure && ninja`) in its folder."
+)]
 pub struct EncodeCli {
     /// Where results are shared.
     #[command(flatten)]

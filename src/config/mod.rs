@@ -45,6 +45,8 @@ mod texture;
 mod yaml;
 
 #[cfg(test)]
+mod readme_keys;
+#[cfg(test)]
 mod tests;
 
 pub use error::{ConfigError, ConfigWarning};

@@ -19,7 +19,15 @@ use crate::fsutil::{self, shown};
 /// `assetc-link`: merge fragments into the manifest and pack, or check an
 /// output folder.
 #[derive(Debug, Parser)]
-#[command(name = "assetc-link", version, about)]
+#[command(
+    name = "assetc-link",
+    version,
+    about,
+    after_help = "Ninja runs these steps from the build.ninja that `assetc configure` writes; \
+                  they are not meant to be typed by hand, except `check` (also run by \
+                  `ninja check`). To build a project, run `assetc build` (or \
+                  `assetc configure && ninja`) in its folder."
+)]
 pub struct Cli {
     /// The step to run.
     #[command(subcommand)]
