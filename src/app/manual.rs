@@ -60,6 +60,9 @@ pub enum ManualError {
     /// A manual page could not be rendered.
     #[error("{0}: cannot render the manual page")]
     Render(String, #[source] io::Error),
+    /// The folder of the pages could not be made.
+    #[error("{}: cannot make the folder", .0.display())]
+    Folder(PathBuf, #[source] io::Error),
     /// A manual page could not be written.
     #[error(transparent)]
     Page(#[from] FileError),
@@ -109,6 +112,7 @@ pub fn write_manpages(dir: &Path, assetc: &clap::Command) -> Result<Vec<PathBuf>
     for program in Program::ALL {
         pages.extend(manpages(program.command(assetc))?);
     }
+    std::fs::create_dir_all(dir).map_err(|source| ManualError::Folder(dir.to_owned(), source))?;
     let mut written = Vec::with_capacity(pages.len());
     for (file_name, text) in pages {
         let path = dir.join(file_name);
@@ -138,6 +142,7 @@ fn collect_pages(
     }
     let man = clap_mangen::Man::new(command)
         .section(SECTION)
+        .source(concat!("assetc ", env!("CARGO_PKG_VERSION")))
         .manual("assetc manual");
     let file_name = man.get_filename();
     let mut text = Vec::new();
