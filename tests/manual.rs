@@ -26,10 +26,15 @@ const ASSETC_SUBCOMMANDS: [&str; 9] = [
 
 /// Runs `program` with `args`, expecting success; returns standard output.
 fn stdout_of(program: &str, args: &[&str]) -> String {
-    let output = Command::new(program).args(args).output().unwrap();
+    run_ok(Command::new(program).args(args))
+}
+
+/// Runs `command`, expecting success; returns standard output.
+fn run_ok(command: &mut Command) -> String {
+    let output = command.output().unwrap();
     assert!(
         output.status.success(),
-        "{program} {args:?} failed:\n{}",
+        "{command:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
@@ -225,13 +230,11 @@ fn the_manual_pages_render() {
         );
         String::from_utf8(output.stdout).unwrap()
     } else if have("man") {
-        let output = Command::new("man")
-            .args(["-l", page])
-            .env("MANPAGER", "cat")
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        String::from_utf8(output.stdout).unwrap()
+        run_ok(
+            Command::new("man")
+                .args(["-l", page])
+                .env("MANPAGER", "cat"),
+        )
     } else {
         eprintln!("neither groff nor man is installed: the roff structure was checked only");
         return;
@@ -275,21 +278,15 @@ fn manpages_into_a_folder_that_cannot_be_made_is_an_error_naming_it() {
 /// Runs `tools/install-docs` with `args`, `HOME` in a temporary folder.
 fn install_docs(home: &Path, args: &[&str]) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/install-docs");
-    let output = Command::new(script)
-        .args(args)
-        .env("HOME", home)
-        .env("ASSETC", common::ASSETC)
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("BASH_COMPLETION_USER_DIR")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "install-docs failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    run_ok(
+        Command::new(script)
+            .args(args)
+            .env("HOME", home)
+            .env("ASSETC", common::ASSETC)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("BASH_COMPLETION_USER_DIR"),
+    )
 }
 
 #[test]
@@ -316,12 +313,12 @@ fn install_docs_fills_the_user_folders_of_man_bash_zsh_and_fish() {
     );
     if have("man") {
         let man_path = home.path().join(".local/share/man");
-        let found = Command::new("man")
-            .args(["-w", "assetc-link-check"])
-            .env("MANPATH", &man_path)
-            .output()
-            .unwrap();
-        assert!(String::from_utf8_lossy(&found.stdout).contains("assetc-link-check.1"));
+        let found = run_ok(
+            Command::new("man")
+                .args(["-w", "assetc-link-check"])
+                .env("MANPATH", &man_path),
+        );
+        assert!(found.contains("assetc-link-check.1"), "{found}");
     }
 }
 

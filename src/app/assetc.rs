@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use super::build::{BuildArgs, run_build};
-use super::manual::{CompletionsArgs, ManpagesArgs, print_completions, write_manpages};
+use super::manual::{CompletionsArgs, ManpagesArgs, run_completions, run_manpages};
 use crate::cache::command::CacheCommand;
 use crate::cli::finish;
 use crate::config::write_starter;
@@ -58,7 +58,7 @@ pub enum Command {
     /// (see docs/hot-reload.md).
     Watch(WatchArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell) to
-    /// standard output (see "Install" in the README).
+    /// standard output (see "Completions and manual pages" in the README).
     Completions(CompletionsArgs),
     /// Write the manual pages of assetc, assetc-encode and assetc-link and
     /// their subcommands into a folder (e.g. ~/.local/share/man/man1).
@@ -82,10 +82,8 @@ impl Cli {
             Some(Command::Cache(command)) => command.run(),
             Some(Command::View(args)) => run_view(&args),
             Some(Command::Watch(args)) => run_watch(&args),
-            Some(Command::Completions(args)) => {
-                finish("assetc", print_completions(&args, &Cli::command()))
-            }
-            Some(Command::Manpages(args)) => manpages(&args),
+            Some(Command::Completions(args)) => run_completions(&args, &Cli::command()),
+            Some(Command::Manpages(args)) => run_manpages(&args, &Cli::command()),
             None => run_configure(&self.configure),
         }
     }
@@ -97,20 +95,6 @@ fn init() -> ExitCode {
         "assetc",
         write_starter(std::path::Path::new(".")).map(|path| {
             println!("assetc: wrote {}", path.display());
-        }),
-    )
-}
-
-/// `assetc manpages DIR`: every page written, then how many and where.
-fn manpages(args: &ManpagesArgs) -> ExitCode {
-    finish(
-        "assetc",
-        write_manpages(&args.dir, &Cli::command()).map(|pages| {
-            println!(
-                "assetc: wrote {} manual pages to {}",
-                pages.len(),
-                args.dir.display()
-            );
         }),
     )
 }

@@ -10,11 +10,13 @@
 
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use clap::CommandFactory;
 use clap_complete::Shell;
 
 use crate::cache::EncodeCli;
+use crate::cli::finish;
 use crate::fsutil::{self, FileError};
 use crate::link::command::Cli as LinkCli;
 
@@ -82,17 +84,31 @@ impl Program {
     }
 }
 
+/// `assetc completions SHELL`: the script on standard output.
+pub fn run_completions(args: &CompletionsArgs, assetc: &clap::Command) -> ExitCode {
+    finish("assetc", print_completions(args, assetc))
+}
+
+/// `assetc manpages DIR`: every page written, then how many and where.
+pub fn run_manpages(args: &ManpagesArgs, assetc: &clap::Command) -> ExitCode {
+    let written = write_manpages(&args.dir, assetc).map(|pages| {
+        let folder = args.dir.display();
+        println!("assetc: wrote {} manual pages to {folder}", pages.len());
+    });
+    finish("assetc", written)
+}
+
 /// Prints the completion script `args` asks for; `assetc` is `assetc`'s
-/// own command line.
+/// own command line. A reader that stops early (`| head`) is not an error.
 pub fn print_completions(
     args: &CompletionsArgs,
     assetc: &clap::Command,
 ) -> Result<(), ManualError> {
     let script = completion_script(args.shell, args.program, assetc);
-    io::stdout()
-        .lock()
-        .write_all(&script)
-        .map_err(ManualError::Stdout)
+    match io::stdout().lock().write_all(&script) {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(ManualError::Stdout(error)),
+        _ => Ok(()),
+    }
 }
 
 /// The completion script of `program` for `shell`.
