@@ -108,7 +108,7 @@ fn bash_completes(program: &str, words: &[&str]) -> Vec<String> {
 
 #[test]
 fn every_shell_gets_a_script_naming_the_subcommands_and_flags() {
-    for shell in ["bash", "zsh", "fish", "powershell"] {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let script = stdout_of(common::ASSETC, &["completions", shell]);
         assert!(script.len() > 2000, "{shell}: {} bytes", script.len());
         for word in ASSETC_SUBCOMMANDS {
@@ -122,7 +122,7 @@ fn every_shell_gets_a_script_naming_the_subcommands_and_flags() {
         assert!(script.contains(flag), "{shell} script lacks {flag}");
     }
     for (program, word) in [("assetc-link", "check"), ("assetc-encode", "texture")] {
-        for shell in ["bash", "zsh", "fish", "powershell"] {
+        for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
             let script = stdout_of(
                 common::ASSETC,
                 &["completions", shell, "--program", program],

@@ -57,7 +57,7 @@ pub enum Command {
     /// Rebuild on every save and publish what changed to running engines
     /// (see docs/hot-reload.md).
     Watch(WatchArgs),
-    /// Print a shell completion script (bash, zsh, fish, powershell) to
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to
     /// standard output (see "Completions and manual pages" in the README).
     Completions(CompletionsArgs),
     /// Write the manual pages of assetc, assetc-encode and assetc-link and
