@@ -518,7 +518,9 @@ fn the_page_renders_in_chromium() {
     let cases = [
         (
             "mesh",
-            "#asset=models%2Fcrate.hmesh&meshlets=1&wire=1&bounds=1",
+            // The head light has a plain background, against which
+            // covered_fraction measures the mesh.
+            "#asset=models%2Fcrate.hmesh&meshlets=1&wire=1&bounds=1&env=headlight",
         ),
         ("texture", "#asset=textures%2Fchecker.ktx2&zoom=1"),
         ("font", "#asset=fonts%2FDejaVuSans-Latin1.hfont"),

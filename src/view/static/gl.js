@@ -31,7 +31,7 @@ uniform vec3 u_sh[9];
 vec3 studioRadiance(vec3 d) {
   vec3 sky = mix(vec3(0.62, 0.64, 0.68), vec3(1.0, 0.98, 0.94), smoothstep(0.0, 0.7, d.y));
   vec3 ground = mix(vec3(0.36, 0.35, 0.33), vec3(0.16, 0.15, 0.15), smoothstep(0.0, -0.5, d.y));
-  return d.y >= 0.0 ? sky : ground;
+  return mix(ground, sky, smoothstep(-0.04, 0.04, d.y));
 }
 // Cosine-weighted irradiance of that gradient, close enough for a preview.
 vec3 studioIrradiance(vec3 n) {
@@ -126,8 +126,8 @@ in vec3 v_direction;
 out vec4 o_colour;
 ${ENVIRONMENT_GLSL}
 void main() {
-  // Slightly blurred and dimmed, so the mesh stays in front.
-  vec3 radiance = environmentRadiance(normalize(v_direction), 0.2) * 0.75;
+  // Slightly blurred and dimmed (the studio more), so the mesh stands out.
+  vec3 radiance = environmentRadiance(normalize(v_direction), 0.2) * (u_envMode == 2 ? 0.75 : 0.4);
   o_colour = vec4(pow(toneMap(radiance), vec3(1.0 / 2.2)), 1.0);
 }`;
 
