@@ -705,13 +705,7 @@ fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
     let format = ktx2::TexelFormat::Bc7 { srgb: true };
     let checker = ktx2::write_single_level(format, source.width, source.height, &bc7);
     fs::write(p.path("runtime/desktop/textures/checker.ktx2"), checker).unwrap();
-    let ramp: Vec<u8> = (0..64)
-        .flat_map(|i| {
-            let value = half::f16::from_f32(i as f32 / 8.0).to_le_bytes();
-            [value, value, value, half::f16::ONE.to_le_bytes()].concat()
-        })
-        .collect();
-    let hdr = ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp);
+    let hdr = hdr_ramp();
     fs::write(p.path("runtime/desktop/ui/icon.ktx2"), hdr).unwrap();
 
     let view = Viewer::start(p.root(), &[]);
@@ -739,15 +733,35 @@ fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
     view.error(&format!("{url}&exposure=x"), 400);
 }
 
+/// An 8x8 RGBA16F texture whose texel `i` is `i / 8` in every colour
+/// channel (up to 7.875), alpha 1.
+fn hdr_ramp() -> Vec<u8> {
+    let ramp: Vec<u8> = (0..64)
+        .flat_map(|i| {
+            let value = half::f16::from_f32(i as f32 / 8.0).to_le_bytes();
+            [value, value, value, half::f16::ONE.to_le_bytes()].concat()
+        })
+        .collect();
+    ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp)
+}
+
 /// The `<body …>` attributes of the page at `url` once headless Chromium's
-/// time budget ran out, as `--dump-dom` gives them.
-fn page_body(url: &str) -> String {
+/// time budget ran out (as `--dump-dom` gives them); the page must have
+/// reached `data-state="ready"`.
+fn ready_page(url: &str) -> String {
     let dom = String::from_utf8_lossy(&chromium(url, &["--dump-dom"]).stdout).into_owned();
-    dom.split("<body")
+    let body = dom
+        .split("<body")
         .nth(1)
         .and_then(|b| b.split('>').next())
         .unwrap_or_default()
-        .to_owned()
+        .to_owned();
+    assert_eq!(
+        attribute(&body, "data-state").as_deref(),
+        Some("ready"),
+        "{url}: <body{body}>"
+    );
+    body
 }
 
 /// A screenshot of the page at `url`, kept as `dir/name` (and copied to
@@ -779,13 +793,7 @@ fn numbers(text: &str) -> Vec<f64> {
 #[test]
 fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
     let p = demo();
-    let ramp: Vec<u8> = (0..64)
-        .flat_map(|i| {
-            let value = half::f16::from_f32(i as f32 / 8.0).to_le_bytes();
-            [value, value, value, half::f16::ONE.to_le_bytes()].concat()
-        })
-        .collect();
-    let hdr = ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp);
+    let hdr = hdr_ramp();
     fs::write(p.path("runtime/desktop/ui/hdr.ktx2"), hdr).unwrap();
     let view = Viewer::start(p.root(), &[]);
     let file = fs::read(p.path("runtime/desktop/textures/checker.ktx2")).unwrap();
@@ -822,12 +830,7 @@ fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
 
     let base = format!("http://127.0.0.1:{}/", view.port);
     let url = format!("{base}#asset=textures%2Fchecker.ktx2&probe=12,34&zoom=4");
-    let body = page_body(&url);
-    assert_eq!(
-        attribute(&body, "data-state").as_deref(),
-        Some("ready"),
-        "<body{body}>"
-    );
+    let body = ready_page(&url);
     let shown: Vec<String> = expected.iter().map(u8::to_string).collect();
     assert_eq!(
         attribute(&body, "data-probe"),
@@ -857,12 +860,7 @@ fn pan_moves_the_camera_target_and_the_hash_keeps_the_camera() {
     let view = Viewer::start(p.root(), &[]);
     let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
     let camera = |route: &str| {
-        let body = page_body(&format!("{base}{route}"));
-        assert_eq!(
-            attribute(&body, "data-state").as_deref(),
-            Some("ready"),
-            "<body{body}>"
-        );
+        let body = ready_page(&format!("{base}{route}"));
         numbers(&attribute(&body, "data-camera").expect("data-camera"))
     };
     let still = camera("");
@@ -945,12 +943,7 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
         ("ibl:env/sky", "view-ibl.png"),
     ] {
         let url = format!("{base}&env={env}");
-        let body = page_body(&url);
-        assert_eq!(
-            attribute(&body, "data-state").as_deref(),
-            Some("ready"),
-            "<body{body}>"
-        );
+        let body = ready_page(&url);
         assert_eq!(attribute(&body, "data-environment").as_deref(), Some(env));
         let canvas = numbers(&attribute(&body, "data-canvas").unwrap());
         lit.push((screenshot(&url, shots.path(), name), canvas));
@@ -1005,23 +998,8 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
 #[test]
 fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
     let p = Project::demo();
-    let mut watch = Command::new(ASSETC)
-        .args(["watch", "--port", "0"])
-        .current_dir(p.root())
-        .env("NINJA", common::ninja_program())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("assetc watch starts");
-    let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let address = first.rsplit(' ').next().unwrap().to_owned();
-    std::thread::spawn(move || lines.for_each(drop));
-    let mut feed = assetc::hot_reload::WatchClient::connect(address.as_str()).unwrap();
-    if feed.generation() == 0 {
-        assert!(feed.next_build().unwrap().ok, "the first build failed");
-    }
-    let stop_watch = StopOnDrop(watch);
+    let watch = common::watch::Watch::start(&p);
+    let address = watch.address().to_string();
 
     let view = Viewer::start(p.root(), &[]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -1067,17 +1045,12 @@ fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
     );
 
     let base = format!("http://127.0.0.1:{}/", view.port);
-    let body = page_body(&format!(
+    let body = ready_page(&format!(
         "{base}#asset=textures%2Fchecker.ktx2&zoom=2&live={since}"
     ));
     assert_eq!(
         attribute(&body, "data-live").as_deref(),
         Some("connected"),
-        "<body{body}>"
-    );
-    assert_eq!(
-        attribute(&body, "data-state").as_deref(),
-        Some("ready"),
         "<body{body}>"
     );
     assert_eq!(
@@ -1091,8 +1064,7 @@ fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
         2.0 * icon["width"].as_f64().unwrap(),
         "the zoom was lost"
     );
-    let other = page_body(&format!("{base}#asset=models%2Fcrate.hmesh&live={since}"));
-    assert_eq!(attribute(&other, "data-state").as_deref(), Some("ready"));
+    let other = ready_page(&format!("{base}#asset=models%2Fcrate.hmesh&live={since}"));
     assert_eq!(
         attribute(&other, "data-live-reloaded"),
         None,
@@ -1102,15 +1074,5 @@ fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
         view.json("/api/client-log")["messages"],
         serde_json::json!([])
     );
-    drop(stop_watch);
-}
-
-/// Kills a child process when dropped.
-struct StopOnDrop(Child);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    drop(watch);
 }
