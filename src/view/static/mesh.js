@@ -197,8 +197,19 @@ export async function showMesh(ctx, path, file) {
   const saved = parseCamera(ctx.params.cam);
   if (saved) viewer.setCamera(saved);
   const showCamera = () => { document.body.dataset.camera = cameraText(viewer.camera); };
-  viewer.onCameraChange = () => { showCamera(); updateHash({ cam: cameraText(viewer.camera) }); };
-  ctx.onCleanup(() => { delete document.body.dataset.camera; delete document.body.dataset.environment; });
+  // The hash follows once the camera rests: browsers refuse hundreds of
+  // history updates a second, which a drag would ask for.
+  let hashTimer = null;
+  viewer.onCameraChange = () => {
+    showCamera();
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => { if (ctx.alive()) updateHash({ cam: cameraText(viewer.camera) }); }, 150);
+  };
+  ctx.onCleanup(() => {
+    clearTimeout(hashTimer);
+    delete document.body.dataset.camera;
+    delete document.body.dataset.environment;
+  });
   showCamera();
   const lighting = environmentLoader(ctx, viewer, environments);
   const apply = () => {
