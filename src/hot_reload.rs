@@ -24,6 +24,11 @@
 use std::io::{self, BufRead, BufReader};
 use std::net::{TcpStream, ToSocketAddrs};
 
+/// The file in the build folder (`.assetc/<preset>/`) where `assetc watch`
+/// records the address of its feed, one line such as `127.0.0.1:7879`, so
+/// that other tools of the project (`assetc view`) find it.
+pub const FEED_ADDRESS_FILE: &str = "watch-feed";
+
 /// The protocol version in the `hello` line.
 pub const PROTOCOL_VERSION: u32 = 1;
 

@@ -491,6 +491,12 @@ fn a_pack_is_served_alone() {
     assert_eq!(view.json("/api/packs")["packs"][0]["name"], "pack");
     assert_eq!(view.json("/api/check")["ok"], true);
     view.error("/api/file?path=../desktop.hpack", 403);
+    // A pack alone belongs to no project: no watcher to follow, no waiting.
+    let live = view.json("/api/live?since=0&wait=20");
+    assert_eq!(
+        (&live["following"], &live["connected"]),
+        (&false.into(), &false.into())
+    );
 }
 
 /// The page in headless Chromium: each view reaches `ready`, its pixels are
@@ -512,7 +518,9 @@ fn the_page_renders_in_chromium() {
     let cases = [
         (
             "mesh",
-            "#asset=models%2Fcrate.hmesh&meshlets=1&wire=1&bounds=1",
+            // The head light has a plain background, against which
+            // covered_fraction measures the mesh.
+            "#asset=models%2Fcrate.hmesh&meshlets=1&wire=1&bounds=1&env=headlight",
         ),
         ("texture", "#asset=textures%2Fchecker.ktx2&zoom=1"),
         ("font", "#asset=fonts%2FDejaVuSans-Latin1.hfont"),
@@ -697,13 +705,7 @@ fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
     let format = ktx2::TexelFormat::Bc7 { srgb: true };
     let checker = ktx2::write_single_level(format, source.width, source.height, &bc7);
     fs::write(p.path("runtime/desktop/textures/checker.ktx2"), checker).unwrap();
-    let ramp: Vec<u8> = (0..64)
-        .flat_map(|i| {
-            let value = half::f16::from_f32(i as f32 / 8.0).to_le_bytes();
-            [value, value, value, half::f16::ONE.to_le_bytes()].concat()
-        })
-        .collect();
-    let hdr = ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp);
+    let hdr = hdr_ramp();
     fs::write(p.path("runtime/desktop/ui/icon.ktx2"), hdr).unwrap();
 
     let view = Viewer::start(p.root(), &[]);
@@ -729,4 +731,348 @@ fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
     assert_eq!(plain[12 * 4], 255);
     assert_eq!(dimmed[12 * 4], 120);
     view.error(&format!("{url}&exposure=x"), 400);
+}
+
+/// An 8x8 RGBA16F texture whose texel `i` is `i / 8` in every colour
+/// channel (up to 7.875), alpha 1.
+fn hdr_ramp() -> Vec<u8> {
+    let ramp: Vec<u8> = (0..64)
+        .flat_map(|i| {
+            let value = half::f16::from_f32(i as f32 / 8.0).to_le_bytes();
+            [value, value, value, half::f16::ONE.to_le_bytes()].concat()
+        })
+        .collect();
+    ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp)
+}
+
+/// The `<body …>` attributes of the page at `url` once headless Chromium's
+/// time budget ran out (as `--dump-dom` gives them); the page must have
+/// reached `data-state="ready"`.
+fn ready_page(url: &str) -> String {
+    let dom = String::from_utf8_lossy(&chromium(url, &["--dump-dom"]).stdout).into_owned();
+    let body = dom
+        .split("<body")
+        .nth(1)
+        .and_then(|b| b.split('>').next())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        attribute(&body, "data-state").as_deref(),
+        Some("ready"),
+        "{url}: <body{body}>"
+    );
+    body
+}
+
+/// A screenshot of the page at `url`, kept as `dir/name` (and copied to
+/// `ASSETC_VIEW_SHOTS` when that is set).
+fn screenshot(url: &str, dir: &Path, name: &str) -> assetc::encode::image::Rgba8Image {
+    let file = dir.join(name);
+    let run = chromium(url, &[&format!("--screenshot={}", file.display())]);
+    let bytes = fs::read(&file).unwrap_or_else(|e| {
+        panic!(
+            "{name}: no screenshot ({e}): {}",
+            String::from_utf8_lossy(&run.stderr)
+        )
+    });
+    if let Some(keep) = std::env::var_os("ASSETC_VIEW_SHOTS") {
+        fs::write(Path::new(&keep).join(name), &bytes).unwrap();
+    }
+    assetc::encode::image::decode_image(&bytes).unwrap()
+}
+
+/// The numbers of a comma-separated attribute value.
+fn numbers(text: &str) -> Vec<f64> {
+    text.split(',').map(|v| v.parse().unwrap()).collect()
+}
+
+/// The texel probe: the API's value at (12, 34) and the range of every
+/// channel agree with an independent BC7 decoding of the checker, the page
+/// shows the same for `probe=12,34`, and an HDR texture is probed as
+/// floats above 1.
+#[test]
+fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
+    let p = demo();
+    let hdr = hdr_ramp();
+    fs::write(p.path("runtime/desktop/ui/hdr.ktx2"), hdr).unwrap();
+    let view = Viewer::start(p.root(), &[]);
+    let file = fs::read(p.path("runtime/desktop/textures/checker.ktx2")).unwrap();
+    let width = ktx2::parse(&file).unwrap().header().pixel_width as usize;
+    let decoded = bc7_level0(&file);
+    let expected: Vec<u8> = decoded[(34 * width + 12) * 4..][..4].to_vec();
+    let (mut low, mut high) = ([255u8; 4], [0u8; 4]);
+    for texel in decoded.chunks_exact(4) {
+        for c in 0..4 {
+            low[c] = low[c].min(texel[c]);
+            high[c] = high[c].max(texel[c]);
+        }
+    }
+
+    let texel = view.json("/api/texture/texel?path=textures/checker.ktx2&x=12&y=34");
+    assert_eq!(texel["encoding"], "unorm8");
+    assert_eq!(texel["value"], serde_json::json!(expected));
+    let range = view.json("/api/texture/range?path=textures/checker.ktx2");
+    assert_eq!(range["min"], serde_json::json!(low));
+    assert_eq!(range["max"], serde_json::json!(high));
+    let outside = view.error(
+        &format!("/api/texture/texel?path=textures/checker.ktx2&x={width}&y=0"),
+        422,
+    );
+    assert!(outside.contains("textures/checker.ktx2"), "{outside}");
+    view.error("/api/texture/texel?path=textures/checker.ktx2&x=1", 400);
+
+    // Texel 12 of the ramp is 1.5; the largest is 63/8.
+    let float = view.json("/api/texture/texel?path=ui/hdr.ktx2&x=4&y=1");
+    assert_eq!(float["encoding"], "float");
+    assert_eq!(float["value"], serde_json::json!([1.5, 1.5, 1.5, 1.0]));
+    let range = view.json("/api/texture/range?path=ui/hdr.ktx2");
+    assert_eq!(range["max"], serde_json::json!([7.875, 7.875, 7.875, 1.0]));
+
+    let base = format!("http://127.0.0.1:{}/", view.port);
+    let url = format!("{base}#asset=textures%2Fchecker.ktx2&probe=12,34&zoom=4");
+    let body = ready_page(&url);
+    let shown: Vec<String> = expected.iter().map(u8::to_string).collect();
+    assert_eq!(
+        attribute(&body, "data-probe"),
+        Some(format!("12,34,0,0,0,0:{}", shown.join(","))),
+        "<body{body}>"
+    );
+    let join = |v: [u8; 4]| v.map(|c| c.to_string()).join(",");
+    assert_eq!(
+        attribute(&body, "data-range"),
+        Some(format!("{};{}", join(low), join(high)))
+    );
+    // No watcher runs: the page says it waits for one, and logs nothing.
+    assert_eq!(attribute(&body, "data-live").as_deref(), Some("waiting"));
+    let shots = tempfile::tempdir().unwrap();
+    screenshot(&url, shots.path(), "view-texel.png");
+    assert_eq!(
+        view.json("/api/client-log")["messages"],
+        serde_json::json!([])
+    );
+}
+
+/// Pan: a right-drag moves the camera's target, an orbit drag turns the
+/// camera about it; a camera in the hash is the one shown.
+#[test]
+fn pan_moves_the_camera_target_and_the_hash_keeps_the_camera() {
+    let p = demo();
+    let view = Viewer::start(p.root(), &[]);
+    let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
+    let camera = |route: &str| {
+        let body = ready_page(&format!("{base}{route}"));
+        numbers(&attribute(&body, "data-camera").expect("data-camera"))
+    };
+    let still = camera("");
+    let panned = camera("&drag=pan,120,0");
+    let orbited = camera("&drag=orbit,120,0");
+    assert_eq!(
+        panned[..3],
+        still[..3],
+        "a pan keeps the angles and distance"
+    );
+    let moved: f64 = (3..6)
+        .map(|i| (panned[i] - still[i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(
+        moved > 0.1,
+        "the target moved {moved}: {panned:?} from {still:?}"
+    );
+    assert_eq!(orbited[3..], still[3..], "an orbit keeps the target");
+    assert!((orbited[0] - still[0]).abs() > 0.5, "{orbited:?}");
+    let text = panned
+        .iter()
+        .map(f64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    assert_eq!(camera(&format!("&cam={text}")), panned);
+    assert_eq!(
+        view.json("/api/client-log")["messages"],
+        serde_json::json!([])
+    );
+}
+
+/// The mesh view is lit by the studio unless told otherwise; with an IBL
+/// set in the project (a panorama built into its cubes) the set is offered
+/// and lights it differently. Without one, it is not offered.
+#[test]
+fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
+    let p = Project::demo();
+    let config = fs::read_to_string(p.path("assetc.yml")).unwrap();
+    p.write(
+        "assetc.yml",
+        config
+            .replacen("default:\n", "default:\n  ibl: { size: 32 }\n", 1)
+            .as_bytes(),
+    );
+    let sky = assetc::encode::ibl::panorama::Panorama::from_xy(64, 32, |_, y| {
+        if y < 16 {
+            [0.4, 0.6, 2.0]
+        } else {
+            [0.5, 0.25, 0.05]
+        }
+    });
+    p.write("assets/env/sky.ibl.hdr", &sky.to_radiance_hdr());
+    p.build(&[]);
+    let view = Viewer::start(p.root(), &[]);
+    let sets = view.json("/api/environments");
+    assert_eq!(sets["environments"][0]["name"], "env/sky");
+    assert_eq!(sets["environments"][0]["levels"], 3);
+    assert_eq!(
+        sets["environments"][0]["sh"].as_array().map(Vec::len),
+        Some(27)
+    );
+    let values = view.json("/api/texture/values?path=env/sky.specular.ktx2&level=2&face=2");
+    assert_eq!(
+        (values["width"].as_u64(), values["height"].as_u64()),
+        (Some(8), Some(8))
+    );
+    assert_eq!(floats(&values["values"]).len(), 8 * 8 * 4);
+
+    let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
+    let dom = String::from_utf8_lossy(&chromium(&base, &["--dump-dom"]).stdout).into_owned();
+    assert!(
+        dom.contains(r#"value="ibl:env/sky""#),
+        "the IBL set is not offered"
+    );
+    let shots = tempfile::tempdir().unwrap();
+    let mut lit = Vec::new();
+    for (env, name) in [
+        ("studio", "view-studio.png"),
+        ("ibl:env/sky", "view-ibl.png"),
+    ] {
+        let url = format!("{base}&env={env}");
+        let body = ready_page(&url);
+        assert_eq!(attribute(&body, "data-environment").as_deref(), Some(env));
+        let canvas = numbers(&attribute(&body, "data-canvas").unwrap());
+        lit.push((screenshot(&url, shots.path(), name), canvas));
+    }
+    let [(studio, canvas), (ibl, _)] = [lit.remove(0), lit.remove(0)];
+    let (x, y, w, h) = (
+        canvas[0] as u32,
+        canvas[1] as u32,
+        canvas[2] as u32,
+        canvas[3] as u32,
+    );
+    let mut differing = 0u64;
+    for py in y..(y + h).min(studio.height) {
+        for px in x..(x + w).min(studio.width) {
+            let i = ((py * studio.width + px) * 4) as usize;
+            if (0..3).any(|c| studio.pixels[i + c].abs_diff(ibl.pixels[i + c]) > 24) {
+                differing += 1;
+            }
+        }
+    }
+    let share = differing as f64 / f64::from(w * h);
+    assert!(
+        share > 0.3,
+        "studio and IBL differ on {share} of the canvas"
+    );
+    assert_eq!(
+        view.json("/api/client-log")["messages"],
+        serde_json::json!([])
+    );
+    drop(view);
+
+    // The demo alone has no IBL set: only the studio and the head light.
+    let plain = demo();
+    let view = Viewer::start(plain.root(), &[]);
+    assert_eq!(
+        view.json("/api/environments")["environments"],
+        serde_json::json!([])
+    );
+    let url = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
+    let dom = String::from_utf8_lossy(&chromium(&url, &["--dump-dom"]).stdout).into_owned();
+    assert!(
+        dom.contains(r#"value="studio""#) && !dom.contains("ibl:"),
+        "{dom}"
+    );
+}
+
+/// Live refresh: with `assetc watch` running on the project, the viewer
+/// follows its feed; an edited PNG shows up as a new version naming the
+/// rebuilt texture, the server answers with the new texels, and a page on
+/// that texture reloads it (keeping its zoom) while a page on another asset
+/// does not.
+#[test]
+fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
+    let p = Project::demo();
+    let watch = common::watch::Watch::start(&p);
+    let address = watch.address().to_string();
+
+    let view = Viewer::start(p.root(), &[]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut live = view.json("/api/live");
+    while live["connected"] != true {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never connected: {live}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        live = view.json("/api/live");
+    }
+    assert_eq!(live["feed"], address.as_str());
+    let since = live["version"].as_u64().unwrap();
+    let image = "/api/texture/image?path=textures%2Fchecker.ktx2&level=0";
+    let before = view.get(image).1;
+
+    p.write(
+        "assets/textures/checker.png",
+        &fs::read(p.path("assets/ui/icon.png")).unwrap(),
+    );
+    let mut version = since;
+    let rebuilt = loop {
+        assert!(std::time::Instant::now() < deadline + std::time::Duration::from_secs(60));
+        let answer = view.json(&format!("/api/live?since={version}&wait=20"));
+        version = answer["version"].as_u64().unwrap();
+        let changed = answer["builds"].as_array().unwrap().iter().any(|b| {
+            b["changed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c == "textures/checker.ktx2")
+        });
+        if changed {
+            break answer;
+        }
+    };
+    assert!(version > since, "{rebuilt}");
+    assert_ne!(
+        view.get(image).1,
+        before,
+        "the server still shows the old texels"
+    );
+
+    let base = format!("http://127.0.0.1:{}/", view.port);
+    let body = ready_page(&format!(
+        "{base}#asset=textures%2Fchecker.ktx2&zoom=2&live={since}"
+    ));
+    assert_eq!(
+        attribute(&body, "data-live").as_deref(),
+        Some("connected"),
+        "<body{body}>"
+    );
+    assert_eq!(
+        attribute(&body, "data-live-reloaded").as_deref(),
+        Some("textures/checker.ktx2")
+    );
+    let canvas = numbers(&attribute(&body, "data-canvas").unwrap());
+    let icon = view.json("/api/texture?path=textures/checker.ktx2");
+    assert_eq!(
+        canvas[2],
+        2.0 * icon["width"].as_f64().unwrap(),
+        "the zoom was lost"
+    );
+    let other = ready_page(&format!("{base}#asset=models%2Fcrate.hmesh&live={since}"));
+    assert_eq!(
+        attribute(&other, "data-live-reloaded"),
+        None,
+        "<body{other}>"
+    );
+    assert_eq!(
+        view.json("/api/client-log")["messages"],
+        serde_json::json!([])
+    );
+    drop(watch);
 }

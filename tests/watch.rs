@@ -9,58 +9,13 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use assetc::format::hman;
-use assetc::hot_reload::{Build, WatchClient};
-use common::{ASSETC, Project};
-
-/// A running `assetc watch`, stopped when dropped.
-struct Watch {
-    child: Child,
-    client: WatchClient,
-}
-
-impl Watch {
-    fn start(p: &Project) -> Self {
-        let mut child = Command::new(ASSETC)
-            .args(["watch", "--port", "0"])
-            .current_dir(p.root())
-            .env("NINJA", common::ninja_program())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("assetc watch starts");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = lines.next().unwrap().unwrap();
-        let address = first
-            .rsplit(' ')
-            .next()
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_owned();
-        // Keep draining Ninja's progress so the pipe never fills.
-        std::thread::spawn(move || lines.for_each(drop));
-        let mut client = WatchClient::connect(address.as_str()).unwrap();
-        if client.generation() == 0 {
-            let first = client.next_build().unwrap();
-            assert!(first.ok, "the first build failed: {:?}", first.errors);
-        }
-        Self { child, client }
-    }
-
-    /// Waits for the build an edit caused.
-    fn next(&mut self) -> Build {
-        self.client.next_build().unwrap()
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use assetc::hot_reload::Build;
+use common::Project;
+use common::watch::Watch;
 
 /// The output folder's files whose bytes differ between two snapshots, or
 /// that appeared.
@@ -270,7 +225,7 @@ fn a_burst_of_files_gives_one_or_a_few_builds() {
 fn the_c_example_reloads_what_it_is_told() {
     let p = Project::demo();
     let watch = Watch::start(&p);
-    let address = watch_address(&watch);
+    let address = watch.address();
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = p.path("hot_reload_c");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
@@ -305,9 +260,4 @@ fn the_c_example_reloads_what_it_is_told() {
     let expected = format!("reloaded textures/checker.ktx2 {id:#018x} (texture)");
     assert!(printed.contains(&expected), "{printed:?}");
     drop(watch);
-}
-
-/// The feed's address of a running watch.
-fn watch_address(watch: &Watch) -> std::net::SocketAddr {
-    watch.client.peer_address().unwrap()
 }

@@ -7,14 +7,17 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 use serde_json::{Value, json};
 
+use super::live::Live;
 use super::material::{Ids, rows_json};
+use super::probe::{ProbeCache, StoredValues};
 use super::store::Store;
 use super::texture::{ImageIndex, decode, png_bytes, psnr};
-use super::{ViewError, anim, font, mesh, texture};
+use super::{ViewError, anim, environment, font, mesh, texture};
 use crate::encode::image::decode_image;
 use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
@@ -45,16 +48,19 @@ pub const PAGE_FILES: &[(&str, &str)] = embedded![
     "file.js",
     "font.js",
     "format.js",
+    "environment.js",
     "gl.js",
     "hash.js",
     "images.js",
     "list.js",
+    "live.js",
     "log.js",
     "material.js",
     "maths.js",
     "mesh-data.js",
     "mesh.js",
     "pack.js",
+    "probe.js",
     "sidebar.js",
     "skin.js",
     "texture.js",
@@ -197,6 +203,8 @@ pub struct App {
     store: Store,
     sources: Option<Sources>,
     client_log: Vec<String>,
+    probe: ProbeCache,
+    live: Arc<Live>,
 }
 
 impl App {
@@ -206,7 +214,40 @@ impl App {
             store,
             sources,
             client_log: Vec::new(),
+            probe: ProbeCache::default(),
+            live: Live::idle(),
         }
+    }
+
+    /// Follows `live` for the page's live refresh (`/api/live`).
+    pub fn with_live(mut self, live: Arc<Live>) -> Self {
+        self.live = live;
+        self
+    }
+
+    /// The answer to a request that may wait (the live refresh's long poll),
+    /// to be computed away from the loop that answers the others; `None`
+    /// for every other request.
+    pub fn deferred(&self, method: &str, url: &str) -> Option<Box<dyn FnOnce() -> Reply + Send>> {
+        let (route, query) = url.split_once('?').unwrap_or((url, ""));
+        if method != "GET" || route != "/api/live" {
+            return None;
+        }
+        let query = Query::parse(query);
+        let since = query.0.get("since").map(|text| text.parse::<u64>());
+        let wait = query
+            .0
+            .get("wait")
+            .map_or(Ok(0), |text| text.parse::<u64>());
+        let live = Arc::clone(&self.live);
+        Some(Box::new(move || match (since.transpose(), wait) {
+            (Ok(since), Ok(wait)) => {
+                Reply::json(&live.answer(since, std::time::Duration::from_secs(wait)))
+            }
+            _ => Reply::error(&ViewError::BadRequest(
+                "`since` and `wait` must be whole numbers".into(),
+            )),
+        }))
     }
 
     /// The folder or pack served, as named.
@@ -238,6 +279,17 @@ impl App {
             ("GET", "/api/texture/image") => {
                 self.texture_image(query.path()?, query.image()?, query.exposure()?)
             }
+            ("GET", "/api/texture/texel") => {
+                let (x, y) = (query.required_number("x")?, query.required_number("y")?);
+                self.stored(query.path()?, query.image()?, StoredValues::Texel { x, y })
+            }
+            ("GET", "/api/texture/range") => {
+                self.stored(query.path()?, query.image()?, StoredValues::Range)
+            }
+            ("GET", "/api/texture/values") => {
+                self.stored(query.path()?, query.image()?, StoredValues::All)
+            }
+            ("GET", "/api/environments") => Ok(Reply::json(&self.environments()?)),
             ("GET", "/api/font") => self.font(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/material") => self.material(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/packs") => Ok(Reply::json(&self.packs())),
@@ -352,6 +404,30 @@ impl App {
         let image = decode(&bytes, &view, at, exposure).map_err(|e| ViewError::invalid(path, e))?;
         let png = png_bytes(&image).map_err(|e| ViewError::invalid(path, e))?;
         Ok(Reply::bytes("image/png", png))
+    }
+
+    /// Stored values of one image of a texture: a texel, the range or all.
+    fn stored(
+        &mut self,
+        path: &str,
+        at: ImageIndex,
+        wanted: StoredValues,
+    ) -> Result<Reply, ViewError> {
+        let bytes = self.store.read(path)?;
+        let view = ktx2::parse(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        let value = self
+            .probe
+            .answer(path, &bytes, &view, at, wanted)
+            .map_err(|e| ViewError::invalid(path, e))?;
+        Ok(Reply::json(&value))
+    }
+
+    /// The image-based lighting sets of the output (see [`environment`]).
+    fn environments(&self) -> Result<Value, ViewError> {
+        let paths: Vec<String> = self.store.list()?.into_iter().map(|f| f.path).collect();
+        Ok(environment::environments_json(&paths, |path| {
+            self.store.read(path).ok().map(|b| b.into_owned())
+        }))
     }
 
     /// A font's metrics and glyphs.
@@ -528,6 +604,12 @@ impl Query {
 
     fn path(&self) -> Result<&str, ViewError> {
         self.get("path")
+    }
+
+    /// A whole-number parameter that must be given.
+    fn required_number(&self, key: &str) -> Result<u32, ViewError> {
+        self.get(key)?;
+        self.number(key)
     }
 
     fn number(&self, key: &str) -> Result<u32, ViewError> {

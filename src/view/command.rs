@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::ViewError;
 use super::api::{App, Sources};
+use super::live::Live;
 use super::server::Bound;
 use super::store::Store;
 use crate::cli::finish;
@@ -50,6 +51,10 @@ fn serve(args: &ViewArgs) -> Result<(), ViewError> {
         Store::folder(&target)?
     };
     let sources = sources_of(&store, args.preset.as_deref());
+    let live = match &sources {
+        Some(sources) => Live::follow(sources.build.clone()),
+        None => Live::idle(),
+    };
     let bound = Bound::bind(SocketAddr::new(args.bind, args.port))?;
     let host = if args.bind.is_loopback() {
         "127.0.0.1".to_owned()
@@ -63,7 +68,7 @@ fn serve(args: &ViewArgs) -> Result<(), ViewError> {
     );
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
-    bound.serve(App::new(store, sources));
+    bound.serve(App::new(store, sources).with_live(live));
     Ok(())
 }
 
@@ -80,7 +85,8 @@ fn target(args: &ViewArgs) -> Result<PathBuf, ViewError> {
 }
 
 /// The project's sources, when the folder served is the output of the
-/// `assetc.yml` found from here (for texture PSNR).
+/// `assetc.yml` found from here (for texture PSNR, and its build folder for
+/// live refresh).
 fn sources_of(store: &Store, preset: Option<&str>) -> Option<Sources> {
     let root = std::fs::canonicalize(store.folder_root()?).ok()?;
     let config = Config::discover(Path::new(".")).ok()?;

@@ -8,16 +8,21 @@
 //! info`'s ([`crate::inspect`]), meshes are decoded by [`mesh`], textures
 //! decoded to PNG by [`texture`] (UASTC through the Basis Universal
 //! transcoder the encoder already links), fonts by [`font`], animations by
-//! [`anim`], materials by [`material`]. A file that does not parse is
+//! [`anim`], materials by [`material`]; the texel probe is [`probe`], the
+//! lighting sets of the mesh view [`environment`], and live refresh from
+//! `assetc watch` [`live`]. A file that does not parse is
 //! answered with its reader's error (file, field and byte offset), never a
 //! crash.
 
 pub mod anim;
 pub mod api;
 pub mod command;
+pub mod environment;
 pub mod font;
+pub mod live;
 pub mod material;
 pub mod mesh;
+pub mod probe;
 pub mod server;
 pub mod store;
 pub mod texture;

@@ -3,7 +3,8 @@
 //!
 //! Bound to loopback (the default), it also refuses requests whose `Host`
 //! is not a loopback name, so a web page elsewhere cannot reach it through a
-//! DNS name rebound to 127.0.0.1. A handler that panicked would answer 500
+//! DNS name rebound to 127.0.0.1. The one request that may wait, the live
+//! refresh's long poll, is answered on a thread of its own. A handler that panicked would answer 500
 //! and the server would go on; the readers are built never to panic, so that
 //! is a last line of defence only.
 
@@ -50,6 +51,12 @@ impl Bound {
     /// Answers requests with `app` until the process ends.
     pub fn serve(self, mut app: App) {
         for request in self.server.incoming_requests() {
+            if host_allowed(&request, self.address)
+                && let Some(job) = app.deferred(request.method().as_str(), request.url())
+            {
+                std::thread::spawn(move || respond(request, &job()));
+                continue;
+            }
             answer(request, &mut app, self.address);
         }
     }

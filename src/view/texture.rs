@@ -121,6 +121,33 @@ pub fn decode(
     at: ImageIndex,
     exposure: f32,
 ) -> Result<Rgba8Image, String> {
+    let stored = decode_stored(file, view, at)?;
+    Ok(Rgba8Image {
+        width: stored.width,
+        height: stored.height,
+        pixels: stored.texels.to_display(exposure),
+    })
+}
+
+/// One decoded image with its texels as the format stores them (before any
+/// tone-mapping): what the texel probe reads.
+pub struct StoredImage {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Four channels per texel, top row first.
+    pub texels: Texels,
+}
+
+/// Decodes one image of the texture `view` (parsed from `file`) to its
+/// stored values: bytes for 8-bit and LDR block formats, 16-bit words for
+/// 16-bit UNORM formats, linear floats for the HDR formats.
+pub fn decode_stored(
+    file: &[u8],
+    view: &Ktx2View<'_>,
+    at: ImageIndex,
+) -> Result<StoredImage, String> {
     let header = view.header();
     let (layers, faces) = (header.layer_count.max(1), header.face_count.max(1));
     let (width, height, depth) = level_size(view, at.level);
@@ -136,7 +163,12 @@ pub fn decode(
     }
     let format = shown_format(view)?;
     if let TexelFormat::Uastc { .. } = format {
-        return transcode_uastc(file, at, width, height);
+        let image = transcode_uastc(file, at, width, height)?;
+        return Ok(StoredImage {
+            width,
+            height,
+            texels: Texels::Ldr(image.pixels),
+        });
     }
     let level = inflated_level(view, at.level as usize)?;
     let image_bytes = format.image_bytes(width, height);
@@ -150,11 +182,10 @@ pub fn decode(
         .zip(usize::try_from(start + image_bytes).ok())
         .and_then(|(start, end)| level.get(start..end))
         .ok_or_else(|| format!("level {} holds no bytes for this image", at.level))?;
-    let pixels = decode_texels(format, data, width, height).to_display(exposure);
-    Ok(Rgba8Image {
+    Ok(StoredImage {
         width,
         height,
-        pixels,
+        texels: decode_texels(format, data, width, height),
     })
 }
 
@@ -203,10 +234,12 @@ fn inflated_level<'a>(
     }
 }
 
-/// One decoded image, before display: RGBA8 as stored, or linear RGBA floats.
-enum Texels {
+/// One decoded image, before display: four channels per texel as stored.
+pub enum Texels {
     /// Four bytes per texel, shown as they are.
     Ldr(Vec<u8>),
+    /// Four 16-bit UNORM words per texel, shown by their top eight bits.
+    Wide(Vec<u16>),
     /// Four linear floats per texel, tone-mapped for display.
     Hdr(Vec<f32>),
 }
@@ -216,6 +249,7 @@ impl Texels {
     fn to_display(&self, exposure: f32) -> Vec<u8> {
         match self {
             Texels::Ldr(bytes) => bytes.clone(),
+            Texels::Wide(words) => words.iter().map(|&v| (v >> 8) as u8).collect(),
             Texels::Hdr(values) => {
                 let scale = exposure.exp2();
                 values
@@ -239,23 +273,18 @@ fn decode_texels(format: TexelFormat, data: &[u8], width: u32, height: u32) -> T
             .map(|b| u16::from_le_bytes([b[0], b[1]]))
     };
     let halves = || u16s().map(|bits| half::f16::from_bits(bits).to_f32());
-    let top_byte = |v: u16| (v >> 8) as u8;
     match format {
         TexelFormat::R8Unorm => Texels::Ldr(data.iter().flat_map(|&v| [v, v, v, 255]).collect()),
         TexelFormat::Rgba8 { .. } => Texels::Ldr(data.to_vec()),
-        TexelFormat::R16Unorm => Texels::Ldr(
-            u16s()
-                .flat_map(|v| [top_byte(v), top_byte(v), top_byte(v), 255])
-                .collect(),
-        ),
-        TexelFormat::Rg16Unorm => Texels::Ldr(
+        TexelFormat::R16Unorm => Texels::Wide(u16s().flat_map(|v| [v, v, v, u16::MAX]).collect()),
+        TexelFormat::Rg16Unorm => Texels::Wide(
             u16s()
                 .collect::<Vec<_>>()
                 .chunks_exact(2)
-                .flat_map(|rg| [top_byte(rg[0]), top_byte(rg[1]), 0, 255])
+                .flat_map(|rg| [rg[0], rg[1], 0, u16::MAX])
                 .collect(),
         ),
-        TexelFormat::Rgba16Unorm => Texels::Ldr(u16s().map(top_byte).collect()),
+        TexelFormat::Rgba16Unorm => Texels::Wide(u16s().collect()),
         TexelFormat::Rg16Float => Texels::Hdr(
             halves()
                 .collect::<Vec<_>>()

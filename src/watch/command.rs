@@ -68,6 +68,10 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
     let address = SocketAddr::new(Ipv4Addr::LOCALHOST.into(), args.port);
     let feed = Feed::listen(address).map_err(|source| WatchError::Listen { address, source })?;
     println!("assetc watch: publishing changes on {}", feed.address());
+    let build_folder = root
+        .join(".assetc")
+        .join(selection.preset.as_deref().unwrap_or("default"));
+    record_feed_address(&build_folder, feed.address());
     let ignored = vec![
         root.join(".assetc"),
         root.join(".git"),
@@ -85,10 +89,7 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
     })?;
     let mut builder = Builder::new(root.clone(), selection.output.clone(), program_from_env());
     let quiet = Duration::from_millis(args.quiet_ms);
-    let regeneration = root
-        .join(".assetc")
-        .join(selection.preset.as_deref().unwrap_or("default"))
-        .join("configure.d");
+    let regeneration = build_folder.join("configure.d");
     loop {
         configure_if_needed(&root, args.preset.as_deref());
         let outcome = builder.run();
@@ -110,6 +111,21 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
             touched.len(),
             if touched.len() > 1 { ", ..." } else { "" }
         );
+    }
+}
+
+/// Writes the feed's address in the build folder, where `assetc view` looks
+/// for it (live refresh). Without it the viewer only misses live refresh,
+/// so a failure is a warning.
+fn record_feed_address(build_folder: &Path, address: SocketAddr) {
+    let file = build_folder.join(crate::hot_reload::FEED_ADDRESS_FILE);
+    let written = std::fs::create_dir_all(build_folder)
+        .and_then(|()| std::fs::write(&file, format!("{address}\n")));
+    if let Err(e) = written {
+        crate::cli::to_stderr(&format!(
+            "assetc watch: warning: {}: cannot record the feed's address for assetc view: {e}",
+            file.display()
+        ));
     }
 }
 

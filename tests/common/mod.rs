@@ -6,6 +6,7 @@
 pub mod jobserver;
 pub mod reapi;
 pub mod relay;
+pub mod watch;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -46,8 +46,25 @@ async function errorText(response, url) {
   return `${url}: HTTP ${response.status} ${body.slice(0, 300)}`.trim();
 }
 
+// The runtime paths the current view asked the server about (live refresh
+// reloads the view when one of them is rebuilt).
+const requested = new Set();
+
+/** The paths the current view has requested so far. */
+export const viewPaths = () => requested;
+
+/** Forgets the paths requested (a new view begins). */
+export const forgetViewPaths = () => requested.clear();
+
+function notePath(url) {
+  const query = url.split('?')[1];
+  const path = query && new URLSearchParams(query).get('path');
+  if (path) requested.add(path);
+}
+
 /** Fetches a URL; an error answer or no answer throws an ApiError naming it. */
 export async function apiFetch(url) {
+  notePath(url);
   let response;
   try {
     response = await fetch(url);

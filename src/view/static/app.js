@@ -8,7 +8,8 @@ import { $ } from './dom.js';
 import { apiGet } from './api.js';
 import { parseHash } from './hash.js';
 import { makeContext, nextView } from './context.js';
-import { listedFile, loadAssetList, loadPackList, markNavigation, setupSidebar } from './sidebar.js';
+import { listedFile, loadAssetList, loadPackList, markNavigation, reloadAssetList, setupSidebar } from './sidebar.js';
+import { startLive } from './live.js';
 import { assetHead } from './widgets.js';
 import { showList } from './list.js';
 import { showCheck } from './check.js';
@@ -67,6 +68,7 @@ function start() {
   // Repaint the list's current row once it exists.
   assets.then(() => markNavigation(parseHash()), () => {});
   route();
+  startLive({ reloadView: route, reloadList: reloadAssetList });
 }
 
 start();

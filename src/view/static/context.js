@@ -2,7 +2,7 @@
 // failed states) and its teardown.
 
 import { $, el } from './dom.js';
-import { ApiError } from './api.js';
+import { ApiError, forgetViewPaths } from './api.js';
 
 const current = {
   seq: 0,              // increases with every route; stale async work checks it
@@ -13,6 +13,7 @@ const current = {
 export function nextView() {
   const seq = ++current.seq;
   runCleanups();
+  forgetViewPaths();
   return seq;
 }
 

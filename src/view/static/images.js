@@ -36,6 +36,16 @@ async function fetchImage(url) {
   }
 }
 
+/** Forgets the images and texels of the textures at these runtime paths (they were rebuilt). */
+export function forgetImagesOf(paths) {
+  for (const cache of [imageCache, texelCache]) {
+    for (const url of [...cache.keys()]) {
+      const query = url.split('?')[1];
+      if (query && paths.has(new URLSearchParams(query).get('path'))) cache.delete(url);
+    }
+  }
+}
+
 // --- Exact texels of an image --------------------------------------------
 // A 2D canvas stores premultiplied alpha, which loses the colour of
 // transparent texels. Uploading to a WebGL texture without premultiplying

@@ -9,7 +9,8 @@ import { updateHash } from './hash.js';
 import { assetLink, checkbox, figureTable, selectBox, swatch } from './widgets.js';
 import { sampleClip } from './anim.js';
 import { decodeMesh, lodFigures, stalledNote } from './mesh-data.js';
-import { MeshViewer } from './viewer.js';
+import { cameraText, MeshViewer, parseCamera } from './viewer.js';
+import { chosenEnvironment, ENV_MODE, environmentChoices, loadEnvironmentSets, loadIblCube, STUDIO } from './environment.js';
 
 /** Loads every base colour texture the materials use: {images: Map(path → img), errors}. */
 async function loadBaseColourImages(mesh) {
@@ -49,6 +50,7 @@ function meshOptions(params, mesh) {
     cones: flag('cones'), skeleton: flag('skeleton') && mesh.skeleton.length > 0,
     submesh: params.submesh != null ? parseIntParam(params.submesh, -1, mesh.submeshes.length - 1, -1) : -1,
     clip: params.clip || '',
+    env: params.env || STUDIO,
     time: params.t != null && Number.isFinite(Number.parseFloat(params.t)) ? Math.max(0, Number.parseFloat(params.t)) : null,
   };
 }
@@ -60,6 +62,7 @@ function meshHash(o) {
     meshlets: bit(o.meshlets), bounds: bit(o.bounds), cones: bit(o.cones), skeleton: bit(o.skeleton),
     submesh: o.submesh >= 0 ? o.submesh : null, clip: o.clip || null,
     t: o.clip && o.time != null ? Number(o.time.toFixed(3)) : null,
+    env: o.env !== STUDIO ? o.env : null,
   };
 }
 
@@ -156,7 +159,7 @@ function animationControls(viewer, clips, options, onClipChange, onTimeChange) {
   return el('span', { class: 'group' }, select, playButton, slider, timeLabel);
 }
 
-function meshToolbar(mesh, options, apply, viewer, clips) {
+function meshToolbar(mesh, options, apply, viewer, clips, environments) {
   const toggle = (key, label, enabled = true, title = null) => checkbox(label, options[key], (on) => { options[key] = on; apply(); }, !enabled, title);
   const lods = [];
   for (let l = 0; l <= mesh.lodCount; l++) lods.push([l, l === 0 ? '0 (full)' : String(l)]);
@@ -169,6 +172,8 @@ function meshToolbar(mesh, options, apply, viewer, clips) {
     toggle('skeleton', 'skeleton', mesh.skeleton.length > 0),
     selectBox('LOD ', lods, options.lod, (v) => { options.lod = Number(v); apply(); }),
     selectBox('submesh ', [[-1, 'all'], ...mesh.submeshes.map((_, i) => [i, String(i)])], options.submesh, (v) => { options.submesh = Number(v); apply(); }),
+    selectBox('light ', environmentChoices(environments), options.env, (v) => { options.env = v; apply(); },
+      'the studio, an image-based lighting set of the output (*.specular.ktx2), or one light from the camera'),
     clips.length ? animationControls(viewer, clips, options, (name) => { options.clip = name; apply(); }, () => updateHash(meshHash(options))) : null);
 }
 
@@ -176,10 +181,11 @@ function meshToolbar(mesh, options, apply, viewer, clips) {
 export async function showMesh(ctx, path, file) {
   const mesh = decodeMesh(await apiGet('/api/mesh', { path }));
   if (!ctx.alive()) return;
-  const [textures, anims] = await Promise.all([loadBaseColourImages(mesh), loadMeshClips(mesh)]);
+  const [textures, anims, environments] = await Promise.all([
+    loadBaseColourImages(mesh), loadMeshClips(mesh), loadEnvironmentSets().catch((err) => { console.error(err); return []; })]);
   if (!ctx.alive()) return;
 
-  const canvas = el('canvas', { class: 'gl', title: 'drag: orbit, wheel: zoom, double-click: reset' });
+  const canvas = el('canvas', { class: 'gl', title: 'drag: orbit; right-, middle- or shift-drag: pan; wheel: zoom; double-click: reset' });
   const figures = el('div', { class: 'side-figures' });
   const toolbarSlot = el('div');
   ctx.root.append(toolbarSlot, el('div', { class: 'mesh-body' }, el('div', { class: 'canvas-wrap' }, canvas), figures));
@@ -187,22 +193,46 @@ export async function showMesh(ctx, path, file) {
   const viewer = new MeshViewer(canvas, mesh, textures.images);
   ctx.onCleanup(() => viewer.destroy());
   const options = meshOptions(ctx.params, mesh);
+  options.env = chosenEnvironment(options.env, environments);
+  const saved = parseCamera(ctx.params.cam);
+  if (saved) viewer.setCamera(saved);
+  const showCamera = () => { document.body.dataset.camera = cameraText(viewer.camera); };
+  // The hash follows once the camera rests: browsers refuse hundreds of
+  // history updates a second, which a drag would ask for.
+  let hashTimer = null;
+  viewer.onCameraChange = () => {
+    showCamera();
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => { if (ctx.alive()) updateHash({ cam: cameraText(viewer.camera) }); }, 150);
+  };
+  ctx.onCleanup(() => {
+    clearTimeout(hashTimer);
+    delete document.body.dataset.camera;
+    delete document.body.dataset.environment;
+  });
+  showCamera();
+  const lighting = environmentLoader(ctx, viewer, environments);
   const apply = () => {
     viewer.setOptions(options);
     figures.replaceChildren(meshFigures(mesh, file, options));
     updateHash(meshHash(options));
+    return lighting(options.env);
   };
-  toolbarSlot.append(meshToolbar(mesh, options, apply, viewer, anims.clips));
-  apply();
+  // After the first frame, a light that fails to load shows its error.
+  const applyLater = () => { apply().catch((err) => ctx.fail(err)); };
+  toolbarSlot.append(meshToolbar(mesh, options, applyLater, viewer, anims.clips, environments));
+  const lit = await apply().then(() => null, (err) => err);
+  if (!ctx.alive()) return;
 
   // Ready (or failed) once the first frame with every loaded texture is drawn:
   // drawn here at once rather than on an animation frame, which may be late.
   viewer.render();
+  if (ctx.params.drag) simulateDrag(canvas, ctx.params.drag);
   await afterPaint();
   if (!ctx.alive()) return;
   // The mesh is drawn even when its material, a texture or an animation failed;
   // those errors are shown and make the view `failed`.
-  const errors = [...textures.errors, ...anims.errors];
+  const errors = [...textures.errors, ...anims.errors, ...(lit ? [lit] : [])];
   const material = mesh.material;
   if (material && material.error) {
     const named = material.error.includes(material.path) ? material.error : `${material.path}: ${material.error}`;
@@ -211,4 +241,47 @@ export async function showMesh(ctx, path, file) {
   for (const err of errors) if (!(err instanceof ApiError)) console.error(err);
   if (errors.length) ctx.fail(new ApiError(errors.map((e) => e.message).join('\n'), errors[0].status));
   else ctx.ready();
+}
+
+/**
+ * Lights the viewer with the environment named by a choice (environment.js),
+ * loading an IBL cube once; resolves when it is applied and records it as
+ * `data-environment`.
+ */
+function environmentLoader(ctx, viewer, sets) {
+  const cubes = new Map();
+  ctx.onCleanup(() => { for (const cube of cubes.values()) cube.then((c) => viewer.gl.deleteTexture(c.texture), () => {}); });
+  return async (choice) => {
+    const set = sets.find((s) => `ibl:${s.name}` === choice);
+    if (!set) {
+      viewer.setEnvironment(ENV_MODE[choice] ?? ENV_MODE.studio);
+      document.body.dataset.environment = choice;
+      return;
+    }
+    if (!cubes.has(choice)) cubes.set(choice, loadIblCube(viewer.gl, set));
+    const cube = await cubes.get(choice);
+    if (!ctx.alive()) return;
+    viewer.setEnvironment(ENV_MODE.ibl, cube);
+    document.body.dataset.environment = choice;
+  };
+}
+
+/**
+ * Drags across the canvas as a user would, through the viewer's own pointer
+ * handlers: `orbit,dx,dy` with the left button, `pan,dx,dy` with the right.
+ * The tests' hook (`drag=` in the hash, removed once done).
+ */
+function simulateDrag(canvas, spec) {
+  const [kind, dx, dy] = String(spec).split(',');
+  const [x, y] = [Number(dx) || 0, Number(dy) || 0];
+  const r = canvas.getBoundingClientRect();
+  const start = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  const button = kind === 'pan' ? 2 : 0;
+  const send = (type, px, py) => canvas.dispatchEvent(new PointerEvent(type, {
+    clientX: px, clientY: py, button, buttons: button === 2 ? 2 : 1, pointerId: 1, bubbles: true,
+  }));
+  send('pointerdown', start.x, start.y);
+  for (let step = 1; step <= 4; step++) send('pointermove', start.x + (x * step) / 4, start.y + (y * step) / 4);
+  send('pointerup', start.x + x, start.y + y);
+  updateHash({ drag: null });
 }

@@ -170,3 +170,9 @@ export function setupSidebar() {
     });
   }
 }
+
+/** Loads the asset list again (live refresh: the watcher rebuilt files). */
+export function reloadAssetList() {
+  list.assetsPromise = null;
+  return loadAssetList().then(() => markNavigation(parseHash()), () => {});
+}

@@ -8,6 +8,7 @@ import { isolateChannel, loadTexels } from './images.js';
 import { updateHash } from './hash.js';
 import { clearErrors } from './context.js';
 import { buttonGroup, checkbox, figureTable, selectBox } from './widgets.js';
+import { probeParam, texelProbe } from './probe.js';
 
 const FACE_NAMES = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
 // Horizontal cross, 4 × 3 cells: [face, column, row].
@@ -75,8 +76,11 @@ export async function showTexture(ctx, path, file) {
   const caption = el('div', { class: 'caption muted' });
   const psnr = info.psnr != null
     ? el('p', { class: 'psnr', text: `PSNR against ${info.source || 'the source'}: ${fmtNum(info.psnr, 4)} dB` }) : null;
+  let crossCell = null; // {width, height} of a face in the cross layout
+  const probe = texelProbe(path, canvas, (offsetX, offsetY) => texelAt(canvas, state, crossCell, offsetX, offsetY));
+  let probeAt = probeParam(ctx.params.probe); // the hash's probe=x,y, once
   ctx.root.append(toolbar, el('div', { class: 'texture-body' },
-    el('div', { class: 'texture-main' }, stage, caption),
+    el('div', { class: 'texture-main' }, stage, caption, probe.element),
     el('div', { class: 'side-figures' }, psnr, textureFigures(info, file))));
 
   let drawToken = 0;
@@ -127,14 +131,19 @@ export async function showTexture(ctx, path, file) {
         }));
         if (token !== drawToken || !ctx.alive()) return;
         const cell = image.width;
+        crossCell = { width: image.width, height: image.height };
         paint(loaded.filter(Boolean).map((p) => ({ texels: p.texels, x: p.col * cell, y: p.row * cell })), cell * 4, image.height * 3);
         caption.textContent = `level ${state.level}, layer ${state.layer}: cube cross (+Y on top; −X +Z +X −Z; −Y below), ${image.width} × ${image.height} per face`;
       } else {
         const texels = await loadTexels(imageUrl(image, state.exposure));
         if (token !== drawToken || !ctx.alive()) return;
+        crossCell = null;
         paint([{ texels, x: 0, y: 0 }], texels.width, texels.height);
         caption.textContent = `level ${image.level}, layer ${image.layer}, face ${FACE_NAMES[image.face] || image.face}, slice ${image.slice}: ${texels.width} × ${texels.height}, channel ${state.channel.toUpperCase()}`;
       }
+      await probe.show(state, info, probeAt);
+      probeAt = null;
+      if (token !== drawToken || !ctx.alive()) return;
       await afterPaint();
       if (token === drawToken) ctx.ready();
     } catch (err) {
@@ -180,4 +189,20 @@ export async function showTexture(ctx, path, file) {
   ctx.onCleanup(() => window.removeEventListener('resize', applyZoom));
   buildToolbar();
   await draw();
+}
+
+/**
+ * The texel under a point of the canvas (CSS pixels from its top left):
+ * `{face, x, y}` of the image shown, the face found from the cross layout's
+ * cell when `crossCell` is set; null off the image.
+ */
+function texelAt(canvas, state, crossCell, offsetX, offsetY) {
+  const px = Math.floor((offsetX * canvas.width) / Math.max(1, canvas.clientWidth));
+  const py = Math.floor((offsetY * canvas.height) / Math.max(1, canvas.clientHeight));
+  if (px < 0 || py < 0 || px >= canvas.width || py >= canvas.height) return null;
+  if (!crossCell) return { face: state.face, x: px, y: py };
+  const col = Math.floor(px / crossCell.width);
+  const row = Math.floor(py / crossCell.height);
+  const cell = CROSS_CELLS.find(([, c, r]) => c === col && r === row);
+  return cell ? { face: cell[0], x: px - col * crossCell.width, y: py - row * crossCell.height } : null;
 }

@@ -6,9 +6,27 @@ import { distinctColour } from './colour.js';
 import { sampleClip } from './anim.js';
 import { jointGlobals, skinVertices } from './skin.js';
 import { lodIndexList, lodRange, meshletSubmesh } from './mesh-data.js';
-import { arrayBuffer, bindAttribute, lineProgram, LineList, surfaceProgram, uploadColourTexture } from './gl.js';
+import { arrayBuffer, backgroundProgram, bindAttribute, lineProgram, LineList, surfaceProgram, uploadColourTexture } from './gl.js';
+import { bindEnvironment, ENV_MODE } from './environment.js';
 
 const FOV = (45 * Math.PI) / 180;
+
+/** The camera that frames the whole mesh: looking at its centre from the front right, a little above. */
+function framingCamera(bounds) {
+  return { yaw: 0.6, pitch: 0.35, distance: bounds.radius / Math.sin(FOV / 2) * 1.1, target: [...bounds.center] };
+}
+
+/** The camera as text (`yaw,pitch,distance,x,y,z`), as the hash and `data-camera` hold it. */
+export function cameraText(camera) {
+  return [camera.yaw, camera.pitch, camera.distance, ...camera.target].map((v) => Number(v.toFixed(4))).join(',');
+}
+
+/** A camera read from cameraText's form, or null when the text is not one. */
+export function parseCamera(text) {
+  const v = String(text || '').split(',').map(Number);
+  if (v.length !== 6 || !v.every(Number.isFinite) || v[2] <= 0) return null;
+  return { yaw: v[0], pitch: clamp(v[1], -1.5, 1.5), distance: v[2], target: v.slice(3) };
+}
 
 /** Draws a decoded mesh with WebGL2 on a canvas: orbit camera, materials, overlays, CPU skinning. */
 export class MeshViewer {
@@ -21,10 +39,13 @@ export class MeshViewer {
     this.options = { lod: 0, submesh: -1 };
     this.surface = surfaceProgram(gl);
     this.lines = lineProgram(gl);
+    this.background = backgroundProgram(gl);
+    this.environment = { mode: ENV_MODE.studio, cube: null };
     this.textures = new Map([...images].map(([path, img]) => [path, uploadColourTexture(gl, img)]));
     this.current = { positions: mesh.positions, normals: mesh.normals, tangents: mesh.tangents };
     this.globals = mesh.skeleton.length ? jointGlobals(mesh.skeleton, sampleClip(mesh.skeleton, null, 0)) : [];
-    this.camera = { yaw: 0.6, pitch: 0.35, distance: mesh.bounds.radius / Math.sin(FOV / 2) * 1.1 };
+    this.camera = framingCamera(mesh.bounds);
+    this.onCameraChange = null; // called after every move of the camera
     this.createBuffers();
     this.meshletDirty = true;
     this.linesDirty = true;
@@ -236,20 +257,48 @@ export class MeshViewer {
     this.lineLists = [];
   }
 
-  /** View-projection matrix and the light direction (a head light from the upper left). */
+  /** Shows the camera `camera` (see parseCamera). */
+  setCamera(camera) {
+    Object.assign(this.camera, camera, { target: [...camera.target] });
+    this.requestRender();
+  }
+
+  /** Sets the light: `mode` of ENV_MODE, with the IBL cube of environment.js for the IBL mode. */
+  setEnvironment(mode, cube = null) {
+    this.environment = { mode, cube };
+    this.requestRender();
+  }
+
+  /** The camera's unit vectors: towards the eye (`dir`), right and up on screen. */
+  cameraBasis() {
+    const { yaw, pitch } = this.camera;
+    const dir = [Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch), Math.cos(pitch) * Math.cos(yaw)];
+    const right = V3.normalize(V3.cross([0, 1, 0], dir));
+    return { dir, right, up: V3.cross(dir, right) };
+  }
+
+  /** Moves the target (and so the camera) by a drag of dx, dy CSS pixels: the point under the cursor follows it. */
+  pan(dx, dy) {
+    const { right, up } = this.cameraBasis();
+    const perPixel = (2 * this.camera.distance * Math.tan(FOV / 2)) / Math.max(1, this.canvas.clientHeight);
+    const move = V3.add(V3.scale(right, -dx * perPixel), V3.scale(up, dy * perPixel));
+    this.camera.target = V3.add(this.camera.target, move);
+  }
+
+  /** View-projection matrix, the eye, the camera's basis and the head light's direction (from the upper left). */
   cameraMatrices() {
     const { bounds } = this.mesh;
-    const { yaw, pitch, distance } = this.camera;
-    const dir = [Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch), Math.cos(pitch) * Math.cos(yaw)];
-    const eye = V3.add(bounds.center, V3.scale(dir, distance));
-    const view = M4.lookAt(eye, bounds.center, [0, 1, 0]);
+    const { distance, target } = this.camera;
+    const { dir, right, up } = this.cameraBasis();
+    const eye = V3.add(target, V3.scale(dir, distance));
+    const view = M4.lookAt(eye, target, [0, 1, 0]);
     const aspect = this.canvas.width / Math.max(1, this.canvas.height);
-    const near = Math.max(distance - 2 * bounds.radius, distance * 0.01, 1e-5);
-    const far = distance + 3 * bounds.radius;
-    const right = V3.normalize(V3.cross([0, 1, 0], dir));
-    const up = V3.cross(dir, right);
+    // The target may have been panned away from the centre: keep the whole mesh between the planes.
+    const reach = V3.length(V3.sub(target, bounds.center)) + bounds.radius;
+    const near = Math.max(distance - 2 * reach, distance * 0.01, 1e-5);
+    const far = distance + 3 * reach;
     const light = V3.normalize(V3.add(V3.add(dir, V3.scale(right, -0.45)), V3.scale(up, 0.6)));
-    return { viewProj: M4.multiply(M4.perspective(FOV, aspect, near, far), view), light };
+    return { viewProj: M4.multiply(M4.perspective(FOV, aspect, near, far), view), light, eye, dir, right, up, aspect };
   }
 
   resize() {
@@ -284,17 +333,38 @@ export class MeshViewer {
     gl.depthFunc(gl.LEQUAL);
     gl.disable(gl.CULL_FACE);
     const camera = this.cameraMatrices();
+    if (this.environment.mode !== ENV_MODE.headlight) this.drawBackground(camera);
     this.drawSurface(camera);
     this.drawLines(camera);
   }
 
-  drawSurface({ viewProj, light }) {
+  /** The environment behind the mesh (not for the head light, which has none). */
+  drawBackground({ dir, right, up, aspect }) {
+    const { gl } = this;
+    const u = this.background.uniforms;
+    const half = Math.tan(FOV / 2);
+    gl.useProgram(this.background.program);
+    gl.uniform3fv(u.u_right, V3.scale(right, half * aspect));
+    gl.uniform3fv(u.u_up, V3.scale(up, half));
+    gl.uniform3fv(u.u_forward, V3.scale(dir, -1));
+    bindEnvironment(gl, u, this.environment.mode, this.environment.cube);
+    gl.depthMask(false);
+    gl.disable(gl.DEPTH_TEST);
+    gl.bindVertexArray(null);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    gl.depthMask(true);
+    gl.enable(gl.DEPTH_TEST);
+  }
+
+  drawSurface({ viewProj, light, eye }) {
     const { gl } = this;
     const u = this.surface.uniforms;
     gl.useProgram(this.surface.program);
     gl.uniformMatrix4fv(u.u_viewProj, false, viewProj);
     gl.uniform3fv(u.u_light, light);
+    gl.uniform3fv(u.u_eye, eye);
     gl.uniform1i(u.u_texture, 0);
+    bindEnvironment(gl, u, this.environment.mode, this.environment.cube);
     gl.enable(gl.POLYGON_OFFSET_FILL); // keeps wireframe lines in front of their faces
     gl.polygonOffset(1, 1);
     if (this.options.meshlets) this.drawMeshlets();
@@ -306,6 +376,8 @@ export class MeshViewer {
     const { gl } = this;
     const u = this.surface.uniforms;
     gl.uniform4f(u.u_factor, 1, 1, 1, 1);
+    gl.uniform1f(u.u_metallic, 0);
+    gl.uniform1f(u.u_roughness, 0.6);
     gl.uniform1i(u.u_useTexture, 0);
     gl.uniform1i(u.u_alphaMode, 0);
     gl.uniform1f(u.u_dim, 1);
@@ -333,6 +405,8 @@ export class MeshViewer {
         const ref = row && row.textures && row.textures.base_color;
         const texture = ref && ref.path ? this.textures.get(ref.path) : null;
         gl.uniform4fv(u.u_factor, row && row.base_color_factor ? row.base_color_factor : [0.8, 0.8, 0.8, 1]);
+        gl.uniform1f(u.u_metallic, row ? clamp(row.metallic_factor ?? 0, 0, 1) : 0);
+        gl.uniform1f(u.u_roughness, row ? clamp(row.roughness_factor ?? 0.5, 0, 1) : 0.5);
         gl.uniform1i(u.u_useTexture, texture ? 1 : 0);
         gl.activeTexture(gl.TEXTURE0);
         gl.bindTexture(gl.TEXTURE_2D, texture);
@@ -364,20 +438,33 @@ export class MeshViewer {
     gl.bindVertexArray(null);
   }
 
+  /**
+   * Mouse controls: drag orbits; right-drag, middle-drag or shift-drag pans;
+   * the wheel zooms; a double click frames the mesh again.
+   */
   attachControls() {
     const { canvas, camera } = this;
     const radius = this.mesh.bounds.radius;
     let drag = null;
+    const moved = () => { this.requestRender(); if (this.onCameraChange) this.onCameraChange(); };
+    canvas.addEventListener('contextmenu', (e) => e.preventDefault()); // right-drag pans
     canvas.addEventListener('pointerdown', (e) => {
-      drag = { x: e.clientX, y: e.clientY };
-      canvas.setPointerCapture(e.pointerId);
+      drag = { x: e.clientX, y: e.clientY, pan: e.button === 1 || e.button === 2 || e.shiftKey };
+      try { canvas.setPointerCapture(e.pointerId); } catch (_) { /* a synthetic pointer has nothing to capture */ }
+      e.preventDefault();
     });
     canvas.addEventListener('pointermove', (e) => {
       if (!drag) return;
-      camera.yaw -= (e.clientX - drag.x) * 0.01;
-      camera.pitch = clamp(camera.pitch + (e.clientY - drag.y) * 0.01, -1.5, 1.5);
-      drag = { x: e.clientX, y: e.clientY };
-      this.requestRender();
+      const dx = e.clientX - drag.x;
+      const dy = e.clientY - drag.y;
+      if (drag.pan) {
+        this.pan(dx, dy);
+      } else {
+        camera.yaw -= dx * 0.01;
+        camera.pitch = clamp(camera.pitch + dy * 0.01, -1.5, 1.5);
+      }
+      Object.assign(drag, { x: e.clientX, y: e.clientY });
+      moved();
     });
     const stop = () => { drag = null; };
     canvas.addEventListener('pointerup', stop);
@@ -385,11 +472,11 @@ export class MeshViewer {
     canvas.addEventListener('wheel', (e) => {
       e.preventDefault();
       camera.distance = clamp(camera.distance * Math.exp(e.deltaY * 0.0015), radius * 0.05, radius * 100);
-      this.requestRender();
+      moved();
     }, { passive: false });
     canvas.addEventListener('dblclick', () => {
-      Object.assign(camera, { yaw: 0.6, pitch: 0.35, distance: radius / Math.sin(FOV / 2) * 1.1 });
-      this.requestRender();
+      Object.assign(camera, framingCamera(this.mesh.bounds));
+      moved();
     });
     this.resizeObserver = new ResizeObserver(() => this.requestRender());
     this.resizeObserver.observe(canvas);
