@@ -609,13 +609,18 @@ fn the_page_renders_in_chromium() {
             _ => {}
         }
     }
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
+}
+
+/// Asserts that the page reported no script error to the server.
+fn assert_no_page_errors(view: &Viewer) {
     let log = view.json("/api/client-log");
     assert_eq!(
         log["messages"],
         serde_json::json!([]),
         "the page logged errors"
     );
-    keep_shots(shots.path());
 }
 
 /// Copies the screenshots in `dir` to the folder `ASSETC_VIEW_SHOTS` names,
@@ -886,11 +891,6 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
             );
         }
     }
-    let log = view.json("/api/client-log");
-    assert_eq!(
-        log["messages"],
-        serde_json::json!([]),
-        "the page logged errors"
-    );
+    assert_no_page_errors(&view);
     keep_shots(shots.path());
 }
