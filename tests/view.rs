@@ -496,8 +496,10 @@ fn a_pack_is_served_alone() {
             .len(),
         entries.len()
     );
-    let error = view.error("/api/pack?name=default", 404);
-    assert!(error.contains("desktop"), "{error}");
+    assert_eq!(
+        view.error("/api/pack?name=default", 404),
+        "no pack named \"default\" here; a pack is named by its file name without .hpack: desktop"
+    );
     assert_eq!(view.json("/api/check")["ok"], true);
     view.error("/api/file?path=../desktop.hpack", 403);
     // The page opens the pack by the same name as beside its folder.

@@ -387,22 +387,14 @@ impl App {
 
     /// A pack's layout, kinds and entries.
     fn pack(&self, name: &str) -> Result<Value, ViewError> {
-        let (_, path) = self
-            .pack_files()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .ok_or_else(|| {
-                let known: Vec<String> = self.pack_files().into_iter().map(|(n, _)| n).collect();
-                ViewError::NotFound(format!(
-                    "pack {name:?} (the packs are named by their file name without .hpack: {})",
-                    if known.is_empty() {
-                        "none here".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                ))
-            })?;
-        let report = pack_info::inspect(&path).map_err(|e| ViewError::Source {
+        let packs = self.pack_files();
+        let Some((_, path)) = packs.iter().find(|(n, _)| n == name) else {
+            return Err(ViewError::UnknownPack {
+                name: name.to_owned(),
+                known: packs.into_iter().map(|(n, _)| n).collect(),
+            });
+        };
+        let report = pack_info::inspect(path).map_err(|e| ViewError::Source {
             path: path.clone(),
             what: crate::cli::with_causes(&e, ": "),
         })?;
