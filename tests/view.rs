@@ -304,8 +304,8 @@ fn the_api_agrees_with_assetc_info_and_the_readers() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["default", "level1", "preload"]);
-    let pack = view.json("/api/pack?name=default");
+    assert_eq!(names, ["desktop", "desktop.level1", "desktop.preload"]);
+    let pack = view.json("/api/pack?name=desktop");
     let pack_info: Value = serde_json::from_str(
         &p.assetc(&["pack", "info", "--json"])
             .expect_ok("pack info")
@@ -488,7 +488,18 @@ fn a_pack_is_served_alone() {
         view.json("/api/mesh?path=models/crate.hmesh")["material"]["path"],
         "models/crate.hmat"
     );
-    assert_eq!(view.json("/api/packs")["packs"][0]["name"], "pack");
+    assert_eq!(view.json("/api/packs")["packs"][0]["name"], "desktop");
+    assert_eq!(
+        view.json("/api/pack?name=desktop")["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        entries.len()
+    );
+    assert_eq!(
+        view.error("/api/pack?name=default", 404),
+        "no pack named \"default\" here; a pack is named by its file name without .hpack: desktop"
+    );
     assert_eq!(view.json("/api/check")["ok"], true);
     view.error("/api/file?path=../desktop.hpack", 403);
     // A pack alone belongs to no project: no watcher to follow, no waiting.
@@ -497,6 +508,18 @@ fn a_pack_is_served_alone() {
         (&live["following"], &live["connected"]),
         (&false.into(), &false.into())
     );
+    // The page opens the pack by the same name as beside its folder.
+    let url = format!("http://127.0.0.1:{}/#pack=desktop", view.port);
+    let dom = String::from_utf8_lossy(&chromium(&url, &["--dump-dom"]).stdout).into_owned();
+    assert_eq!(body_attribute(&dom, "data-state").as_deref(), Some("ready"));
+    drop(view);
+
+    let named = Viewer::start(p.root(), &["runtime/desktop.level1.hpack"]);
+    assert_eq!(
+        named.json("/api/packs")["packs"][0]["name"],
+        "desktop.level1"
+    );
+    named.json("/api/pack?name=desktop.level1");
 }
 
 /// The page in headless Chromium: each view reaches `ready`, its pixels are
@@ -524,7 +547,7 @@ fn the_page_renders_in_chromium() {
         ),
         ("texture", "#asset=textures%2Fchecker.ktx2&zoom=1"),
         ("font", "#asset=fonts%2FDejaVuSans-Latin1.hfont"),
-        ("pack", "#pack=default"),
+        ("pack", "#pack=desktop"),
     ];
     for (name, route) in cases {
         let url = format!("{base}{route}");
@@ -596,23 +619,41 @@ fn the_page_renders_in_chromium() {
             _ => {}
         }
     }
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
+}
+
+/// Asserts that the page reported no script error to the server.
+fn assert_no_page_errors(view: &Viewer) {
     let log = view.json("/api/client-log");
     assert_eq!(
         log["messages"],
         serde_json::json!([]),
         "the page logged errors"
     );
+}
+
+/// Copies the screenshots in `dir` to the folder `ASSETC_VIEW_SHOTS` names,
+/// when it is set (`ASSETC_VIEW_SHOTS=docs/images` refreshes the docs').
+fn keep_shots(dir: &Path) {
     if let Some(keep) = std::env::var_os("ASSETC_VIEW_SHOTS") {
-        for entry in fs::read_dir(shots.path()).unwrap() {
+        for entry in fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
             fs::copy(entry.path(), Path::new(&keep).join(entry.file_name())).unwrap();
         }
     }
 }
 
-/// Runs headless Chromium on `url` with a fresh profile (flags as this
-/// machine's closed network needs) and the extra arguments.
+/// Runs headless Chromium on `url` in a 1280 px wide window (see
+/// [`chromium_at`]).
 fn chromium(url: &str, extra: &[&str]) -> std::process::Output {
+    chromium_at(url, 1280, extra)
+}
+
+/// Runs headless Chromium on `url` with a fresh profile (flags as this
+/// machine's closed network needs), a window `width` pixels wide and 5/8 as
+/// high, and the extra arguments.
+fn chromium_at(url: &str, width: u32, extra: &[&str]) -> std::process::Output {
     let program = std::env::var("ASSETC_CHROMIUM").unwrap_or_else(|_| "chromium".into());
     let profile = tempfile::tempdir().unwrap();
     Command::new(&program)
@@ -628,14 +669,20 @@ fn chromium(url: &str, extra: &[&str]) -> std::process::Output {
             "--no-first-run",
             "--force-color-profile=srgb",
             "--hide-scrollbars",
-            "--window-size=1280,800",
             "--virtual-time-budget=8000",
         ])
+        .arg(format!("--window-size={width},{}", width * 5 / 8))
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
         .arg(url)
         .output()
         .unwrap_or_else(|e| panic!("{program} does not start ({e}); tools/ensure-deps --for-tests installs Debian's chromium"))
+}
+
+/// The value of the attribute `name` of the `<body>` tag of a dumped page.
+fn body_attribute(dom: &str, name: &str) -> Option<String> {
+    let body = dom.split("<body").nth(1)?.split('>').next()?;
+    attribute(body, name)
 }
 
 /// The value of `name="..."` in a tag's attributes.
@@ -1075,4 +1122,123 @@ fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
         serde_json::json!([])
     );
     drop(watch);
+}
+
+/// An OBJ with one 12 × 12 grid (288 triangles, which the LOD simplifier
+/// reduces) and `pieces` one-triangle groups (which it cannot reduce): a mesh
+/// whose LOD rows list many stalled submeshes.
+fn grid_and_pieces_obj(pieces: usize) -> String {
+    let n = 12;
+    let mut obj = String::from("g grid\n");
+    for j in 0..=n {
+        for i in 0..=n {
+            obj += &format!("v {} {} 0\n", i as f32 / n as f32, j as f32 / n as f32);
+        }
+    }
+    let at = |i: usize, j: usize| j * (n + 1) + i + 1;
+    for j in 0..n {
+        for i in 0..n {
+            let (a, b, c, d) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+            obj += &format!("f {a} {b} {c}\nf {a} {c} {d}\n");
+        }
+    }
+    let first = (n + 1) * (n + 1);
+    for k in 0..pieces {
+        let x = k as f32 * 0.1;
+        obj += &format!(
+            "g piece{k}\nv {x} 1.2 0\nv {} 1.2 0\nv {x} 1.3 0\nf {} {} {}\n",
+            x + 0.05,
+            first + 3 * k + 1,
+            first + 3 * k + 2,
+            first + 3 * k + 3
+        );
+    }
+    obj
+}
+
+/// The page at 1280 and 1920 px: every view reaches `ready`, and the layout
+/// facts the page records with `?layout` (layout.js) show nothing cut off
+/// (no clipped or sideways-scrolling cell, header, table or preview) and no
+/// word broken across lines; a mesh whose LODs stalled in 45 submeshes shows
+/// a folded count, a 2D texture's caption names no face, a cube map's does,
+/// and a material whose texture file is gone shows the dangling slot in red
+/// in the material and mesh views. `ASSETC_VIEW_SHOTS=DIR` keeps the
+/// screenshots as `view-<name>-<width>.png` (docs/inspect.md shows them).
+#[test]
+fn the_page_fits_windows_1280_and_1920_pixels_wide() {
+    let p = Project::demo();
+    p.write(
+        "assets/props/pieces.obj",
+        grid_and_pieces_obj(45).as_bytes(),
+    );
+    p.build(&["--pack"]);
+    fs::remove_file(p.path("runtime/desktop/models/crate/tex_0.ktx2")).unwrap();
+    let view = Viewer::start(p.root(), &[]);
+    let base = format!("http://127.0.0.1:{}/?layout", view.port);
+    let shots = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &[&str], &[&str]); 8] = [
+        ("list", "", &[], &[]),
+        (
+            "lods",
+            "#asset=props%2Fpieces.hmesh",
+            &[
+                r#"<details class="stalled"><summary>45 of 46 submeshes stalled</summary>"#,
+                "#45→0",
+            ],
+            &["<details class=\"stalled\" open"],
+        ),
+        (
+            "texture",
+            "#asset=textures%2Fchecker.ktx2&zoom=1",
+            &["level 0: 64 × 64, channel RGBA"],
+            &["face +X", "layer 0", "slice 0"],
+        ),
+        ("cube", "#asset=sky.env.ktx2", &["level 0, face +X: "], &[]),
+        ("font", "#asset=fonts%2FDejaVuSans-Latin1.hfont", &[], &[]),
+        (
+            "material",
+            "#asset=models%2Fcrate.hmat",
+            &[
+                r#"<div class="slot missing" title="models/crate/tex_0.ktx2: listed in the manifest but missing">"#,
+                "row 0 base colour: models/crate/tex_0.ktx2: listed in the manifest but missing",
+            ],
+            &[],
+        ),
+        (
+            "missing",
+            "#asset=models%2Fcrate.hmesh",
+            &[r#"<div class="missing-box"><strong>models/crate.hmat: 1 texture missing"#],
+            &[],
+        ),
+        ("pack", "#pack=desktop", &[], &[]),
+    ];
+    for width in [1280, 1920] {
+        for (name, route, present, absent) in cases {
+            let url = format!("{base}{route}");
+            let dom = String::from_utf8_lossy(&chromium_at(&url, width, &["--dump-dom"]).stdout)
+                .into_owned();
+            let fact = |key: &str| body_attribute(&dom, key).unwrap_or_else(|| "(none)".into());
+            let at = format!("{name} at {width} px");
+            assert_eq!(fact("data-state"), "ready", "{at}");
+            assert_eq!(fact("data-layout"), "measured", "{at}");
+            assert_eq!(fact("data-cut"), "", "{at}: cut off");
+            assert_eq!(fact("data-split"), "", "{at}: words broken across lines");
+            for text in present {
+                assert!(dom.contains(text), "{at}: no {text:?}");
+            }
+            for text in absent {
+                assert!(!dom.contains(text), "{at}: {text:?}");
+            }
+            let file = shots.path().join(format!("view-{name}-{width}.png"));
+            chromium_at(&url, width, &[&format!("--screenshot={}", file.display())]);
+            let shot = assetc::encode::image::decode_image(&fs::read(&file).unwrap()).unwrap();
+            assert_eq!(shot.width, width, "{at}");
+            assert!(
+                distinct_colours(&shot.pixels) > 50,
+                "{at}: the page looks blank"
+            );
+        }
+    }
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
 }

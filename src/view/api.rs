@@ -13,14 +13,15 @@ use percent_encoding::percent_decode_str;
 use serde_json::{Value, json};
 
 use super::live::Live;
-use super::material::{Ids, rows_json};
 use super::probe::{ProbeCache, StoredValues};
+use super::material::{Ids, resolve_texture, rows_json};
 use super::store::Store;
 use super::texture::{ImageIndex, decode, png_bytes, psnr};
 use super::{ViewError, anim, environment, font, mesh, texture};
 use crate::encode::image::decode_image;
 use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
+use crate::format::kind::AssetKind;
 use crate::format::{hanim, hfont, hman, hmat, hmesh, ktx2};
 use crate::inspect::{info, pack_info, stats};
 use crate::link::check;
@@ -52,6 +53,7 @@ pub const PAGE_FILES: &[(&str, &str)] = embedded![
     "gl.js",
     "hash.js",
     "images.js",
+    "layout.js",
     "list.js",
     "live.js",
     "log.js",
@@ -366,7 +368,16 @@ impl App {
     fn material(&self, path: &str) -> Result<Value, ViewError> {
         let bytes = self.store.read(path)?;
         let rows = hmat::read_hmat(&bytes).map_err(|e| ViewError::invalid(path, e))?;
-        Ok(json!({ "path": path, "error": Value::Null, "rows": rows_json(&rows, &self.ids()) }))
+        let by_id: HashMap<u64, (String, AssetKind)> = self
+            .manifest()
+            .into_iter()
+            .map(|(path, (id, kind))| (id, (path, kind)))
+            .collect();
+        let resolve = |id: u64| {
+            let entry = by_id.get(&id).map(|(path, kind)| (path.as_str(), *kind));
+            resolve_texture(id, entry, |path| self.store.contains(path))
+        };
+        Ok(json!({ "path": path, "error": Value::Null, "rows": rows_json(&rows, &resolve) }))
     }
 
     /// An animation file's clips.
@@ -452,22 +463,26 @@ impl App {
 
     /// A pack's layout, kinds and entries.
     fn pack(&self, name: &str) -> Result<Value, ViewError> {
-        let (_, path) = self
-            .pack_files()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .ok_or_else(|| ViewError::NotFound(format!("pack {name}")))?;
-        let report = pack_info::inspect(&path).map_err(|e| ViewError::Source {
+        let packs = self.pack_files();
+        let Some((_, path)) = packs.iter().find(|(n, _)| n == name) else {
+            return Err(ViewError::UnknownPack {
+                name: name.to_owned(),
+                known: packs.into_iter().map(|(n, _)| n).collect(),
+            });
+        };
+        let report = pack_info::inspect(path).map_err(|e| ViewError::Source {
             path: path.clone(),
             what: crate::cli::with_causes(&e, ": "),
         })?;
         Ok(serde_json::to_value(report).unwrap_or(Value::Null))
     }
 
-    /// `default` (the single pack) and each named pack, by name and file.
+    /// The packs the page can open, each by its name (its file name without
+    /// `.hpack`, see [`pack_name`]) and file: the pack served, or the single
+    /// and named packs beside the output folder.
     fn pack_files(&self) -> Vec<(String, PathBuf)> {
         match &self.store {
-            Store::Pack { path, .. } => vec![("pack".into(), path.clone())],
+            Store::Pack { path, .. } => vec![(pack_name(path), path.clone())],
             Store::Folder { shown, .. } => sibling_packs(shown),
         }
     }
@@ -545,8 +560,20 @@ fn problem(path: &str, what: &str) -> Value {
     json!({ "path": path, "message": what })
 }
 
-/// `<output>.hpack` (as `default`) and `<output>.<name>.hpack` beside the
-/// output folder.
+/// A pack's name in the page (`#pack=<name>`, `/api/pack?name=`): its file
+/// name without `.hpack`, so `runtime/desktop.hpack` is `desktop` and the
+/// named pack `runtime/desktop.level1.hpack` is `desktop.level1`, whether
+/// the pack is served alone or found beside its output folder.
+pub fn pack_name(path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    file.strip_suffix(".hpack").unwrap_or(&file).to_owned()
+}
+
+/// The single pack `<output>.hpack` and the named packs
+/// `<output>.<name>.hpack` beside the output folder, by [`pack_name`].
 fn sibling_packs(output: &Path) -> Vec<(String, PathBuf)> {
     let Some(name) = output.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return Vec::new();
@@ -563,12 +590,10 @@ fn sibling_packs(output: &Path) -> Vec<(String, PathBuf)> {
         .filter_map(|entry| {
             let file = entry.file_name().to_string_lossy().into_owned();
             let middle = file.strip_prefix(&name)?.strip_suffix(".hpack")?;
-            let pack = match middle {
-                "" => "default".to_owned(),
-                named => named.strip_prefix('.')?.to_owned(),
-            };
-            Some((pack, parent.join(&file)))
+            let single_or_named = middle.is_empty() || middle.starts_with('.');
+            single_or_named.then(|| parent.join(&file))
         })
+        .map(|path| (pack_name(&path), path))
         .collect();
     packs.sort();
     packs

@@ -51,6 +51,14 @@ pub enum ViewError {
     /// No such file in the output.
     #[error("{0}: no such file in the output")]
     NotFound(String),
+    /// No pack of that name is beside the output folder (or served).
+    #[error("no pack named {name:?} here; a pack is named by its file name without .hpack: {}", if known.is_empty() { "there is none".to_owned() } else { known.join(", ") })]
+    UnknownPack {
+        /// The name asked for.
+        name: String,
+        /// The names of the packs there are.
+        known: Vec<String>,
+    },
     /// A query parameter is missing or malformed.
     #[error("bad request: {0}")]
     BadRequest(String),
@@ -70,7 +78,7 @@ impl ViewError {
         match self {
             ViewError::Source { .. } => 500,
             ViewError::Refused { .. } => 403,
-            ViewError::NotFound(_) => 404,
+            ViewError::NotFound(_) | ViewError::UnknownPack { .. } => 404,
             ViewError::BadRequest(_) => 400,
             ViewError::Invalid { .. } => 422,
         }

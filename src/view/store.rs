@@ -134,6 +134,20 @@ impl Store {
         }
     }
 
+    /// Whether the runtime path `path` is a file [`Store::read`] would
+    /// serve, found without reading it.
+    pub fn contains(&self, path: &str) -> bool {
+        if check_runtime_path(path).is_err() {
+            return false;
+        }
+        match self {
+            Store::Folder { canonical, .. } => resolve_inside(canonical, path).is_ok(),
+            Store::Pack { entries, .. } => entries
+                .binary_search_by(|entry| entry.path.as_str().cmp(path))
+                .is_ok(),
+        }
+    }
+
     /// The bytes of the file at runtime path `path`.
     pub fn read(&self, path: &str) -> Result<Cow<'_, [u8]>, ViewError> {
         check_runtime_path(path).map_err(|why| ViewError::Refused {
@@ -198,10 +212,11 @@ fn list_folder(root: &Path) -> Result<Vec<Listed>, ViewError> {
     Ok(files)
 }
 
-/// Reads `path` below `root`, refusing anything that resolves outside it.
-fn read_inside(root: &Path, path: &str) -> Result<Vec<u8>, ViewError> {
-    let joined = root.join(path);
-    let resolved = fs::canonicalize(&joined).map_err(|_| ViewError::NotFound(path.to_owned()))?;
+/// The file `path` below `root`, symbolic links resolved, refusing anything
+/// that resolves outside it or is not a file.
+fn resolve_inside(root: &Path, path: &str) -> Result<PathBuf, ViewError> {
+    let resolved =
+        fs::canonicalize(root.join(path)).map_err(|_| ViewError::NotFound(path.to_owned()))?;
     if !resolved.starts_with(root) {
         return Err(ViewError::Refused {
             path: path.to_owned(),
@@ -211,8 +226,14 @@ fn read_inside(root: &Path, path: &str) -> Result<Vec<u8>, ViewError> {
     if !resolved.is_file() {
         return Err(ViewError::NotFound(path.to_owned()));
     }
+    Ok(resolved)
+}
+
+/// Reads `path` below `root`, refusing anything that resolves outside it.
+fn read_inside(root: &Path, path: &str) -> Result<Vec<u8>, ViewError> {
+    let resolved = resolve_inside(root, path)?;
     fs::read(&resolved).map_err(|e| ViewError::Source {
-        path: joined,
+        path: root.join(path),
         what: format!("cannot read: {e}"),
     })
 }

@@ -3,6 +3,7 @@
 
 import { $, el } from './dom.js';
 import { ApiError, forgetViewPaths } from './api.js';
+import { layoutRequested, recordLayout } from './layout.js';
 
 const current = {
   seq: 0,              // increases with every route; stale async work checks it
@@ -34,6 +35,7 @@ export function makeContext(seq, root, params) {
       if (!ctx.alive()) return;
       markMainCanvas(root);
       body.dataset.state = 'ready';
+      if (layoutRequested()) recordLayout(ctx.alive).catch(console.error);
     },
     fail(err) {
       if (!(err instanceof ApiError)) console.error(err);

@@ -65,32 +65,62 @@ function glyphInk(font, field, glyph, rect, colour) {
   return { canvas, x: ix, y: iy };
 }
 
-/** Draws the text preview; returns its size in pixels. */
-function renderTextPreview(canvas, font, field, text, pxPerEm) {
-  const { placed, width } = layoutText(font, text);
+/**
+ * The text cut into lines no wider than maxEm: between words where it can be,
+ * inside a word only when the word alone is wider than a line.
+ */
+function wrapText(font, text, maxEm) {
+  const lines = [];
+  let line = '';
+  const fits = (candidate) => layoutText(font, candidate).width <= maxEm;
+  for (const token of text.split(/(\s+)/)) {
+    if (!token) continue;
+    if (fits(line + token)) { line += token; continue; }
+    if (line.trim()) lines.push(line);
+    line = '';
+    const word = token.trimStart();
+    for (const ch of word) {
+      if (line && !fits(line + ch)) { lines.push(line); line = ''; }
+      line += ch;
+    }
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
+/**
+ * Draws the text preview no wider than maxWidth pixels, wrapped into lines
+ * `line_advance` apart; returns the glyph boxes.
+ */
+function renderTextPreview(canvas, font, field, text, pxPerEm, maxWidth) {
   const pad = Math.round(0.25 * pxPerEm);
   const ascent = font.ascent ?? 1;
   const descent = font.descent ?? 0;
-  canvas.width = Math.max(1, Math.ceil(width * pxPerEm + 2 * pad));
-  canvas.height = Math.max(1, Math.ceil((ascent - descent) * pxPerEm + 2 * pad));
+  const advance = font.line_advance || ascent - descent;
+  const lines = wrapText(font, text, Math.max(1, maxWidth - 2 * pad) / pxPerEm).map((line) => layoutText(font, line));
+  const widest = Math.max(...lines.map((l) => l.width));
+  canvas.width = Math.max(1, Math.min(maxWidth, Math.ceil(widest * pxPerEm + 2 * pad)));
+  canvas.height = Math.max(1, Math.ceil(((lines.length - 1) * advance + ascent - descent) * pxPerEm + 2 * pad));
   const c2d = canvas.getContext('2d');
   c2d.clearRect(0, 0, canvas.width, canvas.height);
-  const baseline = pad + ascent * pxPerEm;
-  // Guides: ascent, baseline, descent.
-  c2d.fillStyle = 'rgba(136, 192, 208, 0.35)';
-  for (const y of [pad, baseline, baseline - descent * pxPerEm]) c2d.fillRect(0, Math.round(y), canvas.width, 1);
   const boxes = [];
-  for (const { glyph, pen } of placed) {
-    const [left, bottom, right, top] = glyph.plane;
-    if (!(right > left && top > bottom)) continue; // blank glyph: only advances
-    const rect = {
-      x0: pad + (pen + left) * pxPerEm, x1: pad + (pen + right) * pxPerEm,
-      y0: baseline - top * pxPerEm, y1: baseline - bottom * pxPerEm,
-    };
-    const ink = glyphInk(font, field, glyph, rect, [236, 239, 244]);
-    if (ink) c2d.drawImage(ink.canvas, ink.x, ink.y);
-    boxes.push({ glyph, rect });
-  }
+  lines.forEach(({ placed }, row) => {
+    const baseline = pad + (ascent + row * advance) * pxPerEm;
+    // Guides: ascent, baseline, descent.
+    c2d.fillStyle = 'rgba(136, 192, 208, 0.35)';
+    for (const y of [baseline - ascent * pxPerEm, baseline, baseline - descent * pxPerEm]) c2d.fillRect(0, Math.round(y), canvas.width, 1);
+    for (const { glyph, pen } of placed) {
+      const [left, bottom, right, top] = glyph.plane;
+      if (!(right > left && top > bottom)) continue; // blank glyph: only advances
+      const rect = {
+        x0: pad + (pen + left) * pxPerEm, x1: pad + (pen + right) * pxPerEm,
+        y0: baseline - top * pxPerEm, y1: baseline - bottom * pxPerEm,
+      };
+      const ink = glyphInk(font, field, glyph, rect, [236, 239, 244]);
+      if (ink) c2d.drawImage(ink.canvas, ink.x, ink.y);
+      boxes.push({ glyph, rect });
+    }
+  });
   return boxes;
 }
 
@@ -155,7 +185,8 @@ export async function showFont(ctx, path) {
   const input = el('input', { type: 'text', class: 'text-input', value: state.text, spellcheck: false });
   let hovered = null;
 
-  const redrawText = () => renderTextPreview(preview, font, field, state.text, state.size);
+  const stage = el('div', { class: 'preview-stage' }, preview);
+  const redrawText = () => renderTextPreview(preview, font, field, state.text, state.size, Math.max(1, stage.clientWidth));
   const redrawAtlas = () => drawAtlas(atlas, display, font, state.boxes, hovered);
   const syncHash = () => updateHash({ text: state.text, size: state.size === 48 ? null : state.size, boxes: state.boxes ? null : 0 });
 
@@ -175,12 +206,19 @@ export async function showFont(ctx, path) {
     el('div', { class: 'toolbar' }, el('label', { class: 'grow' }, 'text ', input),
       selectBox('size ', sizes.sort((a, b) => a - b).map((s) => [s, `${s} px/em`]), state.size, (v) => { state.size = Number(v); redrawText(); syncHash(); }),
       checkbox('glyph boxes', state.boxes, (on) => { state.boxes = on; redrawAtlas(); syncHash(); })),
-    el('section', { class: 'panel' }, el('h3', { text: 'Preview' }), el('div', { class: 'preview-stage' }, preview)),
+    el('section', { class: 'panel' }, el('h3', { text: 'Preview' }), stage),
     el('div', { class: 'font-body' },
       el('section', { class: 'panel atlas-panel' }, el('h3', { text: `Atlas ${texels.width} × ${texels.height}` }), el('div', { class: 'atlas-stage checker-stage' }, atlas), hoverLine),
       el('div', { class: 'side-figures' }, fontFigures(font))));
   redrawAtlas();
   redrawText();
+  // The preview follows the width of its panel.
+  let lastWidth = stage.clientWidth;
+  const resized = new ResizeObserver(() => {
+    if (stage.clientWidth !== lastWidth) { lastWidth = stage.clientWidth; redrawText(); }
+  });
+  resized.observe(stage);
+  ctx.onCleanup(() => resized.disconnect());
   await afterPaint();
   ctx.ready();
 }

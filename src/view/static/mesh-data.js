@@ -1,5 +1,6 @@
 // Mesh data: decoding /api/mesh and the index lists of each LOD.
 
+import { el } from './dom.js';
 import { V3 } from './maths.js';
 import { b64Bytes, b64F32, b64U16, b64U32 } from './api.js';
 
@@ -82,12 +83,19 @@ export function lodFigures(mesh, lod) {
   return { triangles, vertices, stalled };
 }
 
-/** "stalled: as LOD 0", or per submesh "stalled: #1→0, #3→1". */
+/**
+ * The note of a LOD row whose simplification stalled: "stalled: as LOD 0"
+ * when every submesh stalled at one level, else a count ("45 of 46 submeshes
+ * stalled") that opens, as a <details>, the list "#1→0, #2→0, …" of which
+ * submesh draws which earlier level. Empty when nothing stalled.
+ */
 export function stalledNote(stalled, submeshCount) {
   if (!stalled.length) return '';
   const levels = new Set(stalled.map((x) => x.level));
   if (stalled.length === submeshCount && levels.size === 1) return `stalled: as LOD ${stalled[0].level}`;
-  return `stalled: ${stalled.map((x) => `#${x.submesh}→${x.level}`).join(', ')}`;
+  return el('details', { class: 'stalled' },
+    el('summary', { text: `${stalled.length} of ${submeshCount} submeshes stalled` }),
+    el('div', { class: 'stalled-list', text: stalled.map((x) => `#${x.submesh}→${x.level}`).join(', ') }));
 }
 
 /** The submesh that owns each meshlet (-1 for none). */

@@ -11,6 +11,7 @@ import { sampleClip } from './anim.js';
 import { decodeMesh, lodFigures, stalledNote } from './mesh-data.js';
 import { cameraText, MeshViewer, parseCamera } from './viewer.js';
 import { chosenEnvironment, ENV_MODE, environmentChoices, loadEnvironmentSets, loadIblCube, STUDIO } from './environment.js';
+import { missingTextures } from './material.js';
 
 /** Loads every base colour texture the materials use: {images: Map(path → img), errors}. */
 async function loadBaseColourImages(mesh) {
@@ -19,7 +20,7 @@ async function loadBaseColourImages(mesh) {
   for (const sub of mesh.submeshes) {
     const row = sub.material_slot != null ? rows[sub.material_slot] : null;
     const ref = row && row.textures && row.textures.base_color;
-    if (ref && ref.path) paths.add(ref.path);
+    if (ref && ref.path && !ref.missing) paths.add(ref.path); // a missing one is warned about, not fetched
   }
   const images = new Map();
   const errors = [];
@@ -74,7 +75,7 @@ function meshFigures(mesh, file, options) {
     lodRows.push(el('tr', { class: lod === options.lod ? 'current' : null },
       el('td', { text: lod === 0 ? '0 (full)' : String(lod) }), el('td', { class: 'num', text: fmtInt(f.triangles) }),
       el('td', { class: 'num', text: fmtInt(f.vertices) }),
-      el('td', { class: 'muted', title: 'the simplifier stalled: these submeshes draw an earlier level', text: stalledNote(f.stalled, mesh.submeshes.length) })));
+      el('td', { class: 'muted', title: 'the simplifier stalled: these submeshes draw an earlier level' }, stalledNote(f.stalled, mesh.submeshes.length))));
   }
   const rows = (mesh.material && mesh.material.rows) || [];
   const subRows = mesh.submeshes.map((s, i) => {
@@ -86,6 +87,7 @@ function meshFigures(mesh, file, options) {
   });
   const b = mesh.bounds;
   return el('div', {},
+    missingTextures(mesh.material),
     figureTable([
       ['vertices', fmtInt(mesh.vertexCount)], ['triangles', fmtInt(mesh.indices.length / 3)],
       ['index bits', file.index_bits], ['meshlets', fmtInt(sumMeshlets)], ['submeshes', mesh.submeshes.length],
@@ -96,7 +98,7 @@ function meshFigures(mesh, file, options) {
       ['animations', mesh.animations.length ? el('span', {}, mesh.animations.map((a) => el('div', {}, assetLink(a)))) : undefined],
     ]),
     el('h4', { text: 'Levels of detail' }),
-    el('table', { class: 'grid compact' }, el('thead', {}, el('tr', {}, ['LOD', 'tris', 'verts', ''].map((h) => el('th', { text: h })))), el('tbody', {}, lodRows)),
+    el('table', { class: 'grid compact lods' }, el('thead', {}, el('tr', {}, ['LOD', 'tris', 'verts', ''].map((h) => el('th', { text: h })))), el('tbody', {}, lodRows)),
     el('h4', { text: 'Submeshes' }),
     el('table', { class: 'grid compact' }, el('thead', {}, el('tr', {}, ['#', 'tris', 'meshlets', 'material'].map((h) => el('th', { text: h })))), el('tbody', {}, subRows)));
 }

@@ -15,7 +15,8 @@ function byteBar(segments, minShare = 0.05) {
   const total = shown.reduce((sum, s) => sum + s.bytes, 0) || 1;
   const widths = shown.map((s) => Math.max(s.bytes / total, minShare));
   const scale = widths.reduce((a, b) => a + b, 0);
-  return el('div', { class: 'bar' }, shown.map((s, i) => el('div', {
+  // A narrow segment's label is cut on purpose: the legend and the title give it whole.
+  return el('div', { class: 'bar', 'data-clips': '' }, shown.map((s, i) => el('div', {
     class: 'segment',
     style: { width: `${(100 * widths[i]) / scale}%`, background: s.colour },
     title: `${s.label}: ${fmtInt(s.bytes)} bytes (${((100 * s.bytes) / total).toFixed(2)}%)`,

@@ -4,6 +4,7 @@ import { $, el } from './dom.js';
 import { fmtBytes, fmtInt } from './format.js';
 import { ApiError, apiGet } from './api.js';
 import { parseHash } from './hash.js';
+import { pathText } from './widgets.js';
 
 // What the sidebar shows and how.
 const list = {
@@ -75,9 +76,13 @@ function renderSidebar(data) {
   for (const [key, label] of TOTAL_FIGURES) {
     if (totals[key]) parts.push(`${fmtInt(totals[key])} ${label}`);
   }
+  // Each figure stays whole on one line; the line wraps between figures.
   const line = $('#source-line');
   line.replaceChildren();
-  parts.forEach((part, i) => { if (i) line.append(el('span', { class: 'sep', text: ' · ' })); line.append(part); });
+  parts.forEach((part, i) => {
+    if (i) line.append(el('span', { class: 'sep', text: ' · ' }));
+    line.append(el('span', { class: 'stat' }, part));
+  });
   renderTotals(totals.by_type || {});
   renderAssetRows();
 }
@@ -116,10 +121,9 @@ function visibleAssets() {
     .sort((a, b) => dir * compareAssets(a, b, key));
 }
 
-/** A path as text nodes with a line-break opportunity after each slash. */
-function pathWithBreaks(path) {
-  const parts = path.split('/');
-  return parts.flatMap((part, i) => (i < parts.length - 1 ? [`${part}/`, el('wbr')] : [part]));
+/** An asset id cut in the middle, `0xa725…3416`: the full id is the cell's title. */
+function shortId(id) {
+  return id && id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id || '';
 }
 
 function renderAssetRows() {
@@ -131,11 +135,11 @@ function renderAssetRows() {
     title: f.type === 'invalid' ? `${f.path}\n${f.error || ''}` : f.path,
     onclick: (e) => { if (e.target.tagName !== 'A') location.hash = `asset=${encodeURIComponent(f.path)}`; },
   },
-  el('td', { class: 'path' }, el('a', { href: `#asset=${encodeURIComponent(f.path)}` }, pathWithBreaks(f.path))),
+  el('td', { class: 'path' }, el('a', { href: `#asset=${encodeURIComponent(f.path)}` }, pathText(f.path))),
   el('td', {}, el('span', { class: `type type-${f.type}`, text: f.type })),
-  el('td', { title: f.kind || '', text: f.kind || '' }),
+  el('td', { class: 'kind', text: f.kind || '' }),
   el('td', { class: 'num', title: `${fmtInt(f.bytes)} bytes`, text: fmtBytes(f.bytes) }),
-  el('td', { class: 'id', title: f.id || '', text: f.id || '' })));
+  el('td', { class: 'id', title: f.id || '', text: shortId(f.id) })));
   $('#assets tbody').replaceChildren(...rows);
   const total = list.assets.files.length;
   $('#list-count').textContent = rows.length === total ? `${total} files` : `${rows.length} of ${total}`;

@@ -49,6 +49,15 @@ function clampTextureState(state, images) {
   return list[0] || null;
 }
 
+/** "level 0", plus the layer, face and slice only where the texture has more than one. */
+function imageName(info, image) {
+  const parts = [`level ${image.level}`];
+  if (info.layers > 1) parts.push(`layer ${image.layer}`);
+  if (info.faces > 1) parts.push(`face ${FACE_NAMES[image.face] || image.face}`);
+  if (info.depth > 1) parts.push(`slice ${image.slice}`);
+  return parts.join(', ');
+}
+
 function textureFigures(info, file) {
   return figureTable([
     ['kind', info.kind],
@@ -139,7 +148,7 @@ export async function showTexture(ctx, path, file) {
         if (token !== drawToken || !ctx.alive()) return;
         crossCell = null;
         paint([{ texels, x: 0, y: 0 }], texels.width, texels.height);
-        caption.textContent = `level ${image.level}, layer ${image.layer}, face ${FACE_NAMES[image.face] || image.face}, slice ${image.slice}: ${texels.width} × ${texels.height}, channel ${state.channel.toUpperCase()}`;
+        caption.textContent = `${imageName(info, image)}: ${texels.width} × ${texels.height}, channel ${state.channel.toUpperCase()}`;
       }
       await probe.show(state, info, probeAt);
       probeAt = null;

@@ -6,25 +6,44 @@ import { clamp } from './maths.js';
 import { fmtBytes, fmtInt } from './format.js';
 import { linearToCss } from './colour.js';
 
+/** Names up to this long are never broken inside, not even at a `-` or `_`. */
+const SHORT_NAME = 16;
+
+/**
+ * A runtime path as text that may wrap only after a `/` or, inside a name
+ * longer than SHORT_NAME, after a `-` or `_`: never in the middle of a word
+ * nor between a name and its suffixes (`bumps.ao.ktx2` stays whole), so a
+ * narrow column shows every part of the file name.
+ */
+export function pathText(path) {
+  const names = String(path).match(/[^/]*\/|[^/]+/g) || [''];
+  const pieces = names.flatMap((name) => (name.length > SHORT_NAME ? name.match(/[^\-_]*[\-_]|[^\-_]+/g) : [name]));
+  return pieces.flatMap((piece, i) => [i ? el('wbr') : null, el('span', { class: 'nobreak', text: piece })]);
+}
+
 /** The heading line of an asset view: path, type, size, id. */
 export function assetHead(path, file) {
   return el('div', { class: 'asset-head' },
-    el('h2', { text: path }),
+    el('h2', {}, pathText(path)),
     file && el('span', { class: `type type-${file.type}`, text: file.type }),
     file && el('span', { class: 'muted', title: `${fmtInt(file.bytes)} bytes`, text: fmtBytes(file.bytes) }),
     file && file.id && el('code', { class: 'muted', text: file.id }));
 }
 
-/** A two-column table of label/value pairs; pairs with an undefined value are skipped. */
+/**
+ * A two-column table of label/value pairs; pairs with an undefined value are
+ * skipped. Text values are kept whole, except that a path may wrap after a `/`.
+ */
 export function figureTable(pairs, className = 'figures') {
+  const shown = (value) => (typeof value === 'string' && value.includes('/') ? pathText(value) : value ?? '—');
   return el('table', { class: className }, el('tbody', {}, pairs
     .filter(([, value]) => value !== undefined)
-    .map(([label, value]) => el('tr', {}, el('th', { text: label }), el('td', {}, value ?? '—')))));
+    .map(([label, value]) => el('tr', {}, el('th', { text: label }), el('td', {}, shown(value))))));
 }
 
-/** A link that opens an asset's view. */
+/** A link that opens an asset's view (its text, the path by default, wraps only after a `/`). */
 export function assetLink(path, text) {
-  return el('a', { href: `#asset=${encodeURIComponent(path)}`, text: text ?? path });
+  return el('a', { href: `#asset=${encodeURIComponent(path)}` }, pathText(text ?? path));
 }
 
 /** A labelled checkbox calling onchange(checked). */
