@@ -8,17 +8,23 @@
 //! info`'s ([`crate::inspect`]), meshes are decoded by [`mesh`], textures
 //! decoded to PNG by [`texture`] (UASTC through the Basis Universal
 //! transcoder the encoder already links), fonts by [`font`], animations by
-//! [`anim`], materials by [`material`]. A file that does not parse is
+//! [`anim`], materials by [`material`], SPIR-V modules reflected by
+//! [`shader`] and embedded files shown as text or hex by [`embed`]; a
+//! texture's PSNR is measured against its source, found through the
+//! build's fragments, by [`source`]. A file that does not parse is
 //! answered with its reader's error (file, field and byte offset), never a
 //! crash.
 
 pub mod anim;
 pub mod api;
 pub mod command;
+pub mod embed;
 pub mod font;
 pub mod material;
 pub mod mesh;
 pub mod server;
+pub mod shader;
+pub mod source;
 pub mod store;
 pub mod texture;
 
