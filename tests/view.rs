@@ -764,10 +764,14 @@ fn box_shrunk(image: &assetc::encode::image::Rgba8Image, factor: u32) -> Vec<u8>
             for dy in 0..factor {
                 for dx in 0..factor {
                     let at = (((y * factor + dy) * image.width + x * factor + dx) * 4) as usize;
-                    for c in 0..3 {
-                        sums[c] += srgb_to_linear(image.pixels[at + c]);
+                    let texel = &image.pixels[at..at + 4];
+                    for (c, (sum, &value)) in sums.iter_mut().zip(texel).enumerate() {
+                        *sum += if c < 3 {
+                            srgb_to_linear(value)
+                        } else {
+                            f64::from(value)
+                        };
                     }
-                    sums[3] += f64::from(image.pixels[at + 3]);
                 }
             }
             let n = f64::from(factor * factor);

@@ -113,10 +113,10 @@ fn type_label(module: &Module, handle: naga::Handle<naga::Type>) -> String {
     let TypeInner::Struct { members, .. } = &ty.inner else {
         return ctx.type_to_string(handle);
     };
-    if let (None, [only]) = (&ty.name, members.as_slice()) {
-        if matches!(module.types[only.ty].inner, TypeInner::Struct { .. }) {
-            return type_label(module, only.ty);
-        }
+    if let (None, [only]) = (&ty.name, members.as_slice())
+        && matches!(module.types[only.ty].inner, TypeInner::Struct { .. })
+    {
+        return type_label(module, only.ty);
     }
     let fields: Vec<String> = members
         .iter()
