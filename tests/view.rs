@@ -914,6 +914,10 @@ fn mesh_textures_embeds_and_shaders_are_shown() {
     assert_eq!(normal["source"], "models/crate.gltf image 1");
     assert_eq!(normal["psnr_reference"]["channels"], "RG");
     assert!(normal["psnr"].as_f64().unwrap() > 30.0, "{normal}");
+    // bumps.h.png is a 16-bit height map, rounded to 8 bits for BC4.
+    let height = view.json("/api/texture?path=textures/bumps.h.ktx2");
+    assert_eq!(height["psnr_reference"]["channels"], "R");
+    assert!(height["psnr"].as_f64().unwrap() > 30.0, "{height}");
 
     let text = view.json("/api/embed?path=data/credits.txt");
     assert_eq!(text["text"], true);

@@ -14,7 +14,9 @@
 //! texture's size. How to filter follows the mode, read back from the
 //! texture (sRGB is colour, a `rg01` or `ra01` swizzle a normal map, `r001`
 //! gray, anything else linear), and only the channels the swizzle keeps are
-//! compared. A DirectX normal map, whose green the encoder flipped, is not
+//! compared. A 16-bit source is compared at 8 bits (rounded as the encoder
+//! rounds it for an 8-bit format, or by its top byte, as the viewer shows a
+//! 16-bit texture); float sources are not compared. A DirectX normal map, whose green the encoder flipped, is not
 //! told apart from an OpenGL one (the output does not record it), so its
 //! PSNR is that of the unflipped source.
 
@@ -23,13 +25,15 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::texture::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels};
-use crate::encode::image::{Rgba8Image, SourceHints, SourceImage, decode_source};
+use crate::encode::image::{
+    Rgba8Image, RgbaImage, SourceHints, SourceImage, decode_source, round_to_8_bits,
+};
 use crate::encode::mesh::gltf as gltf_source;
 use crate::encode::mesh::obj as obj_source;
 use crate::encode::mesh::scene::ImageSource;
-use crate::encode::mips::mip_levels;
+use crate::encode::mips::{Sample, mip_levels};
 use crate::encode::texture_mode::TextureMode;
-use crate::format::ktx2::{DFD_TRANSFER_SRGB, Ktx2View};
+use crate::format::ktx2::{DFD_TRANSFER_SRGB, Ktx2View, TexelFormat};
 use crate::fragment::Fragment;
 
 /// Where the sources of an output folder are, for comparing textures with
@@ -200,14 +204,13 @@ impl Sources {
         if view.header().face_count > 1 || view.header().layer_count > 0 {
             return Err("cube maps and arrays are not compared".into());
         }
-        let image = match self.load(found) {
-            Ok(SourceImage::Ldr(image)) => image,
-            Ok(_) => return Err("the source has more than 8 bits per channel".into()),
-            Err(why) => return Err(format!("{}: {why}", found.label())),
-        };
+        let image = self
+            .load(found)
+            .map_err(|why| format!("{}: {why}", found.label()))?;
         let decoded = decode(file, view, ImageIndex::default(), 0.0)?;
         let mode = mode_of(view);
-        let reference = reduced(&image, mode, decoded.width, decoded.height)?;
+        let reference = reference_of(&image, view, mode, decoded.width, decoded.height)?;
+        let (source_width, source_height) = image.size();
         let pairs = compared_channels(view);
         let psnr = psnr_of_channels(&decoded, &reference, pairs)
             .ok_or("the decoded texture and its reference differ in size")?;
@@ -216,9 +219,9 @@ impl Sources {
             json!({
                 "width": reference.width,
                 "height": reference.height,
-                "source_width": image.width,
-                "source_height": image.height,
-                "resized": (image.width, image.height) != (reference.width, reference.height),
+                "source_width": source_width,
+                "source_height": source_height,
+                "resized": (source_width, source_height) != (reference.width, reference.height),
                 "filter": filter_name(mode),
                 "channels": channel_names(pairs),
             }),
@@ -283,16 +286,48 @@ fn filter_name(mode: TextureMode) -> &'static str {
     }
 }
 
-/// `image` as the encoder made the base of a `width` x `height` texture:
-/// itself when the sizes match, else the mip level of that size, filtered
-/// for `mode` by the encoder's own filter; an error when no level of its
-/// chain has that size.
-pub fn reduced(
-    image: &Rgba8Image,
+/// The source as level 0 of the texture `view` should show it, at 8 bits:
+/// reduced to `width` x `height` for `mode` (see [`reduced`]). A 16-bit
+/// source is rounded to 8 bits first, as the encoder does, unless the
+/// texture keeps 16 bits; then it is reduced at 16 bits and shown by its
+/// top byte, as the viewer shows the texture. Float sources are not
+/// compared.
+fn reference_of(
+    image: &SourceImage,
+    view: &Ktx2View<'_>,
     mode: TextureMode,
     width: u32,
     height: u32,
 ) -> Result<Rgba8Image, String> {
+    let keeps_16_bits = matches!(
+        view.texel_format(),
+        Some(TexelFormat::R16Unorm | TexelFormat::Rg16Unorm | TexelFormat::Rgba16Unorm)
+    );
+    match image {
+        SourceImage::Ldr(image) => reduced(image, mode, width, height),
+        SourceImage::Deep(image) if keeps_16_bits => {
+            let deep = reduced(image, mode, width, height)?;
+            Ok(Rgba8Image {
+                width: deep.width,
+                height: deep.height,
+                pixels: deep.pixels.iter().map(|&v| (v >> 8) as u8).collect(),
+            })
+        }
+        SourceImage::Deep(image) => reduced(&round_to_8_bits(image), mode, width, height),
+        SourceImage::Hdr(_) => Err("the source holds floats (HDR), which are not compared".into()),
+    }
+}
+
+/// `image` as the encoder made the base of a `width` x `height` texture:
+/// itself when the sizes match, else the mip level of that size, filtered
+/// for `mode` by the encoder's own filter; an error when no level of its
+/// chain has that size.
+pub fn reduced<T: Sample>(
+    image: &RgbaImage<T>,
+    mode: TextureMode,
+    width: u32,
+    height: u32,
+) -> Result<RgbaImage<T>, String> {
     let size_at = |level: usize| {
         let shrink = |side: u32| side.checked_shr(level as u32).unwrap_or(0).max(1);
         (shrink(image.width), shrink(image.height))
@@ -357,6 +392,40 @@ mod tests {
         let all = psnr_of_channels(&decoded, &source, &ALL_CHANNELS).unwrap();
         assert!(all < 40.0, "{all}");
         assert_eq!(channel_names(&[(0, 0), (3, 1)]), "RG");
+    }
+
+    #[test]
+    fn a_16_bit_source_is_compared_at_8_bits() {
+        let samples: Vec<u16> = (0..16 * 4).map(|i| (i * 1000 + 130) as u16).collect();
+        let deep = SourceImage::Deep(RgbaImage {
+            width: 4,
+            height: 4,
+            pixels: samples.clone(),
+        });
+        let sixteen: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let file =
+            crate::format::ktx2::write_single_level(TexelFormat::Rgba16Unorm, 4, 4, &sixteen);
+        let view = crate::format::ktx2::parse(&file).unwrap();
+        let kept = reference_of(&deep, &view, TextureMode::Linear, 4, 4).unwrap();
+        let top: Vec<u8> = samples.iter().map(|&v| (v >> 8) as u8).collect();
+        assert_eq!(kept.pixels, top);
+        let eight = vec![0_u8; 4 * 4 * 4];
+        let file = crate::format::ktx2::write_single_level(
+            TexelFormat::Rgba8 { srgb: false },
+            4,
+            4,
+            &eight,
+        );
+        let view = crate::format::ktx2::parse(&file).unwrap();
+        let rounded = reference_of(&deep, &view, TextureMode::Linear, 4, 4).unwrap();
+        let SourceImage::Deep(image) = &deep else {
+            unreachable!()
+        };
+        assert_eq!(rounded, round_to_8_bits(image));
+        assert_ne!(
+            rounded.pixels, top,
+            "rounding differs from the top byte here"
+        );
     }
 
     /// A build folder with one fragment, and a source beside it.
