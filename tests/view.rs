@@ -548,15 +548,13 @@ fn the_page_renders_in_chromium() {
         ("texture", "#asset=textures%2Fchecker.ktx2&zoom=1"),
         ("font", "#asset=fonts%2FDejaVuSans-Latin1.hfont"),
         ("pack", "#pack=desktop"),
+        ("embed", "#asset=data%2Fcredits.txt"),
+        ("shader", "#asset=shaders%2FLit%2Ffragment.spv"),
     ];
     for (name, route) in cases {
         let url = format!("{base}{route}");
-        let dom = String::from_utf8_lossy(&chromium(&url, &["--dump-dom"]).stdout).into_owned();
-        let body = dom
-            .split("<body")
-            .nth(1)
-            .and_then(|b| b.split('>').next())
-            .unwrap_or_default();
+        let (_, body) = dumped_page(&url);
+        let body = body.as_str();
         assert_eq!(
             attribute(body, "data-view").as_deref(),
             Some(name),
@@ -796,6 +794,159 @@ fn hdr_ramp() -> Vec<u8> {
 /// time budget ran out (as `--dump-dom` gives them); the page must have
 /// reached `data-state="ready"`.
 fn ready_page(url: &str) -> String {
+    let (_, body) = dumped_page(url);
+    assert_eq!(
+        attribute(&body, "data-state").as_deref(),
+        Some("ready"),
+        "{url}: <body{body}>"
+    );
+    body
+}
+
+/// sRGB-encoded byte to linear light, by the standard formula.
+fn srgb_to_linear(byte: u8) -> f64 {
+    let c = f64::from(byte) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Linear light to an sRGB-encoded byte, by the standard formula.
+fn linear_to_srgb(value: f64) -> u8 {
+    let c = if value <= 0.003_130_8 {
+        value * 12.92
+    } else {
+        1.055 * value.powf(1.0 / 2.4) - 0.055
+    };
+    (c * 255.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// An opaque sRGB picture shrunk by a whole `factor` on both axes, each
+/// output texel the mean of its `factor` x `factor` box in linear light.
+fn box_shrunk(image: &assetc::encode::image::Rgba8Image, factor: u32) -> Vec<u8> {
+    let (width, height) = (image.width / factor, image.height / factor);
+    let mut out = Vec::new();
+    for y in 0..height {
+        for x in 0..width {
+            let mut sums = [0.0_f64; 4];
+            for dy in 0..factor {
+                for dx in 0..factor {
+                    let at = (((y * factor + dy) * image.width + x * factor + dx) * 4) as usize;
+                    let texel = &image.pixels[at..at + 4];
+                    for (c, (sum, &value)) in sums.iter_mut().zip(texel).enumerate() {
+                        *sum += if c < 3 {
+                            srgb_to_linear(value)
+                        } else {
+                            f64::from(value)
+                        };
+                    }
+                }
+            }
+            let n = f64::from(factor * factor);
+            out.extend((0..3).map(|c| linear_to_srgb(sums[c] / n)));
+            out.push((sums[3] / n).round() as u8);
+        }
+    }
+    out
+}
+
+/// The PSNR of two equally long RGBA8 buffers over every channel, in dB.
+fn psnr(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let squared: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).powi(2))
+        .sum();
+    10.0 * (255.0_f64.powi(2) / (squared / a.len() as f64)).log10()
+}
+
+/// A texture that `max_size` shrank is compared with its source reduced
+/// as the encoder reduces it, and the API says so; the value agrees with
+/// an independent box filter in linear light and an independent BC7
+/// decode.
+#[test]
+fn a_texture_shrunk_by_max_size_has_a_psnr_against_the_reduced_source() {
+    let p = Project::new(
+        "input: assets\noutput: out\ndefault:\n  texture: { format: bc7 }\n  rules:\n    - match: \"big/*\"\n      texture: { max_size: 32 }\n",
+    );
+    // A smooth opaque picture, so BC7 keeps it well and the PSNR is high.
+    let (width, height) = (128_u32, 96_u32);
+    let pixels: Vec<u8> = (0..width * height)
+        .flat_map(|i| {
+            let (x, y) = (i % width, i / width);
+            [(x * 2) as u8, (y * 2) as u8, ((x + y) / 2) as u8, 255]
+        })
+        .collect();
+    let source = assetc::encode::image::Rgba8Image {
+        width,
+        height,
+        pixels,
+    };
+    p.write(
+        "assets/big/photo.png",
+        &assetc::view::texture::png_bytes(&source).unwrap(),
+    );
+    p.build(&[]);
+    let view = Viewer::start(p.root(), &[]);
+    let texture = view.json("/api/texture?path=big/photo.ktx2");
+    assert_eq!(
+        (texture["width"].as_u64(), texture["height"].as_u64()),
+        (Some(32), Some(24))
+    );
+    assert_eq!(texture["source"], "big/photo.png");
+    let reference = &texture["psnr_reference"];
+    assert_eq!(reference["resized"], true, "{texture}");
+    assert_eq!(
+        (reference["width"].as_u64(), reference["height"].as_u64()),
+        (Some(32), Some(24))
+    );
+    assert_eq!(reference["source_width"], 128);
+    assert!(
+        reference["filter"]
+            .as_str()
+            .unwrap()
+            .contains("linear light")
+    );
+    let shown = texture["psnr"]
+        .as_f64()
+        .expect("a PSNR for a shrunk texture");
+    let decoded = bc7_level0(&fs::read(p.path("out/big/photo.ktx2")).unwrap());
+    let expected = psnr(&decoded, &box_shrunk(&source, 4));
+    assert!(
+        (shown - expected).abs() < 0.25,
+        "the viewer says {shown} dB, an independent reduction gives {expected} dB"
+    );
+    assert!(shown > 30.0, "{shown}");
+    let page = ready_dom(&format!(
+        "http://127.0.0.1:{}/#asset=big%2Fphoto.ktx2",
+        view.port
+    ));
+    assert!(
+        page.contains(
+            "PSNR against big/photo.png resized from 128×96 to 32×24 with the area filter"
+        ),
+        "the page does not say what the texture was compared with"
+    );
+}
+
+/// The DOM of the page at `url` in headless Chromium, once its view says
+/// `data-state="ready"` (asserted).
+fn ready_dom(url: &str) -> String {
+    let (dom, body) = dumped_page(url);
+    assert_eq!(
+        attribute(&body, "data-state").as_deref(),
+        Some("ready"),
+        "{url}: <body{body}>"
+    );
+    dom
+}
+
+/// The DOM of the page at `url` as headless Chromium leaves it, and the
+/// attributes of its `<body>` tag.
+fn dumped_page(url: &str) -> (String, String) {
     let dom = String::from_utf8_lossy(&chromium(url, &["--dump-dom"]).stdout).into_owned();
     let body = dom
         .split("<body")
@@ -803,12 +954,140 @@ fn ready_page(url: &str) -> String {
         .and_then(|b| b.split('>').next())
         .unwrap_or_default()
         .to_owned();
-    assert_eq!(
-        attribute(&body, "data-state").as_deref(),
-        Some("ready"),
-        "{url}: <body{body}>"
+    (dom, body)
+}
+
+/// The demo's mesh textures are compared with the glTF's images (a file
+/// and one inside the .bin), the embed endpoint answers text as text and
+/// binary as hex, and the shader endpoint reflects what the sources declare.
+#[test]
+fn mesh_textures_embeds_and_shaders_are_shown() {
+    let p = Project::demo();
+    let binary: Vec<u8> = (0..=255_u8).cycle().take(2000).collect();
+    p.write("assets/data/noise.txt", &binary);
+    p.build(&[]);
+    let view = Viewer::start(p.root(), &[]);
+    let tree = p.tree("runtime/desktop");
+
+    let colour = view.json("/api/texture?path=models/crate/tex_0.ktx2");
+    assert_eq!(colour["source"], "models/crate.gltf image 0");
+    let source = assetc::encode::image::decode_image(
+        &fs::read(p.path("assets/models/crate_color.png")).unwrap(),
+    )
+    .unwrap();
+    let expected = psnr(
+        &bc7_level0(&tree["models/crate/tex_0.ktx2"]),
+        &source.pixels,
     );
-    body
+    let shown = colour["psnr"].as_f64().expect("a PSNR for a mesh texture");
+    assert!(
+        (shown - expected).abs() < 0.01,
+        "{shown} against {expected}"
+    );
+    let normal = view.json("/api/texture?path=models/crate/tex_1.ktx2");
+    assert_eq!(normal["source"], "models/crate.gltf image 1");
+    assert_eq!(normal["psnr_reference"]["channels"], "RG");
+    assert!(normal["psnr"].as_f64().unwrap() > 30.0, "{normal}");
+    // bumps.h.png is a 16-bit height map, rounded to 8 bits for BC4.
+    let height = view.json("/api/texture?path=textures/bumps.h.ktx2");
+    assert_eq!(height["psnr_reference"]["channels"], "R");
+    assert!(height["psnr"].as_f64().unwrap() > 30.0, "{height}");
+
+    let text = view.json("/api/embed?path=data/credits.txt");
+    assert_eq!(text["text"], true);
+    assert_eq!(
+        text["content"].as_str().unwrap().as_bytes(),
+        fs::read(p.path("assets/data/credits.txt")).unwrap()
+    );
+    let noise = view.json("/api/embed?path=data/noise.txt");
+    assert_eq!(noise["text"], false);
+    assert!(noise.get("content").is_none(), "{noise}");
+    assert!(
+        noise["hex"]
+            .as_str()
+            .unwrap()
+            .starts_with("00000000  00 01 02")
+    );
+    assert_eq!(noise["truncated"], true);
+    assert_eq!(noise["bytes"], 2000);
+
+    // lit.vert declares the camera block at set 0, binding 0; lit.frag adds
+    // baseColor and baseSampler at bindings 1 and 2.
+    let vertex = view.json("/api/shader?path=shaders/Lit/vertex.spv");
+    assert_eq!(
+        vertex["entry_points"],
+        serde_json::json!([{ "name": "main", "stage": "vertex", "workgroup_size": null }])
+    );
+    let slots = |shader: &Value| -> Vec<(u64, u64, String, String)> {
+        shader["bindings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    b["set"].as_u64().unwrap(),
+                    b["binding"].as_u64().unwrap(),
+                    b["name"].as_str().unwrap().to_owned(),
+                    b["kind"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        slots(&vertex),
+        [(0, 0, "camera".into(), "uniform buffer".into())]
+    );
+    assert!(
+        vertex["bindings"][0]["type"]
+            .as_str()
+            .unwrap()
+            .contains("viewProjection: mat4x4<f32>")
+    );
+    let fragment = view.json("/api/shader?path=shaders/Lit/fragment.spv");
+    assert_eq!(
+        slots(&fragment),
+        [
+            (0, 0, "camera".into(), "uniform buffer".into()),
+            (0, 1, "baseColor".into(), "sampled image".into()),
+            (0, 2, "baseSampler".into(), "sampler".into()),
+        ]
+    );
+    // post.wgsl: the compute entry point reads the scene and writes the
+    // exposure state, at a workgroup size of 1.
+    let exposure = view.json("/api/shader?path=shaders/Post/exposure.spv");
+    assert_eq!(exposure["entry_points"][0]["stage"], "compute");
+    assert_eq!(exposure["entry_points"][0]["name"], "exposure");
+    assert_eq!(
+        exposure["entry_points"][0]["workgroup_size"],
+        serde_json::json!([1, 1, 1])
+    );
+    // Its module keeps the two resources it uses (not the sampler, which
+    // only fsMain uses).
+    assert_eq!(
+        slots(&exposure),
+        [
+            (0, 0, "scene".into(), "sampled image".into()),
+            (0, 2, "exposure_state".into(), "storage buffer".into()),
+        ]
+    );
+    let wgsl = exposure["disassembly"]["text"].as_str().unwrap();
+    assert!(wgsl.contains("@compute @workgroup_size(1, 1, 1)"), "{wgsl}");
+    let error = view.error("/api/shader?path=data/credits.txt", 422);
+    assert!(error.starts_with("data/credits.txt: "), "{error}");
+    let page = ready_dom(&format!(
+        "http://127.0.0.1:{}/#asset=data%2Fnoise.txt",
+        view.port
+    ));
+    assert!(page.contains("hex dump") && page.contains("00000000  00 01 02"));
+    let page = ready_dom(&format!(
+        "http://127.0.0.1:{}/#asset=shaders%2FPost%2Fexposure.spv",
+        view.port
+    ));
+    assert!(page.contains("exposure_state") && page.contains("1 × 1 × 1"));
+    assert_eq!(
+        view.json("/api/client-log")["messages"],
+        serde_json::json!([])
+    );
 }
 
 /// A screenshot of the page at `url`, kept as `dir/name` (and copied to

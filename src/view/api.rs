@@ -13,12 +13,12 @@ use percent_encoding::percent_decode_str;
 use serde_json::{Value, json};
 
 use super::live::Live;
-use super::probe::{ProbeCache, StoredValues};
 use super::material::{Ids, resolve_texture, rows_json};
+use super::probe::{ProbeCache, StoredValues};
+pub use super::source::Sources;
 use super::store::Store;
-use super::texture::{ImageIndex, decode, png_bytes, psnr};
-use super::{ViewError, anim, environment, font, mesh, texture};
-use crate::encode::image::decode_image;
+use super::texture::{ImageIndex, decode, png_bytes};
+use super::{ViewError, anim, embed, environment, font, mesh, shader, texture};
 use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::AssetKind;
@@ -46,6 +46,7 @@ pub const PAGE_FILES: &[(&str, &str)] = embedded![
     "colour.js",
     "context.js",
     "dom.js",
+    "embed.js",
     "file.js",
     "font.js",
     "format.js",
@@ -63,6 +64,7 @@ pub const PAGE_FILES: &[(&str, &str)] = embedded![
     "mesh.js",
     "pack.js",
     "probe.js",
+    "shader.js",
     "sidebar.js",
     "skin.js",
     "texture.js",
@@ -162,44 +164,6 @@ fn content_type_of(name: &str) -> &'static str {
     }
 }
 
-/// The extensions of the source images the viewer compares textures with:
-/// those [`decode_source`] reads.
-const SOURCE_IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
-
-/// A texture's source image as RGBA8, for its PSNR: the one place the viewer
-/// decodes sources, so new source kinds join by extending this and
-/// [`SOURCE_IMAGE_EXTENSIONS`].
-fn decode_source(bytes: &[u8]) -> Option<crate::encode::image::Rgba8Image> {
-    decode_image(bytes).ok()
-}
-
-/// Where the sources of an output folder are, for comparing textures with
-/// them: the project's input folder and its build folder's fragments.
-#[derive(Debug, Clone)]
-pub struct Sources {
-    /// The input folder (`assets/`).
-    pub input: PathBuf,
-    /// The preset's build folder (`.assetc/<preset>`).
-    pub build: PathBuf,
-}
-
-impl Sources {
-    /// The source image the output texture `path` was encoded from, when the
-    /// build's fragment for `<stem>.png` (or `.jpg`) says it wrote `path`.
-    fn image_of(&self, path: &str) -> Option<(String, PathBuf)> {
-        let stem = path.strip_suffix(".ktx2")?;
-        SOURCE_IMAGE_EXTENSIONS.into_iter().find_map(|extension| {
-            let source = format!("{stem}.{extension}");
-            let fragment = self.build.join("frag").join(format!("{source}.frag"));
-            let text = std::fs::read_to_string(fragment).ok()?;
-            let wrote = text
-                .lines()
-                .any(|line| line.strip_prefix("file ") == Some(path));
-            wrote.then(|| (source.clone(), self.input.join(&source)))
-        })
-    }
-}
-
 /// The server's state: what it serves and what the page reported.
 pub struct App {
     store: Store,
@@ -294,6 +258,8 @@ impl App {
             ("GET", "/api/environments") => Ok(Reply::json(&self.environments()?)),
             ("GET", "/api/font") => self.font(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/material") => self.material(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/shader") => self.shader(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/embed") => self.embed(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/packs") => Ok(Reply::json(&self.packs())),
             ("GET", "/api/pack") => self.pack(query.get("name")?).map(|v| Reply::json(&v)),
             ("GET", "/api/check") => Ok(Reply::json(&self.check())),
@@ -399,11 +365,14 @@ impl App {
                 value[key] = field;
             }
         }
-        if let Some((source, file)) = self.sources.as_ref().and_then(|s| s.image_of(path)) {
-            value["source"] = source.into();
-            let decoded = decode(&bytes, &view, ImageIndex::default(), 0.0).ok();
-            let original = std::fs::read(&file).ok().and_then(|b| decode_source(&b));
-            value["psnr"] = decoded.zip(original).and_then(|(d, o)| psnr(&d, &o)).into();
+        let compared = self
+            .sources
+            .as_ref()
+            .and_then(|s| s.compare(path, &bytes, &view));
+        if let Some(Value::Object(fields)) = compared {
+            for (key, field) in fields {
+                value[key] = field;
+            }
         }
         Ok(value)
     }
@@ -446,6 +415,18 @@ impl App {
         let bytes = self.store.read(path)?;
         let parsed = hfont::parse_hfont(&bytes).map_err(|e| ViewError::invalid(path, e))?;
         Ok(font::font_json(path, &parsed, &self.ids()))
+    }
+
+    /// A SPIR-V module's entry points, bindings, push constants and WGSL.
+    fn shader(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        shader::shader_json(path, &bytes).map_err(|e| ViewError::invalid(path, e))
+    }
+
+    /// An embedded file as text, or the hex of its first bytes.
+    fn embed(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = self.store.read(path)?;
+        Ok(embed::embed_json(path, &bytes))
     }
 
     /// The packs beside the output folder, or the pack served.

@@ -8,7 +8,10 @@
 //! info`'s ([`crate::inspect`]), meshes are decoded by [`mesh`], textures
 //! decoded to PNG by [`texture`] (UASTC through the Basis Universal
 //! transcoder the encoder already links), fonts by [`font`], animations by
-//! [`anim`], materials by [`material`]; the texel probe is [`probe`], the
+//! [`anim`], materials by [`material`], SPIR-V modules reflected by
+//! [`shader`] and embedded files shown as text or hex by [`embed`]; a
+//! texture's PSNR is measured against its source, found through the
+//! build's fragments, by [`source`]; the texel probe is [`probe`], the
 //! lighting sets of the mesh view [`environment`], and live refresh from
 //! `assetc watch` [`live`]. A file that does not parse is
 //! answered with its reader's error (file, field and byte offset), never a
@@ -17,6 +20,7 @@
 pub mod anim;
 pub mod api;
 pub mod command;
+pub mod embed;
 pub mod environment;
 pub mod font;
 pub mod live;
@@ -24,6 +28,8 @@ pub mod material;
 pub mod mesh;
 pub mod probe;
 pub mod server;
+pub mod shader;
+pub mod source;
 pub mod store;
 pub mod texture;
 

@@ -41,7 +41,8 @@ pub const IDENTICAL_PSNR: f64 = 100.0;
 const MAX_LEVEL_BYTES: u64 = 1 << 30;
 
 /// The page's view of a texture: its shape, encoding and every image's URL.
-/// `source` and `psnr` are the caller's (it knows where sources live).
+/// `source`, `psnr`, `psnr_reference` and `psnr_note` are the caller's (it
+/// knows where sources live).
 /// Fails for a format the viewer cannot show. (The KTX2 reader has checked
 /// that every level holds exactly the bytes the header's size needs, so the
 /// image list is as long as the file is large.)
@@ -89,6 +90,8 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         "images": images,
         "source": Value::Null,
         "psnr": Value::Null,
+        "psnr_reference": Value::Null,
+        "psnr_note": Value::Null,
     }))
 }
 
@@ -465,21 +468,42 @@ pub fn png_bytes(image: &Rgba8Image) -> Result<Vec<u8>, String> {
 /// R, G, B and A channels, in dB (`None` when their sizes differ; 100 when
 /// they are identical, which JSON can carry where infinity cannot).
 pub fn psnr(decoded: &Rgba8Image, source: &Rgba8Image) -> Option<f64> {
+    psnr_of_channels(decoded, source, &ALL_CHANNELS)
+}
+
+/// Every channel compared with itself: R, G, B and A.
+pub const ALL_CHANNELS: [(usize, usize); 4] = [(0, 0), (1, 1), (2, 2), (3, 3)];
+
+/// The PSNR of `decoded` against `source` over the channel pairs
+/// `(decoded channel, source channel)`, in dB: a texture that keeps only
+/// some of its source's channels (a normal map's R and G) is measured on
+/// those. `None` when the sizes differ or no pair is given; 100 for
+/// identical channels.
+pub fn psnr_of_channels(
+    decoded: &Rgba8Image,
+    source: &Rgba8Image,
+    pairs: &[(usize, usize)],
+) -> Option<f64> {
     if (decoded.width, decoded.height) != (source.width, source.height)
         || decoded.pixels.len() != source.pixels.len()
+        || pairs.is_empty()
+        || pairs.iter().any(|&(a, b)| a > 3 || b > 3)
     {
         return None;
     }
     let squared: f64 = decoded
         .pixels
-        .iter()
-        .zip(&source.pixels)
-        .map(|(&a, &b)| {
-            let d = f64::from(a) - f64::from(b);
-            d * d
+        .chunks_exact(4)
+        .zip(source.pixels.chunks_exact(4))
+        .flat_map(|(a, b)| {
+            pairs.iter().map(move |&(i, j)| {
+                let d = f64::from(a[i]) - f64::from(b[j]);
+                d * d
+            })
         })
         .sum();
-    let mse = squared / decoded.pixels.len().max(1) as f64;
+    let samples = (decoded.pixels.len() / 4 * pairs.len()).max(1);
+    let mse = squared / samples as f64;
     Some(if mse == 0.0 {
         IDENTICAL_PSNR
     } else {

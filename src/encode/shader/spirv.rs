@@ -29,6 +29,27 @@ pub struct SpirvSummary {
 /// Checks that `bytes` is a SPIR-V module that naga parses and validates, and
 /// says what it holds; the error says what is wrong.
 pub fn validate_spirv(bytes: &[u8]) -> Result<SpirvSummary, String> {
+    let (module, _) = parse_spirv(bytes)?;
+    // The version word is 0x00MMmm00, little-endian (length checked by
+    // `parse_spirv`).
+    let version = match bytes.get(5..7) {
+        Some(&[minor, major]) => (major, minor),
+        _ => (0, 0),
+    };
+    Ok(SpirvSummary {
+        version,
+        entry_points: module
+            .entry_points
+            .iter()
+            .map(|entry| (stage_name(entry.stage), entry.name.clone()))
+            .collect(),
+    })
+}
+
+/// Parses `bytes` as a SPIR-V module and validates it with naga, as
+/// [`validate_spirv`] does: the module and its validation info (what each
+/// entry point uses), or what is wrong.
+pub fn parse_spirv(bytes: &[u8]) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
     if bytes.len() < HEADER_BYTES {
         return Err(format!(
             "is {} bytes, shorter than the {HEADER_BYTES}-byte SPIR-V header",
@@ -56,22 +77,10 @@ pub fn validate_spirv(bytes: &[u8]) -> Result<SpirvSummary, String> {
     if module.entry_points.is_empty() {
         return Err("has no entry point".into());
     }
-    validator()
+    let info = validator()
         .validate(&module)
         .map_err(|error| format!("invalid SPIR-V: {}", message_with_causes(error.as_inner())))?;
-    // The version word is 0x00MMmm00, little-endian (length checked above).
-    let version = match bytes.get(5..7) {
-        Some(&[minor, major]) => (major, minor),
-        _ => (0, 0),
-    };
-    Ok(SpirvSummary {
-        version,
-        entry_points: module
-            .entry_points
-            .iter()
-            .map(|entry| (stage_name(entry.stage), entry.name.clone()))
-            .collect(),
-    })
+    Ok((module, info))
 }
 
 #[cfg(test)]

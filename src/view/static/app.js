@@ -20,6 +20,8 @@ import { showTexture } from './texture.js';
 import { showFont } from './font.js';
 import { showAnimation } from './anim.js';
 import { showMesh } from './mesh.js';
+import { showEmbed } from './embed.js';
+import { showShader } from './shader.js';
 
 /** Shows the view the hash names, replacing the current one. */
 async function route() {
@@ -43,6 +45,7 @@ async function route() {
 // The view of each file type; any other type gets the generic file view.
 const VIEW_BY_TYPE = {
   mesh: 'mesh', texture: 'texture', font: 'font', material: 'material', animation: 'animation',
+  embed: 'embed', shader: 'shader',
 };
 
 /** Opens one file in the view of its type. */
@@ -55,7 +58,10 @@ async function openAsset(ctx, path) {
   const view = VIEW_BY_TYPE[file.type] || 'file';
   ctx.begin(view);
   ctx.root.replaceChildren(assetHead(path, file));
-  const show = { mesh: showMesh, texture: showTexture, font: showFont, material: showMaterial, animation: showAnimation }[view] || showFile;
+  const show = {
+    mesh: showMesh, texture: showTexture, font: showFont, material: showMaterial, animation: showAnimation,
+    embed: showEmbed, shader: showShader,
+  }[view] || showFile;
   await show(ctx, path, file);
 }
 

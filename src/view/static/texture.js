@@ -70,6 +70,23 @@ function textureFigures(info, file) {
   ]);
 }
 
+/**
+ * The PSNR line: what level 0 was compared with (the source, resized by the
+ * encoder's filter when max_size shrank the texture, on the channels the
+ * swizzle keeps), or why there is no PSNR.
+ */
+function psnrLine(info) {
+  if (info.psnr == null) {
+    return info.psnr_note ? el('p', { class: 'psnr muted', text: `No PSNR against ${info.source}: ${info.psnr_note}.` }) : null;
+  }
+  const ref = info.psnr_reference;
+  const against = ref && ref.resized
+    ? `${info.source} resized from ${ref.source_width}×${ref.source_height} to ${ref.width}×${ref.height} with ${ref.filter}`
+    : info.source || 'the source';
+  const channels = ref && ref.channels !== 'RGBA' ? `, channels ${ref.channels}` : '';
+  return el('p', { class: 'psnr', text: `PSNR against ${against}${channels}: ${fmtNum(info.psnr, 4)} dB` });
+}
+
 /** The texture view: selectors, channels, zoom, the canvas, the figures and the PSNR. */
 export async function showTexture(ctx, path, file) {
   const info = await apiGet('/api/texture', { path });
@@ -83,8 +100,7 @@ export async function showTexture(ctx, path, file) {
   const canvas = el('canvas', { class: 'texture-canvas' });
   const stage = el('div', { class: 'stage checker-stage' }, canvas);
   const caption = el('div', { class: 'caption muted' });
-  const psnr = info.psnr != null
-    ? el('p', { class: 'psnr', text: `PSNR against ${info.source || 'the source'}: ${fmtNum(info.psnr, 4)} dB` }) : null;
+  const psnr = psnrLine(info);
   let crossCell = null; // {width, height} of a face in the cross layout
   const probe = texelProbe(path, canvas, (offsetX, offsetY) => texelAt(canvas, state, crossCell, offsetX, offsetY));
   let probeAt = probeParam(ctx.params.probe); // the hash's probe=x,y, once
