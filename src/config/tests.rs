@@ -332,6 +332,85 @@ fn a_type_error_stops_with_its_line() {
     assert!(error.to_string().contains(":3:"), "{error}");
 }
 
+/// The message of a parse error, without its position.
+fn parse_message(error: &ConfigError) -> &str {
+    match error {
+        ConfigError::Parse { message, .. } => message,
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_reported_at_the_value_with_its_quotes() {
+    let error = load_error("default:\n  mesh:\n    meshlet_vertices: \"big\"\n");
+    assert_eq!(parse_position(&error), (3, 23), "{error}");
+    assert_eq!(
+        parse_message(&error),
+        r#"invalid type: string "big", expected a number"#
+    );
+    let error = load_error("default:\n  mesh:\n    lods: big\n");
+    assert_eq!(parse_position(&error), (3, 11), "{error}");
+    let error = load_error("default:\n  mesh:\n    meshlet_vertices: \"a\\nb\"\n");
+    assert!(
+        parse_message(&error).contains(r#"string "a\nb""#),
+        "a newline stays on one line: {error}"
+    );
+}
+
+#[test]
+fn a_list_key_given_one_value_says_it_is_a_list() {
+    let cases = [
+        (
+            "embed: \"x\"\n",
+            (1, 8),
+            r#"'embed' must be a list, e.g. embed: ["x"]"#,
+        ),
+        (
+            "exclude: tmp/*\n",
+            (1, 10),
+            r#"'exclude' must be a list, e.g. exclude: ["tmp/*"]"#,
+        ),
+        (
+            "processors:\n  - name: p\n    match: \"*.x\"\n    command: c\n    inputs: tool.py\n",
+            (5, 13),
+            r#"'processors[0].inputs' must be a list, e.g. inputs: ["tool.py"]"#,
+        ),
+    ];
+    for (text, position, message) in cases {
+        let error = load_error(text);
+        assert_eq!(parse_position(&error), position, "{error}");
+        assert_eq!(parse_message(&error), message);
+    }
+    let rules = load_error("presets:\n  p:\n    rules: \"x\"\n");
+    assert_eq!(parse_position(&rules), (3, 12), "{rules}");
+    assert!(
+        parse_message(&rules).starts_with("'presets.p.rules' must be a list of mappings")
+            && parse_message(&rules).contains("match"),
+        "{rules}"
+    );
+    let mapping = load_error("embed:\n  a: b\n");
+    assert_eq!(
+        parse_message(&mapping),
+        "'embed' must be a list: one `- ` item per line, or [a, b]"
+    );
+}
+
+#[test]
+fn a_section_given_a_scalar_says_it_is_a_mapping() {
+    let error = load_error("default:\n  mesh: 5\n");
+    assert_eq!(parse_position(&error), (2, 9), "{error}");
+    assert!(
+        parse_message(&error)
+            .starts_with("'default.mesh' must be a mapping with keys such as merge, meshlets"),
+        "{error}"
+    );
+    let error = load_error("packs: [a]\n");
+    assert_eq!(
+        parse_message(&error),
+        "'packs' must be a mapping of names to values, one `name: value` line each"
+    );
+}
+
 #[test]
 fn yaml_1_1_booleans_are_not_booleans() {
     let error = load_error("pack: yes\n");
