@@ -229,10 +229,12 @@ fn a_strict_configure_names_every_clash_at_once_and_keeps_its_graph() {
     assert!(!run.ok);
     let input = p.path("assets");
     let expected = format!(
-        "assetc: error: {}: 2 output clash(es): several sources would write one file (runtime \
-         paths and ids are case-insensitive), and no source wins silently:\n  \
-         props/crate.glb and props/crate.obj both write props/crate.hmat, props/crate.hmesh\n  \
-         ui/Icon.png and ui/icon.jpg both write ui/Icon.ktx2\n\
+        "assetc: error: {}: 2 output clash(es): several sources would write one file, and no \
+         source wins silently:\n  \
+         props/crate.glb and props/crate.obj both write props/crate.hmat, props/crate.hmesh (a \
+         runtime path drops the source's extension)\n  \
+         ui/Icon.png and ui/icon.jpg both write ui/Icon.ktx2 (a runtime path drops the \
+         source's extension, and paths and ids ignore case)\n\
          Rename one of them, or leave one out with an `exclude:` glob in assetc.yml; or build \
          the rest with --keep-going\n",
         input.display()

@@ -104,6 +104,7 @@ impl Document<'_> {
             launcher: schema.launcher,
             remote: schema.remote.unwrap_or_default().with_files_under(&root),
             preset: schema.preset,
+            preset_at: self.position(&[Step::Key("preset")]),
             embed_globs: self.globs("embed", &embed)?,
             exclude_globs: self.globs("exclude", &schema.exclude.unwrap_or_default())?,
             embed,

@@ -49,7 +49,7 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
-pub use error::{ConfigError, ConfigWarning};
+pub use error::{ConfigError, ConfigWarning, Place};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};

@@ -238,20 +238,44 @@ fn an_unknown_preset_lists_the_available_ones() {
     let (_dir, config) = load("presets:\n  desktop:\n  mobile:\n");
     let error = config.select(Some("console"), None).unwrap_err();
     match &error {
-        ConfigError::UnknownPreset { name, available } => {
+        ConfigError::UnknownPreset {
+            name,
+            available,
+            suggestion,
+            place,
+        } => {
             assert_eq!(name, "console");
             assert_eq!(available, &["desktop", "mobile"]);
+            assert_eq!(suggestion, &None);
+            assert_eq!(place, &None, "a command-line name has no place in the file");
         }
         other => panic!("unexpected {other:?}"),
     }
-    assert!(error.to_string().contains("desktop, mobile"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "unknown preset 'console'; available presets: desktop, mobile"
+    );
+    let typo = config.select(Some("mobil"), None).unwrap_err();
+    assert_eq!(
+        typo.to_string(),
+        "unknown preset 'mobil' (did you mean 'mobile'?); available presets: desktop, mobile"
+    );
 }
 
 #[test]
-fn an_unknown_config_preset_is_an_error_too() {
-    let (_dir, config) = load("preset: gone\n");
+fn an_unknown_config_preset_is_an_error_at_its_line() {
+    let (dir, config) = load("input: assets\npreset:   deskop\npresets:\n  desktop:\n  mobile:\n");
     let error = config.select(None, None).unwrap_err();
-    assert!(matches!(error, ConfigError::UnknownPreset { ref name, .. } if name == "gone"));
+    assert!(matches!(error, ConfigError::UnknownPreset { ref name, .. } if name == "deskop"));
+    let file = dir.path().join(CONFIG_FILE_NAME);
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}:2:11: unknown preset 'deskop' (did you mean 'desktop'?); available presets: desktop, mobile",
+            file.display()
+        )
+    );
+    assert!(config.select(Some("mobile"), None).is_ok());
     assert!(config.select(Some("gone"), None).is_err());
 }
 

@@ -773,14 +773,16 @@ fn id_files(
         let Some(rel) = fsutil::slash_relative(&selection.output, path) else {
             continue;
         };
-        let clash = jobs
-            .iter()
-            .find(|job| job.outputs.iter().any(|o| o.eq_ignore_ascii_case(&rel)));
-        if let Some(job) = clash {
+        let clash = jobs.iter().find_map(|job| {
+            let output = job.outputs.iter().find(|o| o.eq_ignore_ascii_case(&rel))?;
+            Some((job, *output != rel))
+        });
+        if let Some((job, case_only)) = clash {
             return Err(ConfigureError::OutputClash {
                 source_path: config.input.join(&job.source),
                 other: "assetc-link ids (the `ids:` key)".into(),
                 output: rel,
+                case_only,
             });
         }
     }
