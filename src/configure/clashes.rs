@@ -259,6 +259,7 @@ mod tests {
             outputs: classify::outputs(kind, source),
             flags: Vec::new(),
             shares: None,
+            image: None,
         }
     }
 
