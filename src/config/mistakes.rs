@@ -89,7 +89,7 @@ fn find<'a>(shape: &'a Shape, node: &'a Node, at: Position, path: &str) -> Optio
                 let path = format!("{path}[{index}]");
                 let deeper = find(child, item, at, &path);
                 deeper.or_else(|| {
-                    (item.at == at).then(|| Spot {
+                    (item.at == at).then_some(Spot {
                         path,
                         key: None,
                         key_at: None,
