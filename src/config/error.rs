@@ -22,16 +22,20 @@ pub struct ConfigWarning {
     pub message: String,
 }
 
+impl ConfigWarning {
+    /// Where the warning points.
+    pub fn place(&self) -> Place {
+        Place {
+            file: self.file.clone(),
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
 impl fmt::Display for ConfigWarning {
     fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            formatter,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.column,
-            self.message
-        )
+        write!(formatter, "{}: {}", self.place(), self.message)
     }
 }
 

@@ -240,6 +240,35 @@ impl<'de> Deserialize<'de> for NodeKind {
     }
 }
 
+/// The visitor methods that render every scalar as text (a null as `~`) and
+/// wrap it with `$wrap`, for visitors returning `$value`.
+macro_rules! scalar_visits {
+    ($value:ty, $wrap:expr) => {
+        scalar_visits!(@numbers $value, $wrap,
+            visit_bool: bool, visit_i64: i64, visit_i128: i128,
+            visit_u64: u64, visit_u128: u128, visit_f64: f64);
+
+        fn visit_str<E>(self, value: &str) -> Result<$value, E> {
+            Ok($wrap(value.to_owned()))
+        }
+
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($wrap("~".to_owned()))
+        }
+
+        fn visit_none<E>(self) -> Result<$value, E> {
+            Ok($wrap("~".to_owned()))
+        }
+    };
+    (@numbers $value:ty, $wrap:expr, $($method:ident: $scalar:ty),*) => {
+        $(
+            fn $method<E>(self, value: $scalar) -> Result<$value, E> {
+                Ok($wrap(value.to_string()))
+            }
+        )*
+    };
+}
+
 /// Builds a [`NodeKind`] from whatever the YAML holds.
 struct NodeVisitor;
 
@@ -250,46 +279,12 @@ impl<'de> Visitor<'de> for NodeVisitor {
         formatter.write_str("any YAML value")
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_string()))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_string()))
-    }
-
-    fn visit_i128<E>(self, value: i128) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_string()))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_string()))
-    }
-
-    fn visit_u128<E>(self, value: u128) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_string()))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_string()))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar(value.to_owned()))
-    }
+    scalar_visits!(NodeKind, NodeKind::Scalar);
 
     fn visit_bytes<E>(self, value: &[u8]) -> Result<NodeKind, E> {
         Ok(NodeKind::Scalar(
             String::from_utf8_lossy(value).into_owned(),
         ))
-    }
-
-    fn visit_unit<E>(self) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar("~".to_owned()))
-    }
-
-    fn visit_none<E>(self) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar("~".to_owned()))
     }
 
     fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<NodeKind, D::Error> {
@@ -342,41 +337,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
         formatter.write_str("a mapping key")
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_i128<E>(self, value: i128) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_u128<E>(self, value: u128) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_owned()))
-    }
-
-    fn visit_unit<E>(self) -> Result<KeyText, E> {
-        Ok(KeyText("~".to_owned()))
-    }
-
-    fn visit_none<E>(self) -> Result<KeyText, E> {
-        Ok(KeyText("~".to_owned()))
-    }
+    scalar_visits!(KeyText, KeyText);
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<KeyText, A::Error> {
         while access.next_element::<IgnoredAny>()?.is_some() {}
