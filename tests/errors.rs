@@ -229,10 +229,12 @@ fn a_strict_configure_names_every_clash_at_once_and_keeps_its_graph() {
     assert!(!run.ok);
     let input = p.path("assets");
     let expected = format!(
-        "assetc: error: {}: 2 output clash(es): several sources would write one file (runtime \
-         paths and ids are case-insensitive), and no source wins silently:\n  \
-         props/crate.glb and props/crate.obj both write props/crate.hmat, props/crate.hmesh\n  \
-         ui/Icon.png and ui/icon.jpg both write ui/Icon.ktx2\n\
+        "assetc: error: {}: 2 output clash(es): several sources would write one file, and no \
+         source wins silently:\n  \
+         props/crate.glb and props/crate.obj both write props/crate.hmat, props/crate.hmesh (a \
+         runtime path drops the source's extension)\n  \
+         ui/Icon.png and ui/icon.jpg both write ui/Icon.ktx2 (a runtime path drops the \
+         source's extension, and paths and ids ignore case)\n\
          Rename one of them, or leave one out with an `exclude:` glob in assetc.yml; or build \
          the rest with --keep-going\n",
         input.display()
@@ -316,4 +318,102 @@ fn ignored_files_are_listed_by_extension_and_in_full() {
             .ends_with("ui/d.psd\nui/e.woff2\n")
     );
     p.assert_no_op();
+}
+
+// ---------------------------------------------------------------------------
+// Messages about assetc.yml that point at the value and say what it must be.
+
+/// `assetc configure`'s error line for `config` (the file's path shortened
+/// to `assetc.yml`).
+fn config_error(config: &str) -> String {
+    let p = Project::new(config);
+    let stderr = p.configure_error();
+    let file = p.path("assetc.yml");
+    stderr.replace(&file.display().to_string(), "assetc.yml")
+}
+
+#[test]
+fn a_bad_value_in_assetc_yml_is_shown_at_its_value_as_written() {
+    let stderr = config_error("input: assets\ndefault:\n  mesh:\n    meshlet_vertices: \"big\"\n");
+    assert_eq!(
+        stderr,
+        "assetc: error: assetc.yml:4:23: invalid type: string \"big\", expected a number\n"
+    );
+}
+
+#[test]
+fn a_list_key_given_one_value_says_it_takes_a_list() {
+    let stderr = config_error("input: assets\nembed: \"x\"\n");
+    assert_eq!(
+        stderr,
+        "assetc: error: assetc.yml:2:8: 'embed' must be a list, e.g. embed: [\"x\"]\n"
+    );
+    let stderr = config_error("default:\n  rules: \"ui/*\"\n");
+    assert!(
+        stderr.starts_with(
+            "assetc: error: assetc.yml:2:10: 'default.rules' must be a list of mappings"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unknown_preset_in_the_file_is_shown_at_its_line_with_a_suggestion() {
+    let config = "input: assets\npreset: phone\npresets:\n  desktop:\n  mobile:\n";
+    assert_eq!(
+        config_error(config),
+        "assetc: error: assetc.yml:2:9: unknown preset 'phone'; available presets: desktop, \
+         mobile\n"
+    );
+    assert_eq!(
+        config_error(&config.replace("phone", "mobil")),
+        "assetc: error: assetc.yml:2:9: unknown preset 'mobil' (did you mean 'mobile'?); \
+         available presets: desktop, mobile\n"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A 0-byte source: every encoder that reads a file says it is empty.
+
+#[test]
+fn every_encoder_says_a_zero_byte_source_is_empty_and_an_empty_embed_builds() {
+    let p = Project::new("input: assets\noutput: runtime\nembed: [\"data/*\"]\n");
+    let sources = [
+        "image.png",
+        "font.ttf",
+        "mesh.obj",
+        "model.gltf",
+        "grade.lut.cube",
+        "sky.hdr",
+        "fx.shader/main.frag",
+    ];
+    for source in sources {
+        p.write(&format!("assets/{source}"), b"");
+    }
+    p.write("assets/data/blank.txt", b"");
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&["-k", "0"]);
+    assert!(!run.ok, "the empty sources must fail");
+    for source in sources {
+        let (file, shown) = match source.split_once('/') {
+            Some((folder, _)) => (format!("assets/{folder}"), format!("assets/{source}")),
+            None => (format!("assets/{source}"), format!("assets/{source}")),
+        };
+        assert!(
+            run.stdout
+                .contains(&format!("assetc-encode: error: {file}: ")),
+            "{source}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains(&format!("{shown}: the file is empty")),
+            "{source}: {}",
+            run.stdout
+        );
+    }
+    assert!(!run.stdout.contains("magic"), "{}", run.stdout);
+    assert_eq!(
+        std::fs::read(p.path("runtime/data/blank.txt")).unwrap(),
+        b""
+    );
 }

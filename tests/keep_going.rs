@@ -342,8 +342,8 @@ fn clashing_sources_are_left_out_reported_and_the_rest_builds() {
     assert!(
         configure.stderr.contains(
             "assetc: warning: assets/props/crate.gltf: props/crate.gltf and props/crate.obj both \
-             write props/crate.hmat, props/crate.hmesh; left out of the build and reported in \
-             .assetc/default/failed.txt"
+             write props/crate.hmat, props/crate.hmesh (a runtime path drops the source's \
+             extension); left out of the build and reported in .assetc/default/failed.txt"
         ) && configure.stderr.contains(
             "assetc: warning: assets/ui/icon.jpg: ui/icon.jpg and ui/icon.png both write ui/icon.ktx2"
         ),

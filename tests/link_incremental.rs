@@ -151,13 +151,13 @@ fn an_edit_re_merges_one_folder_and_reuses_every_other_pack_entry() {
     let run = ninja_with_stats(&p);
     let edges = run.edges();
     assert!(
-        edges.contains(&"MANIFEST PART world".to_string()),
+        edges.contains(&"MANIFEST PART assets/world/".to_string()),
         "{edges:?}"
     );
     assert!(
         !edges.iter().any(|e| e.starts_with("MANIFEST runtime")
             || e.starts_with("IDS")
-            || e.starts_with("MANIFEST PART ui")),
+            || e.starts_with("MANIFEST PART assets/ui/")),
         "the set of assets is the same, so the manifest and ids steps are skipped: {edges:?}"
     );
     // Eight files plus assets.hman; only the edited one is read. The six of

@@ -205,7 +205,10 @@ fn edits_rebuild_exactly_what_depends_on_them() {
 
     p.touch("assets/models/crate_color.png");
     let run = p.ninja(&[]).expect_ok("ninja after an image edit");
-    assert_eq!(mesh_edges(&run), ["TEXTURE assets/models/crate_color.png"]);
+    assert_eq!(
+        mesh_edges(&run),
+        ["TEXTURE assets/models/crate.gltf image 0 (crate_color.png)"]
+    );
 
     p.touch("assets/models/crate.bin");
     let run = p.ninja(&[]).expect_ok("ninja after a buffer edit");
@@ -213,9 +216,9 @@ fn edits_rebuild_exactly_what_depends_on_them() {
         mesh_edges(&run),
         [
             "MESH assets/models/crate.gltf",
-            "TEXTURE assets/models/crate.gltf"
+            "TEXTURE assets/models/crate.gltf image 1 (embedded)"
         ],
-        "the mesh and the buffer-view image, not the data-URI one"
+        "the mesh and the buffer-view image (1), not the data-URI one (2)"
     );
 
     p.touch("assets/models/crate.gltf");
@@ -447,9 +450,9 @@ fn an_image_file_several_models_use_is_encoded_once() {
     assert_eq!(
         encodes,
         [
-            "TEXTURE assets/models/shared.png",
-            "TEXTURE runtime/models/a/tex_0.ktx2",
-            "TEXTURE runtime/models/a/tex_0.ktx2",
+            "TEXTURE assets/models/a.gltf image 0 (shared.png)",
+            "TEXTURE assets/models/b.gltf image 0 (shared.png, copied from runtime/models/a/tex_0.ktx2)",
+            "TEXTURE assets/models/c.gltf image 0 (shared.png, copied from runtime/models/a/tex_0.ktx2)",
         ]
     );
     let first = read(&p, "runtime/models/a/tex_0.ktx2");

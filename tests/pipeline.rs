@@ -475,3 +475,32 @@ fn input_and_output_come_from_the_config_and_dash_o_wins() {
     );
     p.assert_no_op();
 }
+
+#[test]
+fn every_progress_line_of_the_demo_is_unique_and_names_what_it_builds() {
+    let p = Project::demo();
+    p.assetc(&["configure"]).expect_ok("configure");
+    let run = p.ninja(&["-n", "check"]).expect_ok("ninja -n");
+    let edges = run.edges();
+    assert!(edges.len() >= 35, "{edges:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for edge in &edges {
+        assert!(
+            seen.insert(edge.as_str()),
+            "{edge} is shown twice: {edges:?}"
+        );
+        assert!(!edge.contains(".frag"), "{edge}");
+        assert!(
+            !edge.split_whitespace().any(|word| word == "."),
+            "a bare '.': {edge}"
+        );
+    }
+    for expected in [
+        "TEXTURE assets/models/crate.gltf image 0 (crate_color.png)",
+        "TEXTURE assets/models/crate.gltf image 1 (embedded)",
+        "MANIFEST PART assets/ in level1",
+        "MANIFEST PART assets/textures/ in level1",
+    ] {
+        assert!(seen.contains(expected), "{expected}: {edges:?}");
+    }
+}

@@ -190,7 +190,7 @@ fn editing_an_include_rebuilds_only_its_shader_and_the_link() {
         // The folder's part is re-merged; its entries did not change, so the
         // manifest and the id files are not relinked.
         [
-            "MANIFEST PART fx",
+            "MANIFEST PART assets/fx/",
             "PACK runtime.hpack",
             "SHADER assets/fx/Bloom.shader"
         ]
@@ -223,7 +223,7 @@ fn editing_an_include_rebuilds_only_its_shader_and_the_link() {
         // A new entry point is a new manifest entry: everything relinks.
         [
             "IDS runtime/assets.h runtime/assets.rs",
-            "MANIFEST PART fx",
+            "MANIFEST PART assets/fx/",
             "MANIFEST runtime/assets.hman",
             "PACK runtime.hpack",
             "SHADER assets/fx/Post.shader"

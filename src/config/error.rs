@@ -22,16 +22,20 @@ pub struct ConfigWarning {
     pub message: String,
 }
 
+impl ConfigWarning {
+    /// Where the warning points.
+    pub fn place(&self) -> Place {
+        Place {
+            file: self.file.clone(),
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
 impl fmt::Display for ConfigWarning {
     fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            formatter,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.column,
-            self.message
-        )
+        write!(formatter, "{}: {}", self.place(), self.message)
     }
 }
 
@@ -71,12 +75,22 @@ pub enum ConfigError {
     },
 
     /// The requested preset is not defined in the file.
-    #[error("unknown preset '{name}'; {}", describe_available(available))]
+    #[error(
+        "{}unknown preset '{name}'{}; {}",
+        describe_place(place),
+        describe_suggestion(suggestion),
+        describe_available(available)
+    )]
     UnknownPreset {
         /// The name asked for.
         name: String,
         /// The presets the file defines, in file order.
         available: Vec<String>,
+        /// A defined preset whose name is a typo away, if any.
+        suggestion: Option<String>,
+        /// Where the name is written, when it comes from the file's
+        /// `preset:` rather than the command line.
+        place: Option<Place>,
     },
 
     /// A `match:` or `embed:` glob does not compile.
@@ -100,6 +114,43 @@ pub enum ConfigError {
         /// The existing file.
         path: PathBuf,
     },
+}
+
+/// A place in a file: the file, a 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            formatter,
+            "{}:{}:{}",
+            self.file.display(),
+            self.line,
+            self.column
+        )
+    }
+}
+
+/// `<place>: ` before a message about something written there, or nothing.
+fn describe_place(place: &Option<Place>) -> String {
+    place
+        .as_ref()
+        .map_or_else(String::new, |place| format!("{place}: "))
+}
+
+/// ` (did you mean 'x'?)`, or nothing.
+fn describe_suggestion(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map_or_else(String::new, |close| format!(" (did you mean '{close}'?)"))
 }
 
 /// The "available presets" part of an [`ConfigError::UnknownPreset`] message.

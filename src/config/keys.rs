@@ -128,7 +128,7 @@ fn unknown(path: &str, at: Position, key: &str, fields: &[(&'static str, Shape)]
 }
 
 /// The known name nearest to `key`, if it is within a typo's distance.
-fn closest_name<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(super) fn closest_name<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let limit = key.chars().count().div_ceil(3).clamp(1, 3);
     names
         .map(|name| (edit_distance(key, name), name))

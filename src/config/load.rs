@@ -12,6 +12,7 @@ use super::document::Document;
 use super::error::{ConfigError, ConfigWarning};
 use super::ids::{IdsConfig, IdsSection, LoadContext};
 use super::keys::{Shape, unknown_keys};
+use super::mistakes;
 use super::model::{CacheConfig, Config, Preset, Rule};
 use super::packs;
 use super::paths::{absolute, join};
@@ -37,7 +38,7 @@ impl Config {
             path: file.clone(),
             source,
         })?;
-        let schema = yaml::read::<FileSchema>(&text, &file)?.unwrap_or_default();
+        let schema = read_schema(&text, &file)?;
         let tree = Node::read(&text, &file)?;
         let document = Document {
             file: &file,
@@ -103,6 +104,7 @@ impl Document<'_> {
             launcher: schema.launcher,
             remote: schema.remote.unwrap_or_default().with_files_under(&root),
             preset: schema.preset,
+            preset_at: self.position(&[Step::Key("preset")]),
             embed_globs: self.globs("embed", &embed)?,
             exclude_globs: self.globs("exclude", &schema.exclude.unwrap_or_default())?,
             embed,
@@ -225,6 +227,19 @@ impl Document<'_> {
         let mut steps = parent.to_vec();
         steps.extend([Step::Key("texture"), Step::Key("format")]);
         Err(self.invalid(&steps, why))
+    }
+}
+
+/// The typed read of the file; a failure is explained against the schema
+/// (`mistakes.rs`) with the help of the position tree, read only then.
+fn read_schema(text: &str, file: &Path) -> Result<FileSchema, ConfigError> {
+    match yaml::try_read::<FileSchema>(text) {
+        Ok(schema) => Ok(schema.unwrap_or_default()),
+        Err(failure) => {
+            let tree = Node::read(text, file).ok().flatten();
+            let shape = Shape::of::<FileSchema>();
+            Err(mistakes::explain(failure, tree.as_ref(), &shape).into_error(file))
+        }
     }
 }
 

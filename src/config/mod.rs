@@ -15,7 +15,8 @@
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
 //! (resolved settings and their optional layers), `font.rs` (the
 //! charset and font mode values), `yaml.rs` (parser options and
-//! position tree), `keys.rs` (unknown keys), `model.rs` (the loaded
+//! position tree), `keys.rs` (unknown keys), `mistakes.rs` (type errors
+//! explained against the schema), `model.rs` (the loaded
 //! [`Config`] and its queries), `load.rs` (loading), `document.rs` (the file
 //! being loaded: globs and error positions), `paths.rs` (absolute paths),
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
@@ -32,6 +33,7 @@ mod ids;
 mod init;
 mod keys;
 mod load;
+mod mistakes;
 mod model;
 mod packs;
 mod paths;
@@ -49,7 +51,7 @@ mod readme_keys;
 #[cfg(test)]
 mod tests;
 
-pub use error::{ConfigError, ConfigWarning};
+pub use error::{ConfigError, ConfigWarning, Place};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};
 pub use init::{STARTER_CONFIG, write_starter};

@@ -14,6 +14,7 @@ use super::processors::Processor;
 use super::remote::RemoteSettings;
 use super::settings::SettingsLayer;
 use super::size::ByteSize;
+use super::yaml::Position;
 
 /// A loaded `assetc.yml`: top-level values resolved, layers ready to select.
 #[derive(Debug, Clone)]
@@ -59,6 +60,8 @@ pub struct Config {
     pub(crate) default_rules: Vec<Rule>,
     /// Presets in file order.
     pub(crate) presets: Vec<Preset>,
+    /// Where the value of `preset:` is written (0:0 when it is not).
+    pub(crate) preset_at: Position,
 }
 
 /// The `cache:` section, resolved.

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use globset::{GlobSet, GlobSetBuilder};
 
-use super::error::ConfigError;
+use super::error::{ConfigError, Place};
+use super::keys::closest_name;
 use super::model::{Config, Preset, Rule};
 use super::paths::absolute;
 use super::settings::{Settings, SettingsLayer};
@@ -46,7 +47,9 @@ impl Config {
         cli_output: Option<&Path>,
     ) -> Result<Selection, ConfigError> {
         let name = cli_preset.or(self.preset.as_deref());
-        let preset = name.map(|name| self.find_preset(name)).transpose()?;
+        let preset = name
+            .map(|name| self.find_preset(name, cli_preset.is_none()))
+            .transpose()?;
         let output = match cli_output {
             Some(path) => absolute(path)?,
             None => preset
@@ -69,14 +72,23 @@ impl Config {
         })
     }
 
-    /// The preset called `name`, or an error listing the defined ones.
-    fn find_preset(&self, name: &str) -> Result<&Preset, ConfigError> {
+    /// The preset called `name`, or an error listing the defined ones and
+    /// suggesting a close one; `from_file` when the name is the file's
+    /// `preset:`, so the error points at it.
+    fn find_preset(&self, name: &str, from_file: bool) -> Result<&Preset, ConfigError> {
+        let names = self.preset_names();
         self.presets
             .iter()
             .find(|p| p.name == name)
             .ok_or_else(|| ConfigError::UnknownPreset {
                 name: name.to_owned(),
-                available: self.preset_names().into_iter().map(str::to_owned).collect(),
+                suggestion: closest_name(name, names.iter().copied()).map(str::to_owned),
+                available: names.iter().copied().map(str::to_owned).collect(),
+                place: from_file.then(|| Place {
+                    file: self.file.clone(),
+                    line: self.preset_at.line,
+                    column: self.preset_at.column,
+                }),
             })
     }
 

@@ -238,20 +238,44 @@ fn an_unknown_preset_lists_the_available_ones() {
     let (_dir, config) = load("presets:\n  desktop:\n  mobile:\n");
     let error = config.select(Some("console"), None).unwrap_err();
     match &error {
-        ConfigError::UnknownPreset { name, available } => {
+        ConfigError::UnknownPreset {
+            name,
+            available,
+            suggestion,
+            place,
+        } => {
             assert_eq!(name, "console");
             assert_eq!(available, &["desktop", "mobile"]);
+            assert_eq!(suggestion, &None);
+            assert_eq!(place, &None, "a command-line name has no place in the file");
         }
         other => panic!("unexpected {other:?}"),
     }
-    assert!(error.to_string().contains("desktop, mobile"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "unknown preset 'console'; available presets: desktop, mobile"
+    );
+    let typo = config.select(Some("mobil"), None).unwrap_err();
+    assert_eq!(
+        typo.to_string(),
+        "unknown preset 'mobil' (did you mean 'mobile'?); available presets: desktop, mobile"
+    );
 }
 
 #[test]
-fn an_unknown_config_preset_is_an_error_too() {
-    let (_dir, config) = load("preset: gone\n");
+fn an_unknown_config_preset_is_an_error_at_its_line() {
+    let (dir, config) = load("input: assets\npreset:   deskop\npresets:\n  desktop:\n  mobile:\n");
     let error = config.select(None, None).unwrap_err();
-    assert!(matches!(error, ConfigError::UnknownPreset { ref name, .. } if name == "gone"));
+    assert!(matches!(error, ConfigError::UnknownPreset { ref name, .. } if name == "deskop"));
+    let file = dir.path().join(CONFIG_FILE_NAME);
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}:2:11: unknown preset 'deskop' (did you mean 'desktop'?); available presets: desktop, mobile",
+            file.display()
+        )
+    );
+    assert!(config.select(Some("mobile"), None).is_ok());
     assert!(config.select(Some("gone"), None).is_err());
 }
 
@@ -330,6 +354,85 @@ fn a_type_error_stops_with_its_line() {
     let error = load_error("pack: false\ndefault:\n  rules: 5\n");
     assert_eq!(parse_position(&error).0, 3);
     assert!(error.to_string().contains(":3:"), "{error}");
+}
+
+/// The message of a parse error, without its position.
+fn parse_message(error: &ConfigError) -> &str {
+    match error {
+        ConfigError::Parse { message, .. } => message,
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_reported_at_the_value_with_its_quotes() {
+    let error = load_error("default:\n  mesh:\n    meshlet_vertices: \"big\"\n");
+    assert_eq!(parse_position(&error), (3, 23), "{error}");
+    assert_eq!(
+        parse_message(&error),
+        r#"invalid type: string "big", expected a number"#
+    );
+    let error = load_error("default:\n  mesh:\n    lods: big\n");
+    assert_eq!(parse_position(&error), (3, 11), "{error}");
+    let error = load_error("default:\n  mesh:\n    meshlet_vertices: \"a\\nb\"\n");
+    assert!(
+        parse_message(&error).contains(r#"string "a\nb""#),
+        "a newline stays on one line: {error}"
+    );
+}
+
+#[test]
+fn a_list_key_given_one_value_says_it_is_a_list() {
+    let cases = [
+        (
+            "embed: \"x\"\n",
+            (1, 8),
+            r#"'embed' must be a list, e.g. embed: ["x"]"#,
+        ),
+        (
+            "exclude: tmp/*\n",
+            (1, 10),
+            r#"'exclude' must be a list, e.g. exclude: ["tmp/*"]"#,
+        ),
+        (
+            "processors:\n  - name: p\n    match: \"*.x\"\n    command: c\n    inputs: tool.py\n",
+            (5, 13),
+            r#"'processors[0].inputs' must be a list, e.g. inputs: ["tool.py"]"#,
+        ),
+    ];
+    for (text, position, message) in cases {
+        let error = load_error(text);
+        assert_eq!(parse_position(&error), position, "{error}");
+        assert_eq!(parse_message(&error), message);
+    }
+    let rules = load_error("presets:\n  p:\n    rules: \"x\"\n");
+    assert_eq!(parse_position(&rules), (3, 12), "{rules}");
+    assert!(
+        parse_message(&rules).starts_with("'presets.p.rules' must be a list of mappings")
+            && parse_message(&rules).contains("match"),
+        "{rules}"
+    );
+    let mapping = load_error("embed:\n  a: b\n");
+    assert_eq!(
+        parse_message(&mapping),
+        "'embed' must be a list: one `- ` item per line, or [a, b]"
+    );
+}
+
+#[test]
+fn a_section_given_a_scalar_says_it_is_a_mapping() {
+    let error = load_error("default:\n  mesh: 5\n");
+    assert_eq!(parse_position(&error), (2, 9), "{error}");
+    assert!(
+        parse_message(&error)
+            .starts_with("'default.mesh' must be a mapping with keys such as merge, meshlets"),
+        "{error}"
+    );
+    let error = load_error("packs: [a]\n");
+    assert_eq!(
+        parse_message(&error),
+        "'packs' must be a mapping of names to values, one `name: value` line each"
+    );
 }
 
 #[test]

@@ -38,33 +38,105 @@ pub(crate) fn read<T>(text: &str, file: &Path) -> Result<Option<T>, ConfigError>
 where
     T: for<'de> Deserialize<'de>,
 {
-    serde_saphyr::from_str_with_options::<Option<T>>(text, options())
-        .map_err(|error| parse_error(file, &error))
+    try_read(text).map_err(|failure| failure.into_error(file))
 }
 
-/// Turns a serde-saphyr error into a [`ConfigError::Parse`] with its position.
-fn parse_error(file: &Path, error: &serde_saphyr::Error) -> ConfigError {
-    let (line, column) = error
-        .location()
-        .map_or((0, 0), |at| (to_usize(at.line()), to_usize(at.column())));
-    ConfigError::Parse {
-        file: file.to_path_buf(),
-        line,
-        column,
-        message: message_text(error),
+/// Deserializes `text` into `T`, keeping what kind of failure stopped it so
+/// the caller can explain it against the schema (`mistakes.rs`).
+pub(crate) fn try_read<T>(text: &str) -> Result<Option<T>, ReadFailure>
+where
+    T: for<'de> Deserialize<'de>,
+{
+    serde_saphyr::from_str_with_options::<Option<T>>(text, options()).map_err(|error| {
+        let inner = without_snippet(&error);
+        ReadFailure {
+            at: inner.location().map(Position::from).unwrap_or_default(),
+            message: message_text(inner),
+            kind: FailureKind::of(inner),
+        }
+    })
+}
+
+/// Why a typed read failed, where, and in what words.
+#[derive(Debug)]
+pub(crate) struct ReadFailure {
+    /// Where serde-saphyr places the failure.
+    pub(crate) at: Position,
+    /// Its message, without location or snippet.
+    pub(crate) message: String,
+    /// What sort of failure it is.
+    pub(crate) kind: FailureKind,
+}
+
+/// The sorts of typed-read failure the loader explains differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FailureKind {
+    /// A value of the wrong type or out of range. serde-saphyr places some of
+    /// these at the key of the entry rather than at the value.
+    BadValue,
+    /// A list was required, and the value is not one.
+    NotAList,
+    /// A mapping was required, and the value is not one.
+    NotAMapping,
+    /// Anything else: syntax, duplicate keys, aliases.
+    Other,
+}
+
+impl FailureKind {
+    /// Sorts a serde-saphyr error.
+    fn of(error: &serde_saphyr::Error) -> FailureKind {
+        use serde_saphyr::Error;
+        match error {
+            Error::SerdeInvalidType { .. }
+            | Error::SerdeInvalidValue { .. }
+            | Error::SerdeInvalidLength { .. }
+            | Error::Message { .. } => FailureKind::BadValue,
+            Error::Unexpected { expected, .. } if *expected == "sequence start" => {
+                FailureKind::NotAList
+            }
+            Error::Unexpected { expected, .. } if *expected == "mapping start" => {
+                FailureKind::NotAMapping
+            }
+            _ => FailureKind::Other,
+        }
     }
 }
 
-/// The error's message alone, without location suffix or source snippet.
-fn message_text(error: &serde_saphyr::Error) -> String {
+impl ReadFailure {
+    /// The failure as a [`ConfigError::Parse`] in `file`, as reported.
+    pub(crate) fn into_error(self, file: &Path) -> ConfigError {
+        ConfigError::Parse {
+            file: file.to_path_buf(),
+            line: self.at.line,
+            column: self.at.column,
+            message: self.message,
+        }
+    }
+}
+
+/// The error inside any source-snippet wrappers.
+fn without_snippet(error: &serde_saphyr::Error) -> &serde_saphyr::Error {
     let mut inner = error;
     while let serde_saphyr::Error::WithSnippet { error, .. } = inner {
         inner = error;
     }
-    UserMessageFormatter
-        .format_message(inner)
-        .escape_debug()
-        .to_string()
+    inner
+}
+
+/// The error's message alone, without location suffix or source snippet, on
+/// one line: control characters (a newline in a quoted value) are escaped,
+/// quotes and backslashes are shown as written.
+fn message_text(error: &serde_saphyr::Error) -> String {
+    let text = UserMessageFormatter.format_message(error);
+    let mut line = String::with_capacity(text.len());
+    for character in text.chars() {
+        if character.is_control() {
+            line.extend(character.escape_default());
+        } else {
+            line.push(character);
+        }
+    }
+    line
 }
 
 /// Converts a serde-saphyr line or column number.
@@ -106,8 +178,8 @@ pub(crate) enum NodeKind {
     Map(Vec<Entry>),
     /// A sequence: its elements in order.
     Seq(Vec<Node>),
-    /// A scalar or null; its value does not matter here.
-    Scalar,
+    /// A scalar or null, as text (a null is `~`), for examples in messages.
+    Scalar(String),
 }
 
 /// One mapping entry: the key as text, where the key is, and the value.
@@ -168,6 +240,35 @@ impl<'de> Deserialize<'de> for NodeKind {
     }
 }
 
+/// The visitor methods that render every scalar as text (a null as `~`) and
+/// wrap it with `$wrap`, for visitors returning `$value`.
+macro_rules! scalar_visits {
+    ($value:ty, $wrap:expr) => {
+        scalar_visits!(@numbers $value, $wrap,
+            visit_bool: bool, visit_i64: i64, visit_i128: i128,
+            visit_u64: u64, visit_u128: u128, visit_f64: f64);
+
+        fn visit_str<E>(self, value: &str) -> Result<$value, E> {
+            Ok($wrap(value.to_owned()))
+        }
+
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($wrap("~".to_owned()))
+        }
+
+        fn visit_none<E>(self) -> Result<$value, E> {
+            Ok($wrap("~".to_owned()))
+        }
+    };
+    (@numbers $value:ty, $wrap:expr, $($method:ident: $scalar:ty),*) => {
+        $(
+            fn $method<E>(self, value: $scalar) -> Result<$value, E> {
+                Ok($wrap(value.to_string()))
+            }
+        )*
+    };
+}
+
 /// Builds a [`NodeKind`] from whatever the YAML holds.
 struct NodeVisitor;
 
@@ -178,44 +279,12 @@ impl<'de> Visitor<'de> for NodeVisitor {
         formatter.write_str("any YAML value")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
+    scalar_visits!(NodeKind, NodeKind::Scalar);
 
-    fn visit_i64<E>(self, _: i64) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_i128<E>(self, _: i128) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_u128<E>(self, _: u128) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_bytes<E>(self, _: &[u8]) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_unit<E>(self) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
-    }
-
-    fn visit_none<E>(self) -> Result<NodeKind, E> {
-        Ok(NodeKind::Scalar)
+    fn visit_bytes<E>(self, value: &[u8]) -> Result<NodeKind, E> {
+        Ok(NodeKind::Scalar(
+            String::from_utf8_lossy(value).into_owned(),
+        ))
     }
 
     fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<NodeKind, D::Error> {
@@ -268,41 +337,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
         formatter.write_str("a mapping key")
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_i128<E>(self, value: i128) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_u128<E>(self, value: u128) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_string()))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<KeyText, E> {
-        Ok(KeyText(value.to_owned()))
-    }
-
-    fn visit_unit<E>(self) -> Result<KeyText, E> {
-        Ok(KeyText("~".to_owned()))
-    }
-
-    fn visit_none<E>(self) -> Result<KeyText, E> {
-        Ok(KeyText("~".to_owned()))
-    }
+    scalar_visits!(KeyText, KeyText);
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<KeyText, A::Error> {
         while access.next_element::<IgnoredAny>()?.is_some() {}

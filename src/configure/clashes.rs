@@ -1,8 +1,10 @@
 //! Output-name clashes: several sources that would write one output.
 //!
 //! `icon.png` beside `icon.jpg` both compile to `icon.ktx2`, `X.gltf` beside
-//! `X.glb` both to `X.hmesh` and `X.hmat`. Runtime paths (and the ids derived
-//! from them) are case-insensitive, so `Logo.png` and `logo.jpg` clash too.
+//! `X.glb` both to `X.hmesh` and `X.hmat`: a runtime path drops the source's
+//! extension. Runtime paths (and the ids derived from them) are also
+//! case-insensitive, so `Logo.png` and `logo.png` clash too. Each clash says
+//! which of the two it comes from ([`ClashCause`]).
 //! No source wins silently: configure finds every clash at once and, in a
 //! strict build, refuses the project with one message naming them all. Under
 //! `keep_going` it leaves every source of a clash out of the graph (with the
@@ -28,18 +30,83 @@ pub struct Clash {
     pub sources: Vec<String>,
     /// The outputs they share, as the first source names them, sorted.
     pub outputs: Vec<String>,
+    /// Why their outputs meet.
+    pub cause: ClashCause,
+}
+
+/// Why several sources' outputs meet at one runtime path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClashCause {
+    /// The same name with different extensions (`a.png`, `a.jpg`).
+    Extension,
+    /// Names that differ only in case (`Logo.png`, `logo.png`).
+    Case,
+    /// Names that differ in case and extension (`Logo.png`, `logo.jpg`).
+    CaseAndExtension,
+    /// Different names whose outputs meet anyway (a model's `<stem>/tex_<i>`
+    /// texture and an image file of that name).
+    Other,
+}
+
+impl ClashCause {
+    /// The cause of a clash among `sources` (at least two, relative paths).
+    fn of(sources: &[String]) -> ClashCause {
+        let stems: Vec<&str> = sources.iter().map(|s| without_extension(s)).collect();
+        let Some((first, rest)) = stems.split_first() else {
+            return ClashCause::Other;
+        };
+        if !rest.iter().all(|stem| stem.eq_ignore_ascii_case(first)) {
+            return ClashCause::Other;
+        }
+        let same_case = rest.iter().all(|stem| stem == first);
+        let extensions: BTreeSet<String> = sources
+            .iter()
+            .map(|source| source[without_extension(source).len()..].to_lowercase())
+            .collect();
+        match (same_case, extensions.len() == 1) {
+            (true, _) => ClashCause::Extension,
+            (false, true) => ClashCause::Case,
+            (false, false) => ClashCause::CaseAndExtension,
+        }
+    }
+
+    /// The explanation a message adds, if any.
+    fn note(self) -> Option<&'static str> {
+        match self {
+            ClashCause::Extension => Some("a runtime path drops the source's extension"),
+            ClashCause::Case => Some("runtime paths and ids ignore case"),
+            ClashCause::CaseAndExtension => {
+                Some("a runtime path drops the source's extension, and paths and ids ignore case")
+            }
+            ClashCause::Other => None,
+        }
+    }
+}
+
+/// A `/`-separated path without the extension of its file name.
+fn without_extension(path: &str) -> &str {
+    let name_start = path.rfind('/').map_or(0, |slash| slash + 1);
+    match path[name_start..].rfind('.') {
+        Some(dot) if dot > 0 => &path[..name_start + dot],
+        _ => path,
+    }
 }
 
 impl Clash {
-    /// `a.jpg and a.png both write a.ktx2` (`all write` for three or more).
+    /// `a.jpg and a.png both write a.ktx2 (a runtime path drops the source's
+    /// extension)` (`all write` for three or more).
     pub fn describe(&self) -> String {
         let verb = if self.sources.len() == 2 {
             "both write"
         } else {
             "all write"
         };
+        let note = self
+            .cause
+            .note()
+            .map_or_else(String::new, |note| format!(" ({note})"));
         format!(
-            "{} {verb} {}",
+            "{} {verb} {}{note}",
             and_list(&self.sources),
             self.outputs.join(", ")
         )
@@ -71,7 +138,11 @@ pub fn find(jobs: &[Job]) -> Vec<Clash> {
         .into_iter()
         .map(|(sources, mut outputs)| {
             outputs.sort();
-            Clash { sources, outputs }
+            Clash {
+                cause: ClashCause::of(&sources),
+                sources,
+                outputs,
+            }
         })
         .collect()
 }
@@ -158,8 +229,8 @@ fn and_list(items: &[String]) -> String {
 /// the input folder, then how to resolve them.
 pub fn refusal(input: &Path, clashes: &[Clash]) -> String {
     let mut text = format!(
-        "{}: {} output clash(es): several sources would write one file (runtime paths and ids \
-         are case-insensitive), and no source wins silently:",
+        "{}: {} output clash(es): several sources would write one file, and no source wins \
+         silently:",
         input.display(),
         clashes.len()
     );
@@ -188,6 +259,7 @@ mod tests {
             outputs: classify::outputs(kind, source),
             flags: Vec::new(),
             shares: None,
+            image: None,
         }
     }
 
@@ -217,10 +289,18 @@ mod tests {
         assert_eq!(
             described,
             [
-                "Icon.png, icon.jpeg and icon.jpg all write Icon.ktx2",
-                "X.glb and X.gltf both write X.hmat, X.hmesh",
+                "Icon.png, icon.jpeg and icon.jpg all write Icon.ktx2 (a runtime path drops \
+                 the source's extension, and paths and ids ignore case)",
+                "X.glb and X.gltf both write X.hmat, X.hmesh (a runtime path drops the \
+                 source's extension)",
                 "X.gltf and X/tex_0.png both write X/tex_0.ktx2",
             ]
+        );
+        let case_only = find(&[texture("ui/Logo.png"), texture("ui/logo.png")]);
+        assert_eq!(
+            case_only[0].describe(),
+            "ui/Logo.png and ui/logo.png both write ui/Logo.ktx2 (runtime paths and ids ignore \
+             case)"
         );
         assert_eq!(
             left_out(&clashes).into_iter().collect::<Vec<_>>(),
@@ -244,9 +324,9 @@ mod tests {
             lines[0].starts_with("/p/assets: 3 output clash(es)"),
             "{text}"
         );
-        assert_eq!(
-            lines[1],
-            "  Icon.png, icon.jpeg and icon.jpg all write Icon.ktx2"
+        assert!(
+            lines[1].starts_with("  Icon.png, icon.jpeg and icon.jpg all write Icon.ktx2 ("),
+            "{text}"
         );
         assert_eq!(lines.len(), 5);
         assert!(lines[4].contains("`exclude:`") && lines[4].contains("--keep-going"));
@@ -265,7 +345,7 @@ mod tests {
         assert_eq!(
             fragment.errors[..2],
             [
-                "assetc: error: assets/X.gltf: X.glb and X.gltf both write X.hmat, X.hmesh; left out of the build",
+                "assetc: error: assets/X.gltf: X.glb and X.gltf both write X.hmat, X.hmesh (a runtime path drops the source's extension); left out of the build",
                 "assetc: error: assets/X.gltf: X.gltf and X/tex_0.png both write X/tex_0.ktx2; left out of the build",
             ]
         );

@@ -113,6 +113,7 @@ impl Plan {
                 outputs: classify::outputs(kind, &source.rel),
                 flags: [settings_flags(kind, &settings), naming_flags].concat(),
                 shares: None,
+                image: None,
             };
             if kind == SourceKind::Ibl && settings.ibl.irradiance {
                 job.outputs.push(classify::irradiance_output(&source.rel));
@@ -434,6 +435,9 @@ impl Plan {
         if deps == Deps::Edge {
             vars.push(("depmode", "gcc".into()));
         }
+        if let Some(index) = job.image {
+            vars.push(("description", self.image_description(job, index)));
+        }
         w.build(&Build {
             outputs,
             rule,
@@ -441,6 +445,27 @@ impl Plan {
             implicit,
             vars,
         });
+    }
+
+    /// The progress line of the texture edge of image `index` of a mesh
+    /// source: `TEXTURE assets/crate.gltf image 0 (crate_color.png)`,
+    /// `(embedded)` for an image stored inside the source, and `(paint.png,
+    /// copied from runtime/box/tex_0.ktx2)` for an image another source's
+    /// edge encodes. The rule's `TEXTURE $in` would name the model (or the
+    /// shared encode) alone, once for each of its images.
+    fn image_description(&self, job: &Job, index: usize) -> String {
+        let image = if job.input == job.source {
+            "embedded"
+        } else {
+            job.input.rsplit('/').next().unwrap_or(&job.input)
+        };
+        let source = join(&self.input, &job.source);
+        match &job.shares {
+            Some(encoded) => {
+                format!("TEXTURE {source} image {index} ({image}, copied from {encoded})")
+            }
+            None => format!("TEXTURE {source} image {index} ({image})"),
+        }
     }
 
     /// The link edges: one per part group, then the manifest, the packs, the
@@ -451,7 +476,11 @@ impl Plan {
         let entries_list = parts::entries_list(&self.build);
         let entries: Vec<&str> = self.parts.iter().map(|g| g.entries.as_str()).collect();
         let full: Vec<&str> = self.parts.iter().map(|g| g.full.as_str()).collect();
-        parts::write_edges(w, &self.parts, frags, &self.tools[2]);
+        let names = parts::PartNames {
+            input: &self.input,
+            packs: self.named_packs.iter().map(|p| p.name.as_str()).collect(),
+        };
+        parts::write_edges(w, &self.parts, frags, &self.tools[2], &names);
         let mut implicit = entries.clone();
         implicit.push(&self.tools[2]);
         w.build(&Build {
@@ -607,6 +636,7 @@ fn mesh_texture_job(
         outputs: vec![classify::mesh_texture_output(rel, texture.index)],
         flags,
         shares: None,
+        image: Some(texture.index),
     })
 }
 
@@ -694,6 +724,7 @@ fn brdf_lut_job(jobs: &[Job]) -> Option<Job> {
             outputs: classify::outputs(SourceKind::BrdfLut, ""),
             flags: Vec::new(),
             shares: None,
+            image: None,
         })
 }
 
@@ -773,14 +804,16 @@ fn id_files(
         let Some(rel) = fsutil::slash_relative(&selection.output, path) else {
             continue;
         };
-        let clash = jobs
-            .iter()
-            .find(|job| job.outputs.iter().any(|o| o.eq_ignore_ascii_case(&rel)));
-        if let Some(job) = clash {
+        let clash = jobs.iter().find_map(|job| {
+            let output = job.outputs.iter().find(|o| o.eq_ignore_ascii_case(&rel))?;
+            Some((job, *output != rel))
+        });
+        if let Some((job, case_only)) = clash {
             return Err(ConfigureError::OutputClash {
                 source_path: config.input.join(&job.source),
                 other: "assetc-link ids (the `ids:` key)".into(),
                 output: rel,
+                case_only,
             });
         }
     }

@@ -24,6 +24,9 @@ pub struct Job {
     /// this edge takes as its input and passes through instead of encoding
     /// the image again (see `share_image_encodes`).
     pub shares: Option<String>,
+    /// For the texture edge of an image a mesh source's materials use: the
+    /// image's index in the source (its progress line names it).
+    pub image: Option<usize>,
 }
 
 /// How an encode edge's depfile reaches Ninja.

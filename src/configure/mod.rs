@@ -155,8 +155,9 @@ pub enum ConfigureError {
     },
     /// A source would write the id file the `ids:` key names.
     #[error(
-        "{}: output '{output}' is also produced by '{other}' (ids are case-insensitive); rename one of them",
-        source_path.display()
+        "{}: output '{output}' is also produced by '{other}'{}; rename one of them",
+        source_path.display(),
+        if *case_only { " (runtime paths ignore case)" } else { "" }
     )]
     OutputClash {
         /// The source.
@@ -165,6 +166,8 @@ pub enum ConfigureError {
         other: String,
         /// The clashing output.
         output: String,
+        /// Whether the two names differ in case only.
+        case_only: bool,
     },
     /// The output folder would mix compiled files into the sources.
     #[error(

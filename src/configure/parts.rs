@@ -8,7 +8,7 @@
 //!
 //! ```ninja
 //! build .assetc/default/link/<id>.entries .assetc/default/link/<id>.part: link_part .assetc/default/link/<id>.list | <its fragments> assetc-link
-//!   folder = textures/rocks
+//!   folder = assets/textures/rocks/ in level1
 //! ```
 //!
 //! `<id>` is the first 16 hex digits of the BLAKE3 hash of the folder, the
@@ -43,6 +43,36 @@ pub struct PartGroup {
     /// Indices of its fragments among the plan's (the jobs', then the
     /// left-out sources'), in plan order.
     pub jobs: Vec<usize>,
+    /// Which slice of its folder and packs' jobs it is, from 0.
+    pub chunk: usize,
+}
+
+impl PartGroup {
+    /// How its edge's progress line names it, uniquely: the folder below the
+    /// root-relative `input` folder with a slash (`assets/textures/`, or
+    /// `top folder` when the input is the root itself), the named packs of
+    /// its jobs (`pack_names` by index), and its slice when the folder is
+    /// split (`part 2`).
+    pub fn label(&self, input: &str, pack_names: &[&str]) -> String {
+        let mut label = match (input, self.folder.as_str()) {
+            (".", "") => "top folder".to_owned(),
+            (".", folder) => format!("{folder}/"),
+            (input, "") => format!("{input}/"),
+            (input, folder) => format!("{input}/{folder}/"),
+        };
+        if !self.packs.is_empty() {
+            let names: Vec<&str> = self
+                .packs
+                .iter()
+                .map(|&index| pack_names.get(index).copied().unwrap_or("?"))
+                .collect();
+            label.push_str(&format!(" in {}", names.join(", ")));
+        }
+        if self.chunk > 0 {
+            label.push_str(&format!(" part {}", self.chunk + 1));
+        }
+        label
+    }
 }
 
 /// The groups of the fragments whose sources are `sources` (the jobs' in
@@ -70,6 +100,7 @@ pub fn plan(sources: &[&str], packs_of: &[Vec<usize>], build: &str) -> Vec<PartG
                 full: file("part"),
                 packs: packs.to_vec(),
                 jobs: jobs.to_vec(),
+                chunk,
             });
         }
     }
@@ -139,9 +170,24 @@ pub fn all_files(groups: &[PartGroup], build: &str) -> Vec<String> {
     all
 }
 
+/// The names a part edge's progress line uses: the root-relative input
+/// folder and the named packs' names, by index.
+pub struct PartNames<'a> {
+    /// The root-relative input folder.
+    pub input: &'a str,
+    /// The named packs' names, in plan order.
+    pub packs: Vec<&'a str>,
+}
+
 /// Writes one `link_part` edge per group. `fragments` is parallel to the
 /// jobs; `link` is the `assetc-link` program.
-pub fn write_edges(w: &mut Writer, groups: &[PartGroup], fragments: &[String], link: &str) {
+pub fn write_edges(
+    w: &mut Writer,
+    groups: &[PartGroup],
+    fragments: &[String],
+    link: &str,
+    names: &PartNames,
+) {
     for g in groups {
         let mut implicit: Vec<&str> = g
             .jobs
@@ -149,13 +195,12 @@ pub fn write_edges(w: &mut Writer, groups: &[PartGroup], fragments: &[String], l
             .filter_map(|&i| fragments.get(i).map(String::as_str))
             .collect();
         implicit.push(link);
-        let folder = if g.folder.is_empty() { "." } else { &g.folder };
         w.build(&Build {
             outputs: vec![&g.entries, &g.full],
             rule: PART_RULE,
             inputs: vec![&g.list],
             implicit,
-            vars: vec![("folder", folder.to_owned())],
+            vars: vec![("folder", g.label(names.input, &names.packs))],
         });
     }
 }
@@ -204,5 +249,31 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[1].jobs, [MAX_PART_FRAGMENTS]);
         assert_ne!(groups[0].list, groups[1].list);
+        let labels: Vec<String> = groups.iter().map(|g| g.label("assets", &[])).collect();
+        assert_eq!(labels, ["assets/f/", "assets/f/ part 2"]);
+    }
+
+    #[test]
+    fn every_group_has_its_own_label() {
+        let jobs = ["a.bin", "ui/b.bin", "ui/c/d.bin", "ui/e.bin", "ui/f.bin"];
+        let packs = [vec![], vec![0], vec![0], vec![], vec![0, 1]];
+        let groups = plan(&jobs, &packs, ".assetc/default");
+        let labels = |input| -> Vec<String> {
+            groups
+                .iter()
+                .map(|g| g.label(input, &["preload", "level1"]))
+                .collect()
+        };
+        assert_eq!(
+            labels("assets"),
+            [
+                "assets/",
+                "assets/ui/",
+                "assets/ui/ in preload",
+                "assets/ui/ in preload, level1",
+                "assets/ui/c/ in preload"
+            ]
+        );
+        assert_eq!(labels(".")[..2], ["top folder", "ui/"]);
     }
 }

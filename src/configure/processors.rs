@@ -61,6 +61,7 @@ pub fn job(config: &Config, index: usize, rel: &str) -> Result<Job, ConfigureErr
         outputs: vec![output],
         flags: Vec::new(),
         shares: None,
+        image: None,
     })
 }
 

@@ -31,7 +31,6 @@ use crate::config::{
     Spread, TextureSettings, UastcQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::fsutil;
 
 /// The asset kinds.
 #[derive(Debug, Subcommand)]
@@ -300,7 +299,7 @@ impl Command {
 fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let (source, extra_inputs) = match args.gltf_image {
         Some(index) => gltf_image(job, index)?,
-        None => (fsutil::read(&job.input)?, Vec::new()),
+        None => (job::read_source(&job.input)?, Vec::new()),
     };
     let options = args.options().map_err(|e| unsuitable(job, e))?;
     if let Some(format) = gpu_source::sniff(&source) {
@@ -349,7 +348,7 @@ fn passed_through(
 /// files read to find them.
 fn gltf_image(job: &JobArgs, index: usize) -> Result<(Vec<u8>, Vec<PathBuf>), EncodeError> {
     let input_root = job.input_root()?;
-    let bytes = fsutil::read(&job.input)?;
+    let bytes = job::read_source(&job.input)?;
     let gltf_error = |e| EncodeError::Invalid {
         path: job.input.clone(),
         what: format!("cannot read image {index} of this glTF"),
@@ -444,7 +443,7 @@ fn texture_output(
 }
 
 fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
-    let source = fsutil::read(&job.input)?;
+    let source = job::read_source(&job.input)?;
     let bytes = encode_lut(&source, args.zstd_level.0).map_err(|e| EncodeError::Invalid {
         path: job.input.clone(),
         what: "cannot read 3D LUT".into(),
@@ -462,7 +461,7 @@ fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
 }
 
 fn ibl(job: &JobArgs, args: &IblArgs) -> Result<Encoded, EncodeError> {
-    let source = fsutil::read(&job.input)?;
+    let source = job::read_source(&job.input)?;
     let files = encode_ibl(&source, &args.options()).map_err(|e| EncodeError::Invalid {
         path: job.input.clone(),
         what: "cannot make image-based lighting from this panorama".into(),
@@ -498,7 +497,7 @@ fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
     })?;
     let atlas_runtime = job::runtime_path(&job.root, atlas_path)?;
     let atlas_tex = AssetKind::Texture.id_for_path(&atlas_runtime);
-    let source = fsutil::read(&job.input)?;
+    let source = job::read_source(&job.input)?;
     let compiled =
         compile_font(&source, &args.options(), atlas_tex).map_err(|e| EncodeError::Invalid {
             path: job.input.clone(),

@@ -117,6 +117,12 @@ pub enum EncodeError {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// The source file holds no bytes: no encoder can make anything of it.
+    #[error("{}: the file is empty", path.display())]
+    Empty {
+        /// The source.
+        path: PathBuf,
+    },
     /// The asset kind has no encoder yet.
     #[error("{}: {kind} encoding is not supported yet", path.display())]
     NotSupported {
@@ -129,6 +135,36 @@ pub enum EncodeError {
     /// is recorded in a failure fragment, and the edge succeeds.
     #[error(transparent)]
     Recorded(Box<EncodeError>),
+}
+
+/// Reads the source file at `path`; a 0-byte file is refused as
+/// [`EncodeError::Empty`], so every encoder that reads a file says so in the
+/// same words instead of failing on a missing signature.
+pub fn read_source(path: &Path) -> Result<Vec<u8>, EncodeError> {
+    let bytes = fsutil::read(path)?;
+    if bytes.is_empty() {
+        return Err(EncodeError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_source`]'s refusal of a 0-byte file, for an encoder whose parser
+/// reads the file itself (an OBJ).
+pub fn refuse_empty(path: &Path) -> Result<(), EncodeError> {
+    let length = std::fs::metadata(path)
+        .map_err(|source| fsutil::FileError::Read {
+            path: path.to_owned(),
+            source,
+        })?
+        .len();
+    if length == 0 {
+        return Err(EncodeError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// After `result` of the job `args` ran: under `--keep-going`, a failure

@@ -19,7 +19,7 @@ use super::args::{MeshArgs, TextureList};
 use super::build::{BuildOptions, build_mesh};
 use super::scene::{Scene, texture_ref};
 use super::{gltf as gltf_source, obj as obj_source};
-use crate::encode::job::{EncodeError, Encoded, JobArgs, OutputFile};
+use crate::encode::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use crate::format::hash::asset_hash;
 use crate::format::kind::{AssetKind, ColorSpace};
 use crate::format::{hanim, hmat, hmesh};
@@ -92,7 +92,7 @@ fn import_gltf(
     source_ref: &str,
     args: &MeshArgs,
 ) -> Result<Imported, EncodeError> {
-    let bytes = fsutil::read(&job.input)?;
+    let bytes = job::read_source(&job.input)?;
     let options = gltf_source::ImportOptions {
         merge: args.merge,
         planned_textures: args.textures.as_ref().map(|list| list.0.clone()),
@@ -104,6 +104,7 @@ fn import_gltf(
 }
 
 fn import_obj(job: &JobArgs, input_root: &Path, source_ref: &str) -> Result<Imported, EncodeError> {
+    job::refuse_empty(&job.input)?;
     let (scene, inputs) = obj_source::import_obj(&job.input, input_root, source_ref)
         .map_err(|e| invalid(job, "cannot read OBJ", e))?;
     Ok(Imported { scene, inputs })

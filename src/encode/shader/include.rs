@@ -150,6 +150,10 @@ impl Expander<'_> {
     fn splice(&mut self, rel: &str) -> Result<(), ShaderError> {
         let path = self.sources.path(rel);
         let text = read_text(&path)?;
+        // An empty library is harmless; an empty stage has nothing to compile.
+        if text.is_empty() && self.stack.is_empty() {
+            return Err(Diagnostic::file(&path, EMPTY_FILE).into());
+        }
         let file = self.file_index(rel);
         self.stack.push(rel.to_owned());
         for (number, line) in text.lines().enumerate() {
@@ -245,6 +249,10 @@ impl Expander<'_> {
         ))
     }
 }
+
+/// What a shader source or module of 0 bytes is told, in the words every
+/// encoder uses.
+pub(super) const EMPTY_FILE: &str = "the file is empty";
 
 /// Reads a source file as UTF-8 text.
 fn read_text(path: &Path) -> Result<String, ShaderError> {

@@ -168,6 +168,9 @@ fn precompiled(sources: Sources<'_>, file: &FolderFile) -> Result<NamedModule, D
     let path = sources.path(&file.rel);
     let bytes = crate::fsutil::read(&path)
         .map_err(|error| Diagnostic::file(&path, diagnostic::message_with_causes(&error)))?;
+    if bytes.is_empty() {
+        return Err(Diagnostic::file(&path, include::EMPTY_FILE));
+    }
     validate_spirv(&bytes).map_err(|what| Diagnostic::file(&path, what))?;
     Ok(NamedModule {
         name: crate::fsutil::without_extension(&file.name).to_string(),
