@@ -306,8 +306,21 @@ pub fn without_extension(path: &str) -> &str {
 /// that cannot be removed must not hide the error that caused the clean-up.
 pub fn remove_all<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) {
     for path in paths {
-        let _ = remove_if_exists(path.as_ref());
+        let path = path.as_ref();
+        if is_file_we_may_remove(path) {
+            let _ = remove_if_exists(path);
+        }
     }
+}
+
+/// Whether clean-up may delete `path`: a regular file or a symbolic link.
+/// A device, pipe or socket is never an output, so an encoder run by hand
+/// with `--fragment /dev/null` leaves `/dev/null` alone when it fails.
+fn is_file_we_may_remove(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|meta| {
+        let kind = meta.file_type();
+        kind.is_file() || kind.is_symlink()
+    })
 }
 
 /// The paths a list file names, one per line (empty lines skipped). A list
@@ -334,6 +347,23 @@ pub fn proc_stat_fields(pid: u32) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn clean_up_removes_files_and_links_but_never_a_socket_or_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, link, socket) = (
+            dir.path().join("out.ktx2"),
+            dir.path().join("link"),
+            dir.path().join("feed.sock"),
+        );
+        fs::write(&file, b"x").unwrap();
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        remove_all([&file, &link, &socket, &dir.path().join("absent")]);
+        assert!(!file.exists() && fs::symlink_metadata(&link).is_err());
+        assert!(socket.exists(), "a socket is not an output");
+    }
 
     #[cfg(unix)]
     #[test]
