@@ -10,6 +10,7 @@ use std::fs;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
+use common::watch::Watch;
 use common::{ASSETC, Project};
 
 /// A project whose file says `preset: desktop`, with no `pack:`.
@@ -32,6 +33,22 @@ fn regeneration_command(p: &Project) -> String {
         .and_then(|line| line.trim().strip_prefix("command = "))
         .map(str::to_owned)
         .unwrap_or_else(|| panic!("no configure rule:\n{ninja}"))
+}
+
+/// Panics showing `text` unless it contains `part`.
+fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} not in:\n{text}");
+}
+
+/// Runs `assetc configure <args>`, which must print `note` first and leave
+/// a regeneration command ending with `command_end`.
+fn reconfigure(p: &Project, args: &[&str], note: &str, command_end: &str) {
+    let mut all = vec!["configure"];
+    all.extend_from_slice(args);
+    let run = p.assetc(&all).expect_ok("configure");
+    assert!(run.stdout.starts_with(note), "{}", run.stdout);
+    let command = regeneration_command(p);
+    assert!(command.ends_with(command_end), "{command}");
 }
 
 /// The first line `assetc view --port 0` prints in the project folder.
@@ -96,12 +113,9 @@ fn the_commands_after_configure_look_at_the_configured_preset_and_pack() {
 
     // A plain `assetc` configures the same build again and keeps the pack.
     let again = p.assetc(&[]).expect_ok("plain assetc");
-    assert!(
-        again.stdout.starts_with(
-            "assetc: using preset mobile, --pack (from .assetc/mobile; --fresh to forget)\n"
-        ),
-        "{}",
-        again.stdout
+    assert_has(
+        &again.stdout,
+        "assetc: using preset mobile, --pack (from .assetc/mobile; --fresh to forget)\n",
     );
     assert!(!again.stdout.contains("removed"), "{}", again.stdout);
     assert!(
@@ -125,40 +139,45 @@ fn the_commands_after_configure_look_at_the_configured_preset_and_pack() {
 }
 
 #[test]
+fn watch_publishes_the_configured_output() {
+    let p = two_presets();
+    p.build(&["--preset", "mobile"]);
+    let mut watch = Watch::start(&p);
+    p.png("assets/a.png", 4, 4, 9);
+    let build = watch.next();
+    drop(watch);
+    assert!(build.ok, "{:?}", build.errors);
+    let changed: Vec<(&str, bool)> = build
+        .changed
+        .iter()
+        .map(|file| (file.path.as_str(), file.id.is_some()))
+        .collect();
+    assert_eq!(
+        changed,
+        [("a.ktx2", true)],
+        "mobile's output, its manifest ids"
+    );
+    assert!(!p.path("runtime/desktop").exists());
+}
+
+#[test]
 fn a_flag_given_again_replaces_the_remembered_one_and_fresh_forgets() {
     let p = two_presets();
     p.assetc(&["configure", "--pack", "--keep-going", "--launcher", "env"])
         .expect_ok("configure");
-    let moved = p.assetc(&["configure", "-o", "elsewhere"]).expect_ok("-o");
-    assert!(
-        moved
-            .stdout
-            .starts_with("assetc: using --pack, --keep-going, --launcher 'env' (from .assetc/desktop; --fresh to forget)\n"),
-        "{}",
-        moved.stdout
-    );
-    let command = regeneration_command(&p);
-    assert!(
-        command.ends_with(" configure -o elsewhere --pack --keep-going --launcher env"),
-        "{command}"
+    reconfigure(
+        &p,
+        &["-o", "elsewhere"],
+        "assetc: using --pack, --keep-going, --launcher 'env' (from .assetc/desktop; --fresh to forget)\n",
+        " configure -o elsewhere --pack --keep-going --launcher env",
     );
     p.ninja(&[]).expect_ok("ninja");
     assert!(p.path("elsewhere.hpack").is_file());
-
-    let other = p
-        .assetc(&["configure", "-o", "other", "--no-pack"])
-        .expect_ok("--no-pack");
-    assert!(
-        other
-            .stdout
-            .starts_with("assetc: using --keep-going, --launcher 'env' (from"),
-        "{}",
-        other.stdout
-    );
-    let command = regeneration_command(&p);
-    assert!(
-        command.ends_with(" configure -o other --keep-going --launcher env"),
-        "{command}"
+    reconfigure(
+        &p,
+        &["-o", "other", "--no-pack"],
+        "assetc: using --keep-going, --launcher 'env' (from",
+        " configure -o other --keep-going --launcher env",
     );
 
     let fresh = p.assetc(&["configure", "--fresh"]).expect_ok("--fresh");
@@ -235,12 +254,9 @@ fn stale_outputs_are_named_and_internal_files_only_counted() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains(
-            "assetc: removed 1 stale build file(s) of deleted sources from .assetc/desktop\n"
-        ),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.stdout,
+        "assetc: removed 1 stale build file(s) of deleted sources from .assetc/desktop\n",
     );
     assert!(!run.stdout.contains(".frag"), "{}", run.stdout);
 }
