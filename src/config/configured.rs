@@ -105,10 +105,14 @@ impl Record {
     /// at it; each file only when its bytes change.
     pub fn write(&self, root: &Path) -> Result<(), FileError> {
         let stored = self.clone().map_paths(|path| stored_path(root, path));
-        let mut text = serde_json::to_string_pretty(&stored).unwrap_or_default();
-        text.push('\n');
         let build_dir = &self.configured.build_dir;
-        fsutil::write_output(&build_dir.join(RECORD_FILE), text.as_bytes())?;
+        let path = build_dir.join(RECORD_FILE);
+        let mut text = serde_json::to_string_pretty(&stored).map_err(|e| FileError::Write {
+            path: path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })?;
+        text.push('\n');
+        fsutil::write_output(&path, text.as_bytes())?;
         let pointer = format!("{}\n", stored_path(root, build_dir).display());
         fsutil::write_output(&root.join(POINTER_FILE), pointer.as_bytes())?;
         Ok(())
