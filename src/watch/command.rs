@@ -72,6 +72,7 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
     record_feed_address(&configured.build_dir, feed.address());
     let ignored = vec![
         root.join(".assetc"),
+        configured.build_dir.clone(),
         root.join(".git"),
         root.join("build.ninja"),
         root.join(".ninja_log"),
