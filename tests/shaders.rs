@@ -263,7 +263,8 @@ fn removed_entry_points_and_folders_leave_nothing_behind() {
         p.tree("runtime").is_empty(),
         "no file is left in the old output"
     );
-    p.build(&[]);
+    // Configure remembers `-o`; `--fresh` goes back to the config's folder.
+    p.build(&["--fresh"]);
 
     // Deleting the whole folder reconfigures and deletes its modules.
     std::fs::remove_dir_all(p.path("assets/fx/Post.shader")).unwrap();

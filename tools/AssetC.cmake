@@ -187,8 +187,10 @@ function(_assetc_build_step)
   include("${ASSETC_STEP_PARAMS}")
   # Re-configure first: another build tree of the same source tree may have
   # rewritten build.ninja (it lives next to assetc.yml) with its own folders.
-  # When nothing changed, configure writes nothing.
-  _assetc_run("assetc configure" "${ASSETC_EXECUTABLE}" configure ${ASSETC_CONFIGURE_ARGS})
+  # When nothing changed, configure writes nothing. `--fresh`: the flags
+  # CMake passes are the whole story, whatever another tree's configure
+  # remembered.
+  _assetc_run("assetc configure" "${ASSETC_EXECUTABLE}" configure --fresh ${ASSETC_CONFIGURE_ARGS})
   # `assetc build` runs the inner Ninja under the jobserver make passed down
   # (see _assetc_add_step), or under a pool of its own (docs/build.md).
   set(ENV{NINJA} "${ASSETC_NINJA}")
@@ -299,7 +301,7 @@ endfunction()
 # config fails here with assetc's message naming the file.
 function(_assetc_configure_now name exe config_file config_dir)
   execute_process(
-    COMMAND "${exe}" configure ${ARGN}
+    COMMAND "${exe}" configure --fresh ${ARGN}
     WORKING_DIRECTORY "${config_dir}"
     RESULT_VARIABLE status
     OUTPUT_VARIABLE out

@@ -95,6 +95,15 @@ fn init() -> ExitCode {
         "assetc",
         write_starter(std::path::Path::new(".")).map(|path| {
             println!("assetc: wrote {}", path.display());
+            print!("{NEXT_STEPS}");
         }),
     )
 }
+
+/// What `assetc init` suggests doing after writing the starter file.
+const NEXT_STEPS: &str = "\
+next steps:
+  put source files under assets/ (the `input:` folder), then
+  assetc build    configure and compile them (or: assetc configure && ninja)
+  assetc view     browse what was built in a web page
+";

@@ -52,6 +52,18 @@ pub enum ConfigError {
         start: PathBuf,
     },
 
+    /// A configure record (`<build-dir>/configured.json`) cannot be used.
+    #[error(
+        "{}: not a configure record this assetc can read: {what} (`assetc configure --fresh` forgets it)",
+        path.display()
+    )]
+    BadRecord {
+        /// The record.
+        path: PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
+
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

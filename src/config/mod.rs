@@ -11,6 +11,9 @@
 //!   preset rules) and [`Selection::is_embed`] tells embedded files apart.
 //! * [`Config::ids`] says where the generated id files go (`ids.rs`).
 //! * [`write_starter`] implements `assetc init`.
+//! * [`Record`] is what `assetc configure` remembers in its build folder, and
+//!   [`Config::configured`] what the other commands look at
+//!   (`configured.rs`).
 //!
 //! One file per concern: `schema.rs` (serde structs of the file), `settings.rs`
 //! (resolved settings and their optional layers), `font.rs` (the
@@ -25,6 +28,7 @@
 //! sizes such as `5G`), `texture.rs` (the texture mode and name-suffix
 //! values).
 
+mod configured;
 mod document;
 mod error;
 mod font;
@@ -51,6 +55,7 @@ mod readme_keys;
 #[cfg(test)]
 mod tests;
 
+pub use configured::{Configured, Given, POINTER_FILE, RECORD_FILE, Record, default_build_dir};
 pub use error::{ConfigError, ConfigWarning, Place};
 pub use font::{Charset, FontMode};
 pub use ids::{DEFAULT_C_FILE, DEFAULT_RUST_FILE, IdsConfig, IdsFile, IdsPaths};

@@ -8,10 +8,10 @@ use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, Parser};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A Remote Execution API server and how to use it.
-#[derive(Debug, Default, Clone, PartialEq, Eq, Args, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Args, Deserialize, Serialize)]
 #[serde(default)]
 pub struct RemoteSettings {
     /// A Remote Execution API (REAPI v2) server, `grpc://HOST:PORT` (or
@@ -51,7 +51,12 @@ impl RemoteSettings {
     /// The settings with their file paths made absolute against `root`
     /// (the config file's folder, or the working folder for flags).
     pub fn with_files_under(self, root: &Path) -> Self {
-        self.try_map_files(|path| Ok::<_, Infallible>(root.join(path)))
+        self.with_files_mapped(|path| root.join(path))
+    }
+
+    /// The settings with `map` applied to each of their files.
+    pub fn with_files_mapped(self, map: impl Fn(&Path) -> PathBuf) -> Self {
+        self.try_map_files(|path| Ok::<_, Infallible>(map(path)))
             .unwrap_or_else(|never| match never {})
     }
 

@@ -1,7 +1,7 @@
 //! `assetc configure`'s command line: its options, `--list-presets`, and
 //! the summary it prints. The `assetc` program's dispatch is `app::assetc`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
@@ -9,6 +9,7 @@ use clap::Args;
 use super::{ConfigureOptions, ConfigureReport, ToolPaths, ignored, run};
 use crate::cli::{finish, report_error, warn};
 use crate::config::{ByteSize, Config, RemoteSettings};
+use crate::fsutil::shown;
 
 /// The program named in messages.
 const PROGRAM: &str = "assetc";
@@ -26,13 +27,24 @@ pub struct ConfigureArgs {
     #[arg(long)]
     pub build_dir: Option<PathBuf>,
     /// Also bundle the output into OUTPUT.hpack (OR-ed with the config's `pack:`).
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_pack")]
     pub pack: bool,
+    /// Drop a `--pack` an earlier configure gave (the config's `pack:` still
+    /// applies).
+    #[arg(long, overrides_with = "pack")]
+    pub no_pack: bool,
     /// Build every asset that can be built even when others fail; the link
     /// writes the manifest and packs from those, reports the failures in
     /// BUILD_DIR/failed.txt and fails the build (OR-ed with `keep_going:`).
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_keep_going")]
     pub keep_going: bool,
+    /// Drop a `--keep-going` an earlier configure gave.
+    #[arg(long, overrides_with = "keep_going")]
+    pub no_keep_going: bool,
+    /// Forget what earlier configures of this build folder were given
+    /// (BUILD_DIR/configured.json) and use only the flags given now.
+    #[arg(long)]
+    pub fresh: bool,
     /// Share encode results through this cache folder (also `ASSETC_CACHE`
     /// or `cache.dir:` in assetc.yml); see docs/cache.md.
     #[arg(long, value_name = "DIR")]
@@ -71,7 +83,10 @@ pub fn run_configure(args: &ConfigureArgs) -> ExitCode {
         output: args.output.clone(),
         build_dir: args.build_dir.clone(),
         pack: args.pack,
+        no_pack: args.no_pack,
         keep_going: args.keep_going,
+        no_keep_going: args.no_keep_going,
+        fresh: args.fresh,
         cache: args.cache.clone(),
         cache_max_size: args.cache_max_size,
         launcher: args.launcher.clone(),
@@ -88,8 +103,11 @@ fn print_report(report: &ConfigureReport) {
     for w in &report.source_warnings {
         warn(PROGRAM, w);
     }
-    for path in &report.removed {
-        println!("assetc: removed stale output {}", path.display());
+    if let Some(line) = &report.recalled {
+        println!("{line}");
+    }
+    for line in removal_lines(&report.removed, &report.build_dir) {
+        println!("{line}");
     }
     let preset = report.preset.as_deref().unwrap_or("default");
     let state = if report.written {
@@ -108,7 +126,26 @@ fn print_report(report: &ConfigureReport) {
     }
 }
 
-fn list_presets(start_dir: &std::path::Path) -> ExitCode {
+/// The lines reporting removed stale files: each output by name, the build
+/// folder's internal files (fragments, depfiles) as one count.
+fn removal_lines(removed: &[PathBuf], build_dir: &Path) -> Vec<String> {
+    let (internal, outputs): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        removed.iter().partition(|path| path.starts_with(build_dir));
+    let mut lines: Vec<String> = outputs
+        .iter()
+        .map(|path| format!("assetc: removed stale output {}", shown(path)))
+        .collect();
+    if !internal.is_empty() {
+        lines.push(format!(
+            "assetc: removed {} stale build file(s) of deleted sources from {}",
+            internal.len(),
+            shown(build_dir)
+        ));
+    }
+    lines
+}
+
+fn list_presets(start_dir: &Path) -> ExitCode {
     finish(
         PROGRAM,
         Config::discover(start_dir).map(|config| {

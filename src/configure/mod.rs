@@ -23,13 +23,16 @@ pub mod packs;
 pub mod parts;
 pub mod paths;
 pub mod processors;
+pub mod remember;
 pub mod scan;
 pub mod sharing;
 pub mod stale;
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, ConfigError, ConfigWarning, absolute};
+use crate::config::{
+    Config, ConfigError, ConfigWarning, Configured, Record, absolute, default_build_dir,
+};
 use crate::depfile;
 use crate::fsutil::{FileError, lock_exclusive, write_output};
 
@@ -77,8 +80,14 @@ pub struct ConfigureOptions {
     pub build_dir: Option<PathBuf>,
     /// `--pack`, OR-ed with the config's `pack:`.
     pub pack: bool,
+    /// `--no-pack`: a remembered `--pack` is dropped.
+    pub no_pack: bool,
     /// `--keep-going`, OR-ed with the config's `keep_going:`.
     pub keep_going: bool,
+    /// `--no-keep-going`: a remembered `--keep-going` is dropped.
+    pub no_keep_going: bool,
+    /// `--fresh`: the record of the last configure is not used.
+    pub fresh: bool,
     /// `--cache`, relative to the working directory.
     pub cache: Option<PathBuf>,
     /// `--cache-max-size`.
@@ -108,6 +117,11 @@ pub struct ConfigureReport {
     pub ignored_list: String,
     /// Outputs of sources that no longer exist, now deleted.
     pub removed: Vec<PathBuf>,
+    /// The build folder (the files removed from it are internal).
+    pub build_dir: PathBuf,
+    /// What was taken from the record of an earlier configure, as a line
+    /// for the user.
+    pub recalled: Option<String>,
     /// Config warnings (unknown keys).
     pub warnings: Vec<ConfigWarning>,
     /// Warnings about sources (mesh materials configure could not use).
@@ -188,15 +202,17 @@ pub enum ConfigureError {
 
 /// Runs configure: writes `build.ninja`, the fragment list and the
 /// regeneration depfile, and deletes outputs of sources that disappeared.
-pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError> {
-    let config = Config::discover(&options.start_dir)?;
+///
+/// Options not given are taken from the record an earlier configure left
+/// ([`remember`]), and this run's settings are recorded in turn.
+pub fn run(given: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError> {
+    let config = Config::discover(&given.start_dir)?;
+    let recalled = remember::recall(&config.root, given)?;
+    let options = &recalled.options;
     let selection = config.select(options.preset.as_deref(), options.output.as_deref())?;
     let build_dir = match &options.build_dir {
         Some(dir) => absolute(dir)?,
-        None => config
-            .root
-            .join(".assetc")
-            .join(selection.preset.as_deref().unwrap_or("default")),
+        None => default_build_dir(&config.root, selection.preset.as_deref()),
     };
     if config.input.starts_with(&selection.output) {
         return Err(ConfigureError::OutputContainsInput {
@@ -238,6 +254,13 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         &ignored_list,
         ignored::list_text(&scanned.ignored).as_bytes(),
     )?;
+    let configured = Configured {
+        preset: selection.preset.clone(),
+        output: selection.output.clone(),
+        build_dir: build_dir.clone(),
+        pack: config.pack || options.pack,
+    };
+    Record::new(remember::given(options)?, configured).write(&config.root)?;
     Ok(ConfigureReport {
         ninja_file,
         written,
@@ -246,6 +269,8 @@ pub fn run(options: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError
         ignored_list: paths::root_relative(&config.root, &ignored_list)?,
         ignored: scanned.ignored,
         removed,
+        build_dir,
+        recalled: recalled.note,
         warnings: config.warnings,
         source_warnings: plan.warnings,
     })

@@ -1,8 +1,9 @@
 //! The `assetc info` and `assetc pack info` command lines.
 //!
 //! Both find their input the way `assetc configure` finds its output: from
-//! `-o`/the argument when given, else from the nearest `assetc.yml` and the
-//! preset (`--preset`, or the config's `preset:` key).
+//! `-o`/the argument when given, else from the nearest `assetc.yml`: the
+//! output folder the last configure recorded (of `--preset` when given), or
+//! without a record, the preset's (`--preset`, or the config's `preset:`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,7 +22,8 @@ const PROGRAM: &str = "assetc";
 /// Options of `assetc info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The output folder to inspect (default: the config's, for the preset).
+    /// The output folder to inspect (default: the last configure's, else
+    /// the config's, for the preset).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
     /// Preset whose output to inspect when `-o` is not given.
@@ -42,7 +44,8 @@ pub enum PackCommand {
 /// Options of `assetc pack info`.
 #[derive(Debug, Args)]
 pub struct PackInfoArgs {
-    /// The pack (default: `<output>.hpack` of the config, for the preset).
+    /// The pack (default: `<output>.hpack` of the last configure, else of
+    /// the config, for the preset).
     pub file: Option<PathBuf>,
     /// Preset whose pack to inspect when no file is given.
     #[arg(long, conflicts_with = "file")]
@@ -54,7 +57,7 @@ pub struct PackInfoArgs {
 
 /// Runs `assetc info`; exits non-zero when a file does not parse.
 pub fn run_info(args: &InfoArgs) -> ExitCode {
-    let root = match located(args.output.as_deref(), args.preset.as_deref(), |out| out) {
+    let root = match located(args.output.as_deref(), args.preset.as_deref()) {
         Ok(root) => root,
         Err(e) => return finish(PROGRAM, Err(e)),
     };
@@ -80,11 +83,8 @@ pub fn run_info(args: &InfoArgs) -> ExitCode {
 /// Runs `assetc pack info`.
 pub fn run_pack(command: &PackCommand) -> ExitCode {
     let PackCommand::Info(args) = command;
-    let result = located(args.file.as_deref(), args.preset.as_deref(), |out| {
-        pack_path(&out)
-    })
-    .map_err(PackFailure::from)
-    .and_then(|pack| pack_info::inspect(&pack).map_err(PackFailure::from));
+    let result =
+        pack_to_inspect(args).and_then(|pack| pack_info::inspect(&pack).map_err(PackFailure::from));
     finish(
         PROGRAM,
         result.map(|report| {
@@ -100,20 +100,38 @@ pub fn run_pack(command: &PackCommand) -> ExitCode {
     )
 }
 
-/// `given`, or what `from_output` makes of the configured output folder,
-/// relative to the current folder when it lies below it (so reports and
-/// errors show `runtime/...`, not an absolute path).
-fn located(
-    given: Option<&Path>,
-    preset: Option<&str>,
-    from_output: impl FnOnce(PathBuf) -> PathBuf,
-) -> Result<PathBuf, ConfigError> {
+/// `given`, or the configured output folder, relative to the current folder
+/// when it lies below it (so reports and errors show `runtime/...`, not an
+/// absolute path).
+fn located(given: Option<&Path>, preset: Option<&str>) -> Result<PathBuf, ConfigError> {
     if let Some(path) = given {
         return Ok(path.to_owned());
     }
     let config = Config::discover(Path::new("."))?;
-    let path = from_output(config.select(preset, None)?.output);
-    Ok(PathBuf::from(shown(&path)))
+    Ok(PathBuf::from(shown(&config.configured(preset)?.output)))
+}
+
+/// The pack `pack info` reads: the one given, else the configured one; an
+/// error saying how to make it when it does not exist.
+fn pack_to_inspect(args: &PackInfoArgs) -> Result<PathBuf, PackFailure> {
+    let (path, configured_pack) = match &args.file {
+        Some(file) => (file.clone(), None),
+        None => {
+            let configured =
+                Config::discover(Path::new("."))?.configured(args.preset.as_deref())?;
+            let path = PathBuf::from(shown(&pack_path(&configured.output)));
+            (path, Some(configured.pack))
+        }
+    };
+    if path.exists() {
+        return Ok(path);
+    }
+    let how = if configured_pack == Some(true) {
+        "build to make it (`assetc build`, or `ninja`)"
+    } else {
+        "configure with --pack (or `pack: true` in assetc.yml) and build to make it"
+    };
+    Err(PackFailure::Missing { path, how })
 }
 
 /// Why `pack info` failed.
@@ -121,6 +139,8 @@ fn located(
 enum PackFailure {
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error("{}: does not exist: {how}", path.display())]
+    Missing { path: PathBuf, how: &'static str },
     #[error(transparent)]
     Pack(#[from] pack_info::PackInfoError),
 }

@@ -119,8 +119,9 @@ pub enum Command {
         output: PathBuf,
     },
     /// Validate an output folder and optionally its pack. Without `--root`,
-    /// the folder (and the pack, when the config packs) come from the nearest
-    /// assetc.yml and the preset.
+    /// the folder (and the pack, when the build packs) are those the last
+    /// `assetc configure` recorded (of `--preset`, when given), or without a
+    /// record, those of the nearest assetc.yml and its preset.
     Check {
         /// The output folder to check.
         #[arg(long)]
@@ -137,8 +138,8 @@ pub enum Command {
         preset: Option<String>,
         /// The build's fragment list (`<build-dir>/fragments.list`): every
         /// file is then also compared with the hash its encoder recorded.
-        /// Without `--root`, the preset's default build folder's list is used
-        /// when it exists. Its lines are relative to the current folder (with
+        /// Without `--root`, the configured build folder's list is used when
+        /// it exists. Its lines are relative to the current folder (with
         /// `--root`) or to the folder of assetc.yml.
         #[arg(long, value_name = "FILE")]
         fragments: Option<PathBuf>,
@@ -345,16 +346,12 @@ fn check_target(given: CheckArgs, preset: Option<&str>) -> Result<CheckTarget, C
         });
     }
     let config = Config::discover(Path::new("."))?;
-    let selection = config.select(preset, None)?;
-    let default_list = config
-        .root
-        .join(".assetc")
-        .join(selection.preset.as_deref().unwrap_or("default"))
-        .join("fragments.list");
+    let configured = config.configured(preset)?;
+    let default_list = configured.build_dir.join("fragments.list");
     let mut named_packs: Vec<PathBuf> = config
         .packs
         .iter()
-        .map(|p| named_pack_path(&selection.output, &p.name))
+        .map(|p| named_pack_path(&configured.output, &p.name))
         .collect();
     for pack in given.named_packs {
         if !named_packs.contains(&pack) {
@@ -364,14 +361,14 @@ fn check_target(given: CheckArgs, preset: Option<&str>) -> Result<CheckTarget, C
     Ok(CheckTarget {
         pack: given
             .pack
-            .or_else(|| config.pack.then(|| pack_path(&selection.output))),
+            .or_else(|| configured.pack.then(|| pack_path(&configured.output))),
         named_packs,
         fragments: given
             .fragments
             .or_else(|| default_list.is_file().then_some(default_list)),
         input: given.input.or(Some(config.input)),
         base: config.root,
-        root: selection.output,
+        root: configured.output,
     })
 }
 

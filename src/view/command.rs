@@ -20,8 +20,8 @@ const PROGRAM: &str = "assetc";
 /// Options of `assetc view`.
 #[derive(Debug, Args)]
 pub struct ViewArgs {
-    /// An output folder or a `.hpack` to inspect (default: the config's
-    /// output folder, for the preset).
+    /// An output folder or a `.hpack` to inspect (default: the output
+    /// folder the last `assetc configure` recorded, else the config's).
     pub target: Option<PathBuf>,
     /// The output folder to inspect.
     #[arg(short = 'o', long, conflicts_with = "target")]
@@ -78,10 +78,10 @@ fn target(args: &ViewArgs) -> Result<PathBuf, ViewError> {
         return Ok(given.clone());
     }
     let config = Config::discover(Path::new(".")).map_err(|e| config_error(&e))?;
-    let selection = config
-        .select(args.preset.as_deref(), None)
+    let configured = config
+        .configured(args.preset.as_deref())
         .map_err(|e| config_error(&e))?;
-    Ok(PathBuf::from(shown(&selection.output)))
+    Ok(PathBuf::from(shown(&configured.output)))
 }
 
 /// The project's sources, when the folder served is the output of the
@@ -90,17 +90,13 @@ fn target(args: &ViewArgs) -> Result<PathBuf, ViewError> {
 fn sources_of(store: &Store, preset: Option<&str>) -> Option<Sources> {
     let root = std::fs::canonicalize(store.folder_root()?).ok()?;
     let config = Config::discover(Path::new(".")).ok()?;
-    let selection = config.select(preset, None).ok()?;
-    if std::fs::canonicalize(&selection.output).ok()? != root {
+    let configured = config.configured(preset).ok()?;
+    if std::fs::canonicalize(&configured.output).ok()? != root {
         return None;
     }
-    let build = config
-        .root
-        .join(".assetc")
-        .join(selection.preset.as_deref().unwrap_or("default"));
     Some(Sources {
         input: config.input.clone(),
-        build,
+        build: configured.build_dir,
     })
 }
 

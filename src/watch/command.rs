@@ -21,7 +21,8 @@ const PROGRAM: &str = "assetc";
 /// Options of `assetc watch`.
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// Preset to build (default: the config's `preset:`).
+    /// Preset to build (default: the last configure's, else the config's
+    /// `preset:`).
     #[arg(long)]
     pub preset: Option<String>,
     /// Loopback port of the change feed (0 picks a free one).
@@ -63,33 +64,31 @@ pub fn run_watch(args: &WatchArgs) -> ExitCode {
 
 fn watch(args: &WatchArgs) -> Result<(), WatchError> {
     let config = Config::discover(Path::new("."))?;
-    let selection = config.select(args.preset.as_deref(), None)?;
+    let configured = config.configured(args.preset.as_deref())?;
     let root = config.root.clone();
     let address = SocketAddr::new(Ipv4Addr::LOCALHOST.into(), args.port);
     let feed = Feed::listen(address).map_err(|source| WatchError::Listen { address, source })?;
     println!("assetc watch: publishing changes on {}", feed.address());
-    let build_folder = root
-        .join(".assetc")
-        .join(selection.preset.as_deref().unwrap_or("default"));
-    record_feed_address(&build_folder, feed.address());
+    record_feed_address(&configured.build_dir, feed.address());
     let ignored = vec![
         root.join(".assetc"),
+        configured.build_dir.clone(),
         root.join(".git"),
         root.join("build.ninja"),
         root.join(".ninja_log"),
         root.join(".ninja_deps"),
-        selection.output.clone(),
+        configured.output.clone(),
     ];
-    let is_pack = is_pack_of(&selection.output);
+    let is_pack = is_pack_of(&configured.output);
     let mut events = ProjectEvents::watch(&root, ignored, Box::new(is_pack)).map_err(|source| {
         WatchError::Watch {
             path: root.clone(),
             source,
         }
     })?;
-    let mut builder = Builder::new(root.clone(), selection.output.clone(), program_from_env());
+    let mut builder = Builder::new(root.clone(), configured.output.clone(), program_from_env());
     let quiet = Duration::from_millis(args.quiet_ms);
-    let regeneration = build_folder.join("configure.d");
+    let regeneration = configured.build_dir.join("configure.d");
     loop {
         configure_if_needed(&root, args.preset.as_deref());
         let outcome = builder.run();
