@@ -248,11 +248,9 @@ fn stale_outputs_are_named_and_internal_files_only_counted() {
     p.build(&[]);
     fs::remove_file(p.path("assets/b.png")).unwrap();
     let run = p.assetc(&["configure"]).expect_ok("configure");
-    assert!(
-        run.stdout
-            .contains("assetc: removed stale output runtime/desktop/b.ktx2\n"),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.stdout,
+        "assetc: removed stale output runtime/desktop/b.ktx2\n",
     );
     assert_has(
         &run.stdout,

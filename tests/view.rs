@@ -794,13 +794,7 @@ fn hdr_ramp() -> Vec<u8> {
 /// time budget ran out (as `--dump-dom` gives them); the page must have
 /// reached `data-state="ready"`.
 fn ready_page(url: &str) -> String {
-    let (_, body) = dumped_page(url);
-    assert_eq!(
-        attribute(&body, "data-state").as_deref(),
-        Some("ready"),
-        "{url}: <body{body}>"
-    );
-    body
+    ready_dump(url).1
 }
 
 /// sRGB-encoded byte to linear light, by the standard formula.
@@ -935,13 +929,18 @@ fn a_texture_shrunk_by_max_size_has_a_psnr_against_the_reduced_source() {
 /// The DOM of the page at `url` in headless Chromium, once its view says
 /// `data-state="ready"` (asserted).
 fn ready_dom(url: &str) -> String {
+    ready_dump(url).0
+}
+
+/// [`dumped_page`], asserting that the view reached `data-state="ready"`.
+fn ready_dump(url: &str) -> (String, String) {
     let (dom, body) = dumped_page(url);
     assert_eq!(
         attribute(&body, "data-state").as_deref(),
         Some("ready"),
         "{url}: <body{body}>"
     );
-    dom
+    (dom, body)
 }
 
 /// The DOM of the page at `url` as headless Chromium leaves it, and the
@@ -1455,7 +1454,7 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
     let view = Viewer::start(p.root(), &[]);
     let base = format!("http://127.0.0.1:{}/?layout", view.port);
     let shots = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str, &[&str], &[&str]); 8] = [
+    let cases: [(&str, &str, &[&str], &[&str]); 9] = [
         ("list", "", &[], &[]),
         (
             "lods",
@@ -1490,6 +1489,12 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
             &[],
         ),
         ("pack", "#pack=desktop", &[], &[]),
+        (
+            "shader",
+            "#asset=shaders%2FLit%2Ffragment.spv",
+            &["3 bindings"],
+            &[],
+        ),
     ];
     for width in [1280, 1920] {
         for (name, route, present, absent) in cases {

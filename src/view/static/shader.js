@@ -29,7 +29,7 @@ function resourceTable(resources, slotted) {
     el('code', { text: r.name ?? '(unnamed)' }),
     ...(slotted ? [r.kind] : []),
     el('code', { class: 'shader-type', text: r.type }),
-    r.size != null ? `${fmtInt(r.size)} B` : null,
+    r.size != null ? el('span', { class: 'nobreak', text: `${fmtInt(r.size)} B` }) : null,
     r.used_by.length ? r.used_by.join(', ') : el('span', { class: 'muted', text: 'none' }),
   ]), 'grid shader-resources'));
 }
