@@ -209,12 +209,15 @@ impl<'a> Edge<'a> {
     ) -> Result<Option<(&'static str, Fetched)>, RemoteError> {
         let deps_action = action::deps_action(&self.source_key);
         // An edge that reads only its source needs no record to be keyed.
-        let known = match local.map(|cache| cache.deps(&self.source_key)) {
-            _ if self.reads_only_its_source() => Some(folder_files(&self.job.input)),
-            Some(Lookup::Found(deps)) => Some(deps),
-            _ => session
-                .deps(&deps_action)?
-                .and_then(|text| record::parse_deps(&String::from_utf8_lossy(&text))),
+        let known = if self.reads_only_its_source() {
+            Some(folder_files(&self.job.input))
+        } else {
+            match local.map(|cache| cache.deps(&self.source_key)) {
+                Some(Lookup::Found(deps)) => Some(deps),
+                _ => session
+                    .deps(&deps_action)?
+                    .and_then(|text| record::parse_deps(&String::from_utf8_lossy(&text))),
+            }
         };
         let keyed = match &known {
             Some(deps) => match self.remote_action(deps)? {
@@ -236,16 +239,9 @@ impl<'a> Edge<'a> {
         // others may read files they find by name, and an encoder that
         // tolerates a missing one (an OBJ's `.mtl`) would give another
         // result there. They encode locally once, which records their deps.
-        let (reads, (run, inputs)) = match (known, keyed) {
-            (Some(deps), Some(keyed)) => (deps, keyed),
-            _ if self.reads_only_its_source() => {
-                let reads = folder_files(&self.job.input);
-                match self.remote_action(&reads)? {
-                    Some(keyed) => (reads, keyed),
-                    None => return Ok(None),
-                }
-            }
-            _ => return Ok(None),
+        // (An edge that reads only its source is always keyed above.)
+        let (Some(reads), Some((run, inputs))) = (known, keyed) else {
+            return Ok(None);
         };
         let Some(fetched) = session.execute(&run, &self.tool.path, &self.tool_digest(), &inputs)?
         else {
