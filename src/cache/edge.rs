@@ -59,7 +59,8 @@ pub fn run(args: &CacheArgs, command: &Command, argv: &[OsString]) -> Result<(),
         return command.run();
     }
     // A source that cannot be read is the encoder's error to report.
-    let Some(edge) = Edge::describe(args, job, argv) else {
+    let Some(edge) = Settings::of(argv).and_then(|settings| Edge::describe(args, job, settings))
+    else {
         return command.run();
     };
     let local = args.cache.as_deref().map(LocalCache::new);
@@ -118,13 +119,19 @@ pub fn action_ahead(args: &CacheArgs, argv: &[OsString]) -> Option<re::Digest> {
     if fragment_is_newer(job) {
         return None;
     }
-    let edge = Edge::describe(args, job, argv)?;
+    // Settings first: the source of an edge that is not keyed ahead is
+    // not hashed here.
+    let settings = Settings::of(argv)?;
+    if !reads_only_its_source(&settings) {
+        return None;
+    }
+    let edge = Edge::describe(args, job, settings)?;
     let known_locally = args
         .cache
         .as_deref()
         .map(LocalCache::new)
         .is_some_and(|cache| matches!(cache.deps(&edge.source_key), Lookup::Found(_)));
-    if known_locally || !edge.reads_only_its_source() {
+    if known_locally {
         return None;
     }
     let (action, _) = edge.remote_action(&folder_files(&edge.job.input)).ok()??;
@@ -141,9 +148,8 @@ struct Edge<'a> {
 }
 
 impl<'a> Edge<'a> {
-    fn describe(args: &CacheArgs, job: &'a JobArgs, argv: &[OsString]) -> Option<Self> {
+    fn describe(args: &CacheArgs, job: &'a JobArgs, settings: Settings) -> Option<Self> {
         let tool = ToolId::current(args.cache_state.as_deref()).ok()?;
-        let settings = Settings::of(argv)?;
         let command = settings.canonical(job)?;
         let source = key::content_hash(&job.input).ok()?;
         Some(Self {
@@ -262,15 +268,9 @@ impl<'a> Edge<'a> {
         Ok(Some(("remote-exec", fetched)))
     }
 
-    /// Whether the encoder reads its source and nothing else (a folder
-    /// source: the files in it): every kind but meshes, shaders (includes)
-    /// and textures taken from inside a glTF (its buffers).
+    /// See [`reads_only_its_source`].
     fn reads_only_its_source(&self) -> bool {
-        match self.settings.kind.as_str() {
-            "texture" => !self.settings.settings.iter().any(|s| s.id == "gltf_image"),
-            "lut" | "font" | "embed" | "cubemap" | "array" => true,
-            _ => false,
-        }
+        reads_only_its_source(&self.settings)
     }
 
     /// The edge as an action over its source and the files `reads`, with
@@ -482,6 +482,17 @@ impl<'a> Edge<'a> {
         let text = fs::read_to_string(path)?;
         depfile::extra_inputs(&text)
             .ok_or_else(|| std::io::Error::other(format!("{}: not a depfile", path.display())))
+    }
+}
+
+/// Whether the encoder of an edge with `settings` reads its source and
+/// nothing else (a folder source: the files in it): every kind but meshes,
+/// shaders (includes) and textures taken from inside a glTF (its buffers).
+fn reads_only_its_source(settings: &Settings) -> bool {
+    match settings.kind.as_str() {
+        "texture" => !settings.settings.iter().any(|s| s.id == "gltf_image"),
+        "lut" | "font" | "embed" | "cubemap" | "array" => true,
+        _ => false,
     }
 }
 
