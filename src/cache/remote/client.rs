@@ -235,6 +235,26 @@ fn timed<T>(message: T, deadline: Duration) -> tonic::Request<T> {
     request
 }
 
+/// One unary call `name` under `deadline`: `send` makes it with the request
+/// [`timed`] to tell the server, and [`within`] enforces it here.
+async fn unary<M, R, F>(
+    name: &'static str,
+    deadline: Duration,
+    message: M,
+    send: impl FnOnce(tonic::Request<M>) -> F,
+) -> Result<R, RemoteError>
+where
+    F: std::future::Future<Output = Result<tonic::Response<R>, tonic::Status>>,
+{
+    let call = async {
+        send(timed(message, deadline))
+            .await
+            .map(tonic::Response::into_inner)
+            .map_err(call(name))
+    };
+    within(name, deadline, call).await
+}
+
 /// An asynchronous client of one REAPI instance over one HTTP/2 channel;
 /// clones share the channel, so concurrent calls are multiplexed on it.
 #[derive(Clone)]
@@ -283,17 +303,16 @@ impl Upstream {
             digest_function: re::digest_function::Value::Sha256 as i32,
             ..Default::default()
         };
-        let call = async {
-            match client
-                .get_action_result(timed(request, LOOKUP_TIMEOUT))
-                .await
-            {
-                Ok(response) => Ok(Some(response.into_inner())),
-                Err(status) if status.code() == tonic::Code::NotFound => Ok(None),
-                Err(status) => Err(call("GetActionResult")(status)),
+        let found = unary("GetActionResult", LOOKUP_TIMEOUT, request, |r| {
+            client.get_action_result(r)
+        });
+        match found.await {
+            Ok(result) => Ok(Some(result)),
+            Err(RemoteError::Call { status, .. }) if status.code() == tonic::Code::NotFound => {
+                Ok(None)
             }
-        };
-        within("GetActionResult", LOOKUP_TIMEOUT, call).await
+            Err(error) => Err(error),
+        }
     }
 
     /// Stores `result` as the result of `action`.
@@ -310,15 +329,11 @@ impl Upstream {
             digest_function: re::digest_function::Value::Sha256 as i32,
             ..Default::default()
         };
-        let deadline = transfer_timeout(0);
-        let call = async {
-            client
-                .update_action_result(timed(request, deadline))
-                .await
-                .map(drop)
-                .map_err(call("UpdateActionResult"))
-        };
-        within("UpdateActionResult", deadline, call).await
+        unary("UpdateActionResult", transfer_timeout(0), request, |r| {
+            client.update_action_result(r)
+        })
+        .await
+        .map(drop)
     }
 
     /// Uploads the blobs the server does not have yet; a file is read only
@@ -356,13 +371,11 @@ impl Upstream {
             digest_function: re::digest_function::Value::Sha256 as i32,
         };
         let mut cas = self.cas();
-        let call = async {
-            cas.find_missing_blobs(timed(request, LOOKUP_TIMEOUT))
-                .await
-                .map(|r| r.into_inner().missing_blob_digests)
-                .map_err(call("FindMissingBlobs"))
-        };
-        within("FindMissingBlobs", LOOKUP_TIMEOUT, call).await
+        unary("FindMissingBlobs", LOOKUP_TIMEOUT, request, |r| {
+            cas.find_missing_blobs(r)
+        })
+        .await
+        .map(|found| found.missing_blob_digests)
     }
 
     fn cas(
@@ -387,16 +400,11 @@ impl Upstream {
                 .collect(),
             digest_function: re::digest_function::Value::Sha256 as i32,
         };
-        let deadline = transfer_timeout(size);
         let mut cas = self.cas();
-        let call = async {
-            cas.batch_update_blobs(timed(request, deadline))
-                .await
-                .map_err(call("BatchUpdateBlobs"))
-        };
-        let answers = within("BatchUpdateBlobs", deadline, call)
-            .await?
-            .into_inner();
+        let answers = unary("BatchUpdateBlobs", transfer_timeout(size), request, |r| {
+            cas.batch_update_blobs(r)
+        })
+        .await?;
         match answers
             .responses
             .into_iter()
@@ -523,14 +531,11 @@ impl Upstream {
             digest_function: re::digest_function::Value::Sha256 as i32,
             ..Default::default()
         };
-        let deadline = transfer_timeout(size);
         let mut cas = self.cas();
-        let call = async {
-            cas.batch_read_blobs(timed(request, deadline))
-                .await
-                .map_err(call("BatchReadBlobs"))
-        };
-        let answers = within("BatchReadBlobs", deadline, call).await?.into_inner();
+        let answers = unary("BatchReadBlobs", transfer_timeout(size), request, |r| {
+            cas.batch_read_blobs(r)
+        })
+        .await?;
         let mut found = Vec::with_capacity(answers.responses.len());
         for answer in answers.responses {
             if answer.status.as_ref().is_some_and(|s| s.code != 0) {
