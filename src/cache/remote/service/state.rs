@@ -27,8 +27,8 @@ pub(super) const UPLOADS: usize = 4;
 
 /// How often a call the server turned away as busy is asked again, and the
 /// first pause before that (doubled each time).
-pub(super) const BUSY_RETRIES: u32 = 4;
-pub(super) const BUSY_PAUSE: Duration = Duration::from_millis(50);
+const BUSY_RETRIES: u32 = 4;
+const BUSY_PAUSE: Duration = Duration::from_millis(50);
 
 /// Why a request to the server failed.
 #[derive(Debug, Clone)]
@@ -184,36 +184,49 @@ impl Service {
     }
 
     /// Runs a call to the server unless the remote is down, and gives up
-    /// on it as soon as the remote goes down for any request. A server that
-    /// says it is busy (too many calls at once) is asked again after a
-    /// pause, a few times, before this request fails on its own.
+    /// on it as soon as the remote goes down for any request (see
+    /// [`Service::retried`]); a server still busy after the retries fails
+    /// this request on its own.
     pub(super) async fn guarded<T, F>(&self, call: impl Fn() -> F) -> Result<T, Failure>
+    where
+        F: std::future::Future<Output = Result<T, RemoteError>>,
+    {
+        match self.retried(call).await {
+            Ok(value) => Ok(value),
+            Err(None) => Err(Failure::Down(self.down_reason().unwrap_or_default())),
+            Err(Some(error)) if error.busy() => {
+                Err(Failure::Invalid(cli::with_causes(&error, ": ")))
+            }
+            Err(Some(RemoteError::Invalid(message))) => Err(Failure::Invalid(message)),
+            Err(Some(other)) => Err(self.give_up(&other)),
+        }
+    }
+
+    /// Runs a call to the server unless the remote is down, and drops it as
+    /// soon as the remote goes down for any request: then `Err(None)`. A
+    /// server that says it is busy (too many calls at once) is asked again
+    /// after a pause, a few times; any other error, or the last busy one,
+    /// is returned as it is.
+    pub(super) async fn retried<T, F>(&self, call: impl Fn() -> F) -> Result<T, Option<RemoteError>>
     where
         F: std::future::Future<Output = Result<T, RemoteError>>,
     {
         let mut down = self.down.subscribe();
         let mut pause = BUSY_PAUSE;
         for attempt in 0.. {
-            if let Some(reason) = down.borrow().clone() {
-                return Err(Failure::Down(reason));
+            if down.borrow().is_some() {
+                return Err(None);
             }
             let outcome = tokio::select! {
                 result = call() => result,
-                _ = down.wait_for(Option::is_some) => {
-                    return Err(Failure::Down(self.down_reason().unwrap_or_default()));
-                }
+                _ = down.wait_for(Option::is_some) => return Err(None),
             };
             match outcome {
-                Ok(value) => return Ok(value),
                 Err(error) if error.busy() && attempt < BUSY_RETRIES => {
                     tokio::time::sleep(pause).await;
                     pause *= 2;
                 }
-                Err(error) if error.busy() => {
-                    return Err(Failure::Invalid(cli::with_causes(&error, ": ")));
-                }
-                Err(RemoteError::Invalid(message)) => return Err(Failure::Invalid(message)),
-                Err(other) => return Err(self.give_up(&other)),
+                done => return done.map_err(Some),
             }
         }
         unreachable!("the retry loop returns")

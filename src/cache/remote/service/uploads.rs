@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 
 use super::protocol::Request;
-use super::state::{BUSY_PAUSE, BUSY_RETRIES, Service};
+use super::state::Service;
 use crate::cache::remote::client::{Blob, RemoteError};
 use crate::cli;
 
@@ -50,29 +50,17 @@ impl Service {
             upstream.upload(&blobs).await?;
             upstream.update_action_result(action, result.clone()).await
         };
-        let mut down = self.down.subscribe();
-        let mut pause = BUSY_PAUSE;
-        for attempt in 0..=BUSY_RETRIES {
-            let outcome = tokio::select! {
-                outcome = stored() => outcome,
-                _ = down.wait_for(Option::is_some) => return,
-            };
-            match outcome {
-                Ok(()) => return,
-                Err(error) if error.busy() && attempt < BUSY_RETRIES => {
-                    tokio::time::sleep(pause).await;
-                    pause *= 2;
-                }
-                Err(error) if error.refused_store() || error.busy() => {
-                    return self.stop_uploads(&error);
-                }
-                Err(RemoteError::Invalid(message)) => {
-                    return self.note(&format!("upload failed: {message}"));
-                }
-                Err(error) => {
-                    self.give_up(&error);
-                    return;
-                }
+        // Nothing more to do once stored, or once the remote is down.
+        match self.retried(stored).await {
+            Ok(()) | Err(None) => {}
+            Err(Some(error)) if error.refused_store() || error.busy() => {
+                self.stop_uploads(&error);
+            }
+            Err(Some(RemoteError::Invalid(message))) => {
+                self.note(&format!("upload failed: {message}"));
+            }
+            Err(Some(error)) => {
+                self.give_up(&error);
             }
         }
     }
