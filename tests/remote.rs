@@ -11,12 +11,9 @@ mod common;
 use std::fs;
 use std::net::TcpListener;
 
-use common::reapi::{Server, build_logged, count, reference};
+use common::reapi::{DEMO_CACHED_EDGES, Server, build_logged, count, reference};
 use common::relay::Relay;
 use common::{Project, rgba_png};
-
-/// The encode edges of the demo that go through the caches.
-const DEMO_CACHED_EDGES: usize = 22;
 
 #[test]
 fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {

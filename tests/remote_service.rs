@@ -10,12 +10,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assetc::cache::remote::service::wait_until_gone;
-use common::reapi::{Server, build_logged, count, reference, wait_for_services};
+use common::reapi::{DEMO_CACHED_EDGES, Server, build_logged, count, reference, wait_for_services};
 use common::relay::Relay;
 use common::{Project, ninja_program};
-
-/// The encode edges of the demo that go through the caches.
-const DEMO_CACHED_EDGES: usize = 22;
 
 /// The demo's build folder.
 const BUILD: &str = ".assetc/desktop";

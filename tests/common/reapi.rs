@@ -14,6 +14,9 @@ use assetc::cache::remote::service::wait_until_gone;
 
 use super::{Project, Run, ninja_program};
 
+/// The encode edges of the demo that go through the caches.
+pub const DEMO_CACHED_EDGES: usize = 22;
+
 /// A BuildGrid server (and, with execution, PostgreSQL and workers) that
 /// lives as long as the value.
 pub struct Server {
