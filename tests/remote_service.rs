@@ -49,7 +49,7 @@ fn a_warm_build_goes_through_one_service_that_leaves_with_the_build() {
         "{outcomes:?}"
     );
     assert!(!run.stdout.contains("warning: remote"), "{}", run.stdout);
-    wait_for_services(&p);
+    // build_logged waited for the service to leave.
     let log = service_log(&p);
     assert_eq!(log.matches(" serving ").count(), 1, "{log}");
     assert!(log.contains("stopped (the build ended)"), "{log}");
