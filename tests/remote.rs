@@ -11,7 +11,7 @@ mod common;
 use std::fs;
 use std::net::TcpListener;
 
-use common::reapi::{DEMO_CACHED_EDGES, Server, build_logged, count, reference};
+use common::reapi::{DEMO_CACHED_EDGES, Server, build_logged, count, plain_reference, reference};
 use common::relay::Relay;
 use common::{Project, rgba_png};
 
@@ -82,7 +82,7 @@ fn a_remote_executed_build_equals_a_local_one() {
         );
     }
     assert!(count(&ran, "remote-exec") >= 12, "{ran:?}");
-    assert_eq!(first.demo_outputs(), reference(|_| ()));
+    assert_eq!(&first.demo_outputs(), plain_reference());
     first.assert_no_op();
 
     // Every result, executed or encoded, is now in the action cache.
@@ -125,7 +125,7 @@ fn a_server_that_is_not_there_costs_one_warning() {
     assert_eq!(count(&outcomes, "encode"), DEMO_CACHED_EDGES);
     let warnings = run.stdout.matches("is unavailable").count();
     assert_eq!(warnings, 1, "{}", run.stdout);
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn a_remote_that_cannot_run_actions_costs_one_warning() {
         "{}",
         run.stdout
     );
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
 }
 
 #[test]

@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assetc::cache::remote::service::wait_until_gone;
-use common::reapi::{DEMO_CACHED_EDGES, Server, build_logged, count, reference, wait_for_services};
+use common::reapi::{
+    DEMO_CACHED_EDGES, Server, build_logged, count, plain_reference, wait_for_services,
+};
 use common::relay::Relay;
 use common::{Project, ninja_program};
 
@@ -54,7 +56,7 @@ fn a_warm_build_goes_through_one_service_that_leaves_with_the_build() {
     assert_eq!(log.matches(" serving ").count(), 1, "{log}");
     assert!(log.contains("stopped (the build ended)"), "{log}");
     assert!(!p.path(&format!("{BUILD}/remote.sock")).exists());
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
     p.assert_no_op();
 }
 
@@ -101,7 +103,7 @@ fn a_service_killed_mid_build_leaves_correct_outputs() {
         "{}",
         service_log(&p)
     );
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
     p.assert_no_op();
 }
 
@@ -128,7 +130,7 @@ fn a_stale_service_from_another_binary_steps_aside() {
         service_log(&p)
     );
     drop(stale);
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
     p.assert_no_op();
 }
 
@@ -143,7 +145,7 @@ fn a_file_in_place_of_the_socket_is_replaced() {
         DEMO_CACHED_EDGES,
         "{outcomes:?}"
     );
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
     p.assert_no_op();
 }
 
@@ -176,7 +178,7 @@ fn two_builds_of_one_folder_at_once_share_the_service_or_go_direct() {
         );
     }
     p.ninja(&[]).expect_ok("the rest of the build");
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
     p.assert_no_op();
 }
 
@@ -206,7 +208,7 @@ fn assert_one_deadline(p: &Project, run: &common::Run, outcomes: &[(String, Stri
     );
     assert!(run.stdout.contains("is unavailable"), "{}", run.stdout);
     assert!(run.stdout.contains("timed out"), "{}", run.stdout);
-    assert_eq!(p.demo_outputs(), reference(|_| ()));
+    assert_eq!(&p.demo_outputs(), plain_reference());
     p.assert_no_op();
 }
 

@@ -8,6 +8,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use assetc::cache::remote::service::wait_until_gone;
@@ -153,6 +154,13 @@ pub fn reference(edit: impl Fn(&Project)) -> BTreeMap<String, Vec<u8>> {
     p.assetc(&["configure"]).expect_ok("configure");
     p.ninja(&["-j1"]).expect_ok("reference build");
     p.demo_outputs()
+}
+
+/// The outputs of a plain build of the unedited demo ([`reference`]), made
+/// once per test binary.
+pub fn plain_reference() -> &'static BTreeMap<String, Vec<u8>> {
+    static PLAIN: OnceLock<BTreeMap<String, Vec<u8>>> = OnceLock::new();
+    PLAIN.get_or_init(|| reference(|_| ()))
 }
 
 /// Waits until the remote service of every build folder of the project has
