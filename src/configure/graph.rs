@@ -224,6 +224,11 @@ impl Plan {
         join(&self.build, "fragments.list")
     }
 
+    /// Whether the build writes the single pack, `<output>.hpack`.
+    pub fn writes_pack(&self) -> bool {
+        self.pack.is_some()
+    }
+
     /// The file listing every fragment.
     pub fn fragment_list_path(&self) -> PathBuf {
         self.root.join(self.fragment_list_rel())
