@@ -12,7 +12,7 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::CommandFactory;
+use clap::{CommandFactory, ValueEnum};
 use clap_complete::Shell;
 
 use crate::cache::EncodeCli;
@@ -71,9 +71,6 @@ pub enum ManualError {
 }
 
 impl Program {
-    /// Every program, in the order their pages are written.
-    pub const ALL: [Program; 3] = [Program::Assetc, Program::AssetcEncode, Program::AssetcLink];
-
     /// The program's clap command; `assetc` is the one the caller gives.
     fn command(self, assetc: &clap::Command) -> clap::Command {
         match self {
@@ -125,7 +122,7 @@ pub fn completion_script(shell: Shell, program: Program, assetc: &clap::Command)
 /// each is written atomically, so a failure leaves no half-written page.
 pub fn write_manpages(dir: &Path, assetc: &clap::Command) -> Result<Vec<PathBuf>, ManualError> {
     let mut pages = Vec::new();
-    for program in Program::ALL {
+    for program in Program::value_variants() {
         pages.extend(manpages(program.command(assetc))?);
     }
     std::fs::create_dir_all(dir).map_err(|source| ManualError::Folder(dir.to_owned(), source))?;

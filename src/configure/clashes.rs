@@ -19,6 +19,7 @@ use std::path::Path;
 use super::job::Job;
 use super::paths::join;
 use crate::fragment::Fragment;
+use crate::fsutil::without_extension;
 
 /// The folder of the build folder holding the left-out sources' fragments.
 const CLASH_FOLDER: &str = "clash";
@@ -80,15 +81,6 @@ impl ClashCause {
             }
             ClashCause::Other => None,
         }
-    }
-}
-
-/// A `/`-separated path without the extension of its file name.
-fn without_extension(path: &str) -> &str {
-    let name_start = path.rfind('/').map_or(0, |slash| slash + 1);
-    match path[name_start..].rfind('.') {
-        Some(dot) if dot > 0 => &path[..name_start + dot],
-        _ => path,
     }
 }
 

@@ -224,6 +224,11 @@ impl Plan {
         join(&self.build, "fragments.list")
     }
 
+    /// Whether the build writes the single pack, `<output>.hpack`.
+    pub fn writes_pack(&self) -> bool {
+        self.pack.is_some()
+    }
+
     /// The file listing every fragment.
     pub fn fragment_list_path(&self) -> PathBuf {
         self.root.join(self.fragment_list_rel())
@@ -271,9 +276,7 @@ impl Plan {
     /// service looks up ahead, each as the words `assetc-encode` gets after
     /// its cache options, in the order of `build.ninja`.
     fn remote_edges(&self) -> Option<(String, String)> {
-        if !self.remote {
-            return None;
-        }
+        let list = self.remote_edges_file()?;
         let frags = self.fragments();
         let mut text = String::new();
         for (job, frag) in self.jobs.iter().zip(&frags) {
@@ -290,8 +293,16 @@ impl Plan {
             text.push_str(&prefetch::line(&words));
             text.push('\n');
         }
-        let list = edges_file(Path::new(&self.build));
-        Some((list.to_string_lossy().into_owned(), text))
+        Some((list, text))
+    }
+
+    /// With a remote cache: where [`Plan::remote_edges`] goes, root-relative.
+    fn remote_edges_file(&self) -> Option<String> {
+        self.remote.then(|| {
+            edges_file(Path::new(&self.build))
+                .to_string_lossy()
+                .into_owned()
+        })
     }
 
     /// Every file the graph produces, root-relative, for stale-output removal.
@@ -307,7 +318,7 @@ impl Plan {
             all.extend(job.outputs.iter().map(|o| join(&self.output, o)));
         }
         all.extend(self.fragments());
-        all.extend(self.remote_edges().map(|(path, _)| path));
+        all.extend(self.remote_edges_file());
         all
     }
 

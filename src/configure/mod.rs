@@ -258,7 +258,7 @@ pub fn run(given: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError> 
         preset: selection.preset.clone(),
         output: selection.output.clone(),
         build_dir: build_dir.clone(),
-        pack: config.pack || options.pack,
+        pack: plan.writes_pack(),
     };
     Record::new(remember::given(options)?, configured).write(&config.root)?;
     Ok(ConfigureReport {

@@ -73,18 +73,18 @@ pub fn given(options: &ConfigureOptions) -> Result<Given, ConfigError> {
 fn merge(options: &ConfigureOptions, recorded: &Given) -> (ConfigureOptions, Vec<String>) {
     let mut merged = options.clone();
     let mut taken = Vec::new();
-    if merged.preset.is_none()
-        && let Some(preset) = &recorded.preset
-    {
-        taken.push(format!("preset {preset}"));
-        merged.preset = Some(preset.clone());
-    }
-    take_path(&mut merged.output, &recorded.output, "-o", &mut taken);
-    take_path(
+    let path = |flag: &str, file: &PathBuf| format!("{flag} {}", fsutil::shown(file));
+    take(&mut merged.preset, &recorded.preset, &mut taken, |preset| {
+        format!("preset {preset}")
+    });
+    take(&mut merged.output, &recorded.output, &mut taken, |p| {
+        path("-o", p)
+    });
+    take(
         &mut merged.build_dir,
         &recorded.build_dir,
-        "--build-dir",
         &mut taken,
+        |p| path("--build-dir", p),
     );
     take_switch(
         &mut merged.pack,
@@ -93,27 +93,28 @@ fn merge(options: &ConfigureOptions, recorded: &Given) -> (ConfigureOptions, Vec
         "--pack",
         &mut taken,
     );
-    let keep_going = recorded.keep_going;
     take_switch(
         &mut merged.keep_going,
         options.no_keep_going,
-        keep_going,
+        recorded.keep_going,
         "--keep-going",
         &mut taken,
     );
-    take_path(&mut merged.cache, &recorded.cache, "--cache", &mut taken);
-    if merged.cache_max_size.is_none()
-        && let Some(size) = recorded.cache_max_size
-    {
-        taken.push(format!("--cache-max-size {size}"));
-        merged.cache_max_size = Some(size);
-    }
-    if merged.launcher.is_none()
-        && let Some(launcher) = &recorded.launcher
-    {
-        taken.push(format!("--launcher '{launcher}'"));
-        merged.launcher = Some(launcher.clone());
-    }
+    take(&mut merged.cache, &recorded.cache, &mut taken, |p| {
+        path("--cache", p)
+    });
+    take(
+        &mut merged.cache_max_size,
+        &recorded.cache_max_size,
+        &mut taken,
+        |size| format!("--cache-max-size {size}"),
+    );
+    take(
+        &mut merged.launcher,
+        &recorded.launcher,
+        &mut taken,
+        |launcher| format!("--launcher '{launcher}'"),
+    );
     let remote_taken = only_in(&recorded.remote, &options.remote).to_args();
     if !remote_taken.is_empty() {
         taken.push(remote_taken.join(" "));
@@ -122,18 +123,19 @@ fn merge(options: &ConfigureOptions, recorded: &Given) -> (ConfigureOptions, Vec
     (merged, taken)
 }
 
-/// Fills an unset path option from the record.
-fn take_path(
-    option: &mut Option<PathBuf>,
-    recorded: &Option<PathBuf>,
-    flag: &str,
+/// Fills an unset option from the record, naming what was taken with
+/// `describe`.
+fn take<T: Clone>(
+    option: &mut Option<T>,
+    recorded: &Option<T>,
     taken: &mut Vec<String>,
+    describe: impl FnOnce(&T) -> String,
 ) {
     if option.is_none()
-        && let Some(path) = recorded
+        && let Some(value) = recorded
     {
-        taken.push(format!("{flag} {}", fsutil::shown(path)));
-        *option = Some(path.clone());
+        taken.push(describe(value));
+        *option = Some(value.clone());
     }
 }
 

@@ -118,7 +118,7 @@ pub enum EncodeError {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// The source file holds no bytes: no encoder can make anything of it.
-    #[error("{}: the file is empty", path.display())]
+    #[error("{}: {}", path.display(), EMPTY_FILE)]
     Empty {
         /// The source.
         path: PathBuf,
@@ -136,6 +136,10 @@ pub enum EncodeError {
     #[error(transparent)]
     Recorded(Box<EncodeError>),
 }
+
+/// What a 0-byte source is told ([`EncodeError::Empty`], and the shader
+/// encoder's diagnostics).
+pub const EMPTY_FILE: &str = "the file is empty";
 
 /// Reads the source file at `path`; a 0-byte file is refused as
 /// [`EncodeError::Empty`], so every encoder that reads a file says so in the

@@ -15,6 +15,7 @@ use crate::build::graph;
 use crate::build::ninja::program_from_env;
 use crate::cli::finish;
 use crate::config::Config;
+use crate::fsutil;
 
 const PROGRAM: &str = "assetc";
 
@@ -118,9 +119,7 @@ fn watch(args: &WatchArgs) -> Result<(), WatchError> {
 /// so a failure is a warning.
 fn record_feed_address(build_folder: &Path, address: SocketAddr) {
     let file = build_folder.join(crate::hot_reload::FEED_ADDRESS_FILE);
-    let written = std::fs::create_dir_all(build_folder)
-        .and_then(|()| std::fs::write(&file, format!("{address}\n")));
-    if let Err(e) = written {
+    if let Err(e) = fsutil::write_if_changed(&file, format!("{address}\n").as_bytes()) {
         crate::cli::to_stderr(&format!(
             "assetc watch: warning: {}: cannot record the feed's address for assetc view: {e}",
             file.display()

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use naga::SourceLocation;
 
 use super::diagnostic::{Diagnostic, Location, ShaderError};
+use crate::encode::job::EMPTY_FILE;
 use crate::fsutil;
 
 /// The largest expanded text accepted: includes repeated inside includes
@@ -249,10 +250,6 @@ impl Expander<'_> {
         ))
     }
 }
-
-/// What a shader source or module of 0 bytes is told, in the words every
-/// encoder uses.
-pub(super) const EMPTY_FILE: &str = "the file is empty";
 
 /// Reads a source file as UTF-8 text.
 fn read_text(path: &Path) -> Result<String, ShaderError> {

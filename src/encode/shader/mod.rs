@@ -169,7 +169,7 @@ fn precompiled(sources: Sources<'_>, file: &FolderFile) -> Result<NamedModule, D
     let bytes = crate::fsutil::read(&path)
         .map_err(|error| Diagnostic::file(&path, diagnostic::message_with_causes(&error)))?;
     if bytes.is_empty() {
-        return Err(Diagnostic::file(&path, include::EMPTY_FILE));
+        return Err(Diagnostic::file(&path, crate::encode::job::EMPTY_FILE));
     }
     validate_spirv(&bytes).map_err(|what| Diagnostic::file(&path, what))?;
     Ok(NamedModule {
