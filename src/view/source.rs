@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::texture::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels};
+use super::texture::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels, swizzle_of};
 use crate::encode::image::{
     Rgba8Image, RgbaImage, SourceHints, SourceImage, decode_source, round_to_8_bits,
 };
@@ -246,15 +246,6 @@ pub fn mode_of(view: &Ktx2View<'_>) -> TextureMode {
         Some("r001") => TextureMode::Gray,
         _ => TextureMode::Linear,
     }
-}
-
-/// The texture's `KTXswizzle`, if it has one.
-fn swizzle_of(view: &Ktx2View<'_>) -> Option<String> {
-    view.key_value("KTXswizzle").map(|value| {
-        String::from_utf8_lossy(value)
-            .trim_end_matches('\0')
-            .to_owned()
-    })
 }
 
 /// The `(texture channel, source channel)` pairs worth comparing: those the

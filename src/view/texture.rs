@@ -77,15 +77,10 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         (_, _, depth) if depth > 0 => "3d",
         _ => "2d",
     };
-    let swizzle = view.key_value("KTXswizzle").map(|value| {
-        String::from_utf8_lossy(value)
-            .trim_end_matches('\0')
-            .to_owned()
-    });
     Ok(json!({
         "path": path,
         "kind": kind,
-        "swizzle": swizzle.unwrap_or_else(|| "rgba".into()),
+        "swizzle": swizzle_of(view).unwrap_or_else(|| "rgba".into()),
         "hdr": is_hdr(view),
         "images": images,
         "source": Value::Null,
@@ -93,6 +88,15 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         "psnr_reference": Value::Null,
         "psnr_note": Value::Null,
     }))
+}
+
+/// The texture's `KTXswizzle`, if it has one.
+pub fn swizzle_of(view: &Ktx2View<'_>) -> Option<String> {
+    view.key_value("KTXswizzle").map(|value| {
+        String::from_utf8_lossy(value)
+            .trim_end_matches('\0')
+            .to_owned()
+    })
 }
 
 /// Where the page fetches one image as PNG.
