@@ -128,12 +128,7 @@ pub fn decode(
     at: ImageIndex,
     exposure: f32,
 ) -> Result<Rgba8Image, String> {
-    let stored = decode_stored(file, view, at)?;
-    Ok(Rgba8Image {
-        width: stored.width,
-        height: stored.height,
-        pixels: stored.texels.to_display(exposure),
-    })
+    Ok(decode_stored(file, view, at)?.to_display(exposure))
 }
 
 /// One decoded image with its texels as the format stores them (before any
@@ -145,6 +140,18 @@ pub struct StoredImage {
     pub height: u32,
     /// Four channels per texel, top row first.
     pub texels: Texels,
+}
+
+impl StoredImage {
+    /// The image as the page shows it: RGBA8, HDR formats at `exposure`
+    /// stops (see [`decode`]).
+    pub fn to_display(&self, exposure: f32) -> Rgba8Image {
+        Rgba8Image {
+            width: self.width,
+            height: self.height,
+            pixels: self.texels.to_display(exposure),
+        }
+    }
 }
 
 /// Decodes one image of the texture `view` (parsed from `file`) to its
