@@ -510,8 +510,7 @@ fn a_pack_is_served_alone() {
     );
     // The page opens the pack by the same name as beside its folder.
     let url = format!("http://127.0.0.1:{}/#pack=desktop", view.port);
-    let dom = String::from_utf8_lossy(&chromium(&url, &["--dump-dom"]).stdout).into_owned();
-    assert_eq!(body_attribute(&dom, "data-state").as_deref(), Some("ready"));
+    ready_page(&url);
     drop(view);
 
     let named = Viewer::start(p.root(), &["runtime/desktop.level1.hpack"]);
@@ -565,15 +564,7 @@ fn the_page_renders_in_chromium() {
             Some("ready"),
             "{name}: <body{body}>"
         );
-        let file = shots.path().join(format!("view-{name}.png"));
-        let run = chromium(&url, &[&format!("--screenshot={}", file.display())]);
-        let shot = assetc::encode::image::decode_image(&fs::read(&file).unwrap_or_else(|e| {
-            panic!(
-                "{name}: no screenshot ({e}): {}",
-                String::from_utf8_lossy(&run.stderr)
-            )
-        }))
-        .unwrap();
+        let shot = screenshot(&url, shots.path(), &format!("view-{name}.png"));
         assert!(
             distinct_colours(&shot.pixels) > 50,
             "{name}: the page looks blank"
@@ -642,12 +633,6 @@ fn keep_shots(dir: &Path) {
     }
 }
 
-/// Runs headless Chromium on `url` in a 1280 px wide window (see
-/// [`chromium_at`]).
-fn chromium(url: &str, extra: &[&str]) -> std::process::Output {
-    chromium_at(url, 1280, extra)
-}
-
 /// Runs headless Chromium on `url` with a fresh profile (flags as this
 /// machine's closed network needs), a window `width` pixels wide and 5/8 as
 /// high, and the extra arguments.
@@ -675,12 +660,6 @@ fn chromium_at(url: &str, width: u32, extra: &[&str]) -> std::process::Output {
         .arg(url)
         .output()
         .unwrap_or_else(|e| panic!("{program} does not start ({e}); tools/ensure-deps --for-tests installs Debian's chromium"))
-}
-
-/// The value of the attribute `name` of the `<body>` tag of a dumped page.
-fn body_attribute(dom: &str, name: &str) -> Option<String> {
-    let body = dom.split("<body").nth(1)?.split('>').next()?;
-    attribute(body, name)
 }
 
 /// The value of `name="..."` in a tag's attributes.
@@ -788,13 +767,6 @@ fn hdr_ramp() -> Vec<u8> {
         })
         .collect();
     ktx2::write_single_level(ktx2::TexelFormat::Rgba16Float, 8, 8, &ramp)
-}
-
-/// The `<body …>` attributes of the page at `url` once headless Chromium's
-/// time budget ran out (as `--dump-dom` gives them); the page must have
-/// reached `data-state="ready"`.
-fn ready_page(url: &str) -> String {
-    ready_dump(url).1
 }
 
 /// sRGB-encoded byte to linear light, by the standard formula.
@@ -914,7 +886,7 @@ fn a_texture_shrunk_by_max_size_has_a_psnr_against_the_reduced_source() {
         "the viewer says {shown} dB, an independent reduction gives {expected} dB"
     );
     assert!(shown > 30.0, "{shown}");
-    let page = ready_dom(&format!(
+    let (page, _) = ready_page(&format!(
         "http://127.0.0.1:{}/#asset=big%2Fphoto.ktx2",
         view.port
     ));
@@ -926,14 +898,9 @@ fn a_texture_shrunk_by_max_size_has_a_psnr_against_the_reduced_source() {
     );
 }
 
-/// The DOM of the page at `url` in headless Chromium, once its view says
-/// `data-state="ready"` (asserted).
-fn ready_dom(url: &str) -> String {
-    ready_dump(url).0
-}
-
-/// [`dumped_page`], asserting that the view reached `data-state="ready"`.
-fn ready_dump(url: &str) -> (String, String) {
+/// [`dumped_page`]: the DOM of the page at `url` and its `<body …>`
+/// attributes, asserting that the view reached `data-state="ready"`.
+fn ready_page(url: &str) -> (String, String) {
     let (dom, body) = dumped_page(url);
     assert_eq!(
         attribute(&body, "data-state").as_deref(),
@@ -943,10 +910,16 @@ fn ready_dump(url: &str) -> (String, String) {
     (dom, body)
 }
 
-/// The DOM of the page at `url` as headless Chromium leaves it, and the
-/// attributes of its `<body>` tag.
+/// The DOM of the page at `url` as headless Chromium leaves it in a 1280
+/// px wide window, and the attributes of its `<body>` tag.
 fn dumped_page(url: &str) -> (String, String) {
-    let dom = String::from_utf8_lossy(&chromium(url, &["--dump-dom"]).stdout).into_owned();
+    dumped_page_at(url, 1280)
+}
+
+/// [`dumped_page`] in a window `width` pixels wide.
+fn dumped_page_at(url: &str, width: u32) -> (String, String) {
+    let dom =
+        String::from_utf8_lossy(&chromium_at(url, width, &["--dump-dom"]).stdout).into_owned();
     let body = dom
         .split("<body")
         .nth(1)
@@ -1073,36 +1046,40 @@ fn mesh_textures_embeds_and_shaders_are_shown() {
     assert!(wgsl.contains("@compute @workgroup_size(1, 1, 1)"), "{wgsl}");
     let error = view.error("/api/shader?path=data/credits.txt", 422);
     assert!(error.starts_with("data/credits.txt: "), "{error}");
-    let page = ready_dom(&format!(
+    let (page, _) = ready_page(&format!(
         "http://127.0.0.1:{}/#asset=data%2Fnoise.txt",
         view.port
     ));
     assert!(page.contains("hex dump") && page.contains("00000000  00 01 02"));
-    let page = ready_dom(&format!(
+    let (page, _) = ready_page(&format!(
         "http://127.0.0.1:{}/#asset=shaders%2FPost%2Fexposure.spv",
         view.port
     ));
     assert!(page.contains("exposure_state") && page.contains("1 × 1 × 1"));
-    assert_eq!(
-        view.json("/api/client-log")["messages"],
-        serde_json::json!([])
-    );
+    assert_no_page_errors(&view);
 }
 
-/// A screenshot of the page at `url`, kept as `dir/name` (and copied to
-/// `ASSETC_VIEW_SHOTS` when that is set).
+/// A screenshot of the page at `url` in a 1280 px wide window, kept as
+/// `dir/name` (for [`keep_shots`]).
 fn screenshot(url: &str, dir: &Path, name: &str) -> assetc::encode::image::Rgba8Image {
+    screenshot_at(url, 1280, dir, name)
+}
+
+/// [`screenshot`] in a window `width` pixels wide.
+fn screenshot_at(
+    url: &str,
+    width: u32,
+    dir: &Path,
+    name: &str,
+) -> assetc::encode::image::Rgba8Image {
     let file = dir.join(name);
-    let run = chromium(url, &[&format!("--screenshot={}", file.display())]);
+    let run = chromium_at(url, width, &[&format!("--screenshot={}", file.display())]);
     let bytes = fs::read(&file).unwrap_or_else(|e| {
         panic!(
             "{name}: no screenshot ({e}): {}",
             String::from_utf8_lossy(&run.stderr)
         )
     });
-    if let Some(keep) = std::env::var_os("ASSETC_VIEW_SHOTS") {
-        fs::write(Path::new(&keep).join(name), &bytes).unwrap();
-    }
     assetc::encode::image::decode_image(&bytes).unwrap()
 }
 
@@ -1155,7 +1132,7 @@ fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
 
     let base = format!("http://127.0.0.1:{}/", view.port);
     let url = format!("{base}#asset=textures%2Fchecker.ktx2&probe=12,34&zoom=4");
-    let body = ready_page(&url);
+    let (_, body) = ready_page(&url);
     let shown: Vec<String> = expected.iter().map(u8::to_string).collect();
     assert_eq!(
         attribute(&body, "data-probe"),
@@ -1171,10 +1148,8 @@ fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
     assert_eq!(attribute(&body, "data-live").as_deref(), Some("waiting"));
     let shots = tempfile::tempdir().unwrap();
     screenshot(&url, shots.path(), "view-texel.png");
-    assert_eq!(
-        view.json("/api/client-log")["messages"],
-        serde_json::json!([])
-    );
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
 }
 
 /// Pan: a right-drag moves the camera's target, an orbit drag turns the
@@ -1185,7 +1160,7 @@ fn pan_moves_the_camera_target_and_the_hash_keeps_the_camera() {
     let view = Viewer::start(p.root(), &[]);
     let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
     let camera = |route: &str| {
-        let body = ready_page(&format!("{base}{route}"));
+        let (_, body) = ready_page(&format!("{base}{route}"));
         numbers(&attribute(&body, "data-camera").expect("data-camera"))
     };
     let still = camera("");
@@ -1212,10 +1187,7 @@ fn pan_moves_the_camera_target_and_the_hash_keeps_the_camera() {
         .collect::<Vec<_>>()
         .join(",");
     assert_eq!(camera(&format!("&cam={text}")), panned);
-    assert_eq!(
-        view.json("/api/client-log")["messages"],
-        serde_json::json!([])
-    );
+    assert_no_page_errors(&view);
 }
 
 /// The mesh view is lit by the studio unless told otherwise; with an IBL
@@ -1256,7 +1228,7 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
     assert_eq!(floats(&values["values"]).len(), 8 * 8 * 4);
 
     let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
-    let dom = String::from_utf8_lossy(&chromium(&base, &["--dump-dom"]).stdout).into_owned();
+    let (dom, _) = dumped_page(&base);
     assert!(
         dom.contains(r#"value="ibl:env/sky""#),
         "the IBL set is not offered"
@@ -1268,7 +1240,7 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
         ("ibl:env/sky", "view-ibl.png"),
     ] {
         let url = format!("{base}&env={env}");
-        let body = ready_page(&url);
+        let (_, body) = ready_page(&url);
         assert_eq!(attribute(&body, "data-environment").as_deref(), Some(env));
         let canvas = numbers(&attribute(&body, "data-canvas").unwrap());
         lit.push((screenshot(&url, shots.path(), name), canvas));
@@ -1294,10 +1266,8 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
         share > 0.3,
         "studio and IBL differ on {share} of the canvas"
     );
-    assert_eq!(
-        view.json("/api/client-log")["messages"],
-        serde_json::json!([])
-    );
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
     drop(view);
 
     // The demo alone has no IBL set: only the studio and the head light.
@@ -1308,7 +1278,7 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
         serde_json::json!([])
     );
     let url = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
-    let dom = String::from_utf8_lossy(&chromium(&url, &["--dump-dom"]).stdout).into_owned();
+    let (dom, _) = dumped_page(&url);
     assert!(
         dom.contains(r#"value="studio""#) && !dom.contains("ibl:"),
         "{dom}"
@@ -1370,7 +1340,7 @@ fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
     );
 
     let base = format!("http://127.0.0.1:{}/", view.port);
-    let body = ready_page(&format!(
+    let (_, body) = ready_page(&format!(
         "{base}#asset=textures%2Fchecker.ktx2&zoom=2&live={since}"
     ));
     assert_eq!(
@@ -1389,16 +1359,13 @@ fn the_viewer_follows_assetc_watch_and_reloads_what_changed() {
         2.0 * icon["width"].as_f64().unwrap(),
         "the zoom was lost"
     );
-    let other = ready_page(&format!("{base}#asset=models%2Fcrate.hmesh&live={since}"));
+    let (_, other) = ready_page(&format!("{base}#asset=models%2Fcrate.hmesh&live={since}"));
     assert_eq!(
         attribute(&other, "data-live-reloaded"),
         None,
         "<body{other}>"
     );
-    assert_eq!(
-        view.json("/api/client-log")["messages"],
-        serde_json::json!([])
-    );
+    assert_no_page_errors(&view);
     drop(watch);
 }
 
@@ -1499,9 +1466,8 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
     for width in [1280, 1920] {
         for (name, route, present, absent) in cases {
             let url = format!("{base}{route}");
-            let dom = String::from_utf8_lossy(&chromium_at(&url, width, &["--dump-dom"]).stdout)
-                .into_owned();
-            let fact = |key: &str| body_attribute(&dom, key).unwrap_or_else(|| "(none)".into());
+            let (dom, body) = dumped_page_at(&url, width);
+            let fact = |key: &str| attribute(&body, key).unwrap_or_else(|| "(none)".into());
             let at = format!("{name} at {width} px");
             assert_eq!(fact("data-state"), "ready", "{at}");
             assert_eq!(fact("data-layout"), "measured", "{at}");
@@ -1513,9 +1479,12 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
             for text in absent {
                 assert!(!dom.contains(text), "{at}: {text:?}");
             }
-            let file = shots.path().join(format!("view-{name}-{width}.png"));
-            chromium_at(&url, width, &[&format!("--screenshot={}", file.display())]);
-            let shot = assetc::encode::image::decode_image(&fs::read(&file).unwrap()).unwrap();
+            let shot = screenshot_at(
+                &url,
+                width,
+                shots.path(),
+                &format!("view-{name}-{width}.png"),
+            );
             assert_eq!(shot.width, width, "{at}");
             assert!(
                 distinct_colours(&shot.pixels) > 50,

@@ -41,6 +41,13 @@ pub fn mip_level_count(width: u32, height: u32) -> usize {
     (u32::BITS - width.max(height).max(1).leading_zeros()) as usize
 }
 
+/// The size of level `level` of a chain from a `width` x `height` base:
+/// each side shifted right by `level`, and at least 1.
+pub fn level_size(width: u32, height: u32, level: usize) -> (u32, u32) {
+    let shrink = |side: u32| side.checked_shr(level as u32).unwrap_or(0).max(1);
+    (shrink(width), shrink(height))
+}
+
 /// Builds mip levels `levels` of `level0` (level 0 is an unchanged copy), each
 /// filtered directly from `level0`.
 pub fn mip_levels<T: Sample>(
@@ -355,8 +362,7 @@ fn downsample<T: Sample, const N: usize, K: Kernel<T, N>>(
     level: usize,
     kernel: &K,
 ) -> RgbaImage<T> {
-    let width = (source.width >> level).max(1);
-    let height = (source.height >> level).max(1);
+    let (width, height) = level_size(source.width, source.height, level);
     let columns = axis_taps(source.width, width);
     let rows = axis_taps(source.height, height);
     let total = f64::from(source.width) * f64::from(source.height);

@@ -17,7 +17,7 @@ use super::material::{Ids, resolve_texture, rows_json};
 use super::probe::{ProbeCache, StoredValues};
 pub use super::source::Sources;
 use super::store::Store;
-use super::texture::{ImageIndex, decode, png_bytes};
+use super::texture::{ImageIndex, png_bytes};
 use super::{ViewError, anim, embed, environment, font, mesh, shader, texture};
 use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
@@ -377,12 +377,23 @@ impl App {
         Ok(value)
     }
 
-    /// One image of a texture as PNG, HDR formats at `exposure` stops.
-    fn texture_image(&self, path: &str, at: ImageIndex, exposure: f32) -> Result<Reply, ViewError> {
+    /// One image of a texture as PNG, HDR formats at `exposure` stops,
+    /// decoded once with the probe's (the page draws an image, then asks
+    /// for its range and texels, and redraws it at other exposures).
+    fn texture_image(
+        &mut self,
+        path: &str,
+        at: ImageIndex,
+        exposure: f32,
+    ) -> Result<Reply, ViewError> {
         let bytes = self.store.read(path)?;
         let view = ktx2::parse(&bytes).map_err(|e| ViewError::invalid(path, e))?;
-        let image = decode(&bytes, &view, at, exposure).map_err(|e| ViewError::invalid(path, e))?;
-        let png = png_bytes(&image).map_err(|e| ViewError::invalid(path, e))?;
+        let image = self
+            .probe
+            .image(path, &bytes, &view, at)
+            .map_err(|e| ViewError::invalid(path, e))?;
+        let png =
+            png_bytes(&image.to_display(exposure)).map_err(|e| ViewError::invalid(path, e))?;
         Ok(Reply::bytes("image/png", png))
     }
 

@@ -7,7 +7,7 @@
 //! about, each numbered by a version of the server's own (the watcher's
 //! generation starts again at 1 when it restarts; the version never goes
 //! back). When no watcher runs, or it stops, the thread tries again every
-//! second, so a watcher started later is picked up.
+//! half second, so a watcher started later is picked up.
 //!
 //! The page long-polls `/api/live?since=V`: the answer comes at once when a
 //! build newer than `V` is known, else when one arrives or after at most

@@ -6,7 +6,8 @@
 //! 8-bit and LDR block formats, words (0–65535) for 16-bit UNORM formats,
 //! linear floats for the HDR ones. The last decoded image is kept, keyed by
 //! its file's BLAKE3 hash, so moving the cursor over a large texture decodes
-//! it once, and a rebuilt file is decoded again.
+//! it once, and a rebuilt file is decoded again. The page's PNG of an image
+//! (`/api/texture/image`, at any exposure) is drawn from the same decoding.
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -41,7 +42,7 @@ struct Key {
     hash: blake3::Hash,
 }
 
-/// The last image decoded for the probe.
+/// The last image decoded, for the probe and the image's PNG.
 #[derive(Default)]
 pub struct ProbeCache {
     last: Option<(Key, StoredImage)>,

@@ -14,16 +14,13 @@ use naga::{AddressSpace, ImageClass, Module, StorageAccess, TypeInner};
 use serde_json::{Value, json};
 
 use crate::encode::shader::naming::stage_name;
-use crate::encode::shader::spirv::parse_spirv;
+use crate::encode::shader::spirv::{header_version, parse_spirv};
 
 /// The page's view of the SPIR-V module `bytes` at runtime path `path`, or
 /// naga's reason for refusing it.
 pub fn shader_json(path: &str, bytes: &[u8]) -> Result<Value, String> {
     let (module, info) = parse_spirv(bytes)?;
-    let version = match bytes.get(5..7) {
-        Some(&[minor, major]) => format!("{major}.{minor}"),
-        _ => "unknown".to_owned(),
-    };
+    let (major, minor) = header_version(bytes);
     let disassembly = match naga::back::wgsl::write_string(
         &module,
         &info,
@@ -34,7 +31,7 @@ pub fn shader_json(path: &str, bytes: &[u8]) -> Result<Value, String> {
     };
     Ok(json!({
         "path": path,
-        "spirv": version,
+        "spirv": format!("{major}.{minor}"),
         "words": bytes.len() / 4,
         "entry_points": entry_points(&module),
         "bindings": resources(&module, &info, |space| !matches!(space, AddressSpace::Immediate)),

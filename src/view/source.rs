@@ -24,14 +24,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::texture::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels};
+use super::texture::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels, swizzle_of};
 use crate::encode::image::{
     Rgba8Image, RgbaImage, SourceHints, SourceImage, decode_source, round_to_8_bits,
 };
 use crate::encode::mesh::gltf as gltf_source;
 use crate::encode::mesh::obj as obj_source;
 use crate::encode::mesh::scene::ImageSource;
-use crate::encode::mips::{Sample, mip_levels};
+use crate::encode::mips::{Sample, level_size, mip_level_count, mip_levels};
 use crate::encode::texture_mode::TextureMode;
 use crate::format::ktx2::{DFD_TRANSFER_SRGB, Ktx2View, TexelFormat};
 use crate::fragment::Fragment;
@@ -248,15 +248,6 @@ pub fn mode_of(view: &Ktx2View<'_>) -> TextureMode {
     }
 }
 
-/// The texture's `KTXswizzle`, if it has one.
-fn swizzle_of(view: &Ktx2View<'_>) -> Option<String> {
-    view.key_value("KTXswizzle").map(|value| {
-        String::from_utf8_lossy(value)
-            .trim_end_matches('\0')
-            .to_owned()
-    })
-}
-
 /// The `(texture channel, source channel)` pairs worth comparing: those the
 /// swizzle keeps (R and G of a normal map, which ASTC stores in R and A; R
 /// of a gray texture), or all four.
@@ -328,13 +319,9 @@ pub fn reduced<T: Sample>(
     width: u32,
     height: u32,
 ) -> Result<RgbaImage<T>, String> {
-    let size_at = |level: usize| {
-        let shrink = |side: u32| side.checked_shr(level as u32).unwrap_or(0).max(1);
-        (shrink(image.width), shrink(image.height))
-    };
-    let levels = crate::encode::mips::mip_level_count(image.width, image.height);
+    let levels = mip_level_count(image.width, image.height);
     let level = (0..levels)
-        .find(|&level| size_at(level) == (width, height))
+        .find(|&level| level_size(image.width, image.height, level) == (width, height))
         .ok_or_else(|| {
             format!(
                 "the source is {}x{} and the texture {width}x{height}, which is none of its mip levels",

@@ -77,15 +77,10 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         (_, _, depth) if depth > 0 => "3d",
         _ => "2d",
     };
-    let swizzle = view.key_value("KTXswizzle").map(|value| {
-        String::from_utf8_lossy(value)
-            .trim_end_matches('\0')
-            .to_owned()
-    });
     Ok(json!({
         "path": path,
         "kind": kind,
-        "swizzle": swizzle.unwrap_or_else(|| "rgba".into()),
+        "swizzle": swizzle_of(view).unwrap_or_else(|| "rgba".into()),
         "hdr": is_hdr(view),
         "images": images,
         "source": Value::Null,
@@ -93,6 +88,15 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         "psnr_reference": Value::Null,
         "psnr_note": Value::Null,
     }))
+}
+
+/// The texture's `KTXswizzle`, if it has one.
+pub fn swizzle_of(view: &Ktx2View<'_>) -> Option<String> {
+    view.key_value("KTXswizzle").map(|value| {
+        String::from_utf8_lossy(value)
+            .trim_end_matches('\0')
+            .to_owned()
+    })
 }
 
 /// Where the page fetches one image as PNG.
@@ -124,12 +128,7 @@ pub fn decode(
     at: ImageIndex,
     exposure: f32,
 ) -> Result<Rgba8Image, String> {
-    let stored = decode_stored(file, view, at)?;
-    Ok(Rgba8Image {
-        width: stored.width,
-        height: stored.height,
-        pixels: stored.texels.to_display(exposure),
-    })
+    Ok(decode_stored(file, view, at)?.to_display(exposure))
 }
 
 /// One decoded image with its texels as the format stores them (before any
@@ -141,6 +140,18 @@ pub struct StoredImage {
     pub height: u32,
     /// Four channels per texel, top row first.
     pub texels: Texels,
+}
+
+impl StoredImage {
+    /// The image as the page shows it: RGBA8, HDR formats at `exposure`
+    /// stops (see [`decode`]).
+    pub fn to_display(&self, exposure: f32) -> Rgba8Image {
+        Rgba8Image {
+            width: self.width,
+            height: self.height,
+            pixels: self.texels.to_display(exposure),
+        }
+    }
 }
 
 /// Decodes one image of the texture `view` (parsed from `file`) to its

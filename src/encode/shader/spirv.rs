@@ -30,20 +30,24 @@ pub struct SpirvSummary {
 /// says what it holds; the error says what is wrong.
 pub fn validate_spirv(bytes: &[u8]) -> Result<SpirvSummary, String> {
     let (module, _) = parse_spirv(bytes)?;
-    // The version word is 0x00MMmm00, little-endian (length checked by
-    // `parse_spirv`).
-    let version = match bytes.get(5..7) {
-        Some(&[minor, major]) => (major, minor),
-        _ => (0, 0),
-    };
     Ok(SpirvSummary {
-        version,
+        version: header_version(bytes),
         entry_points: module
             .entry_points
             .iter()
             .map(|entry| (stage_name(entry.stage), entry.name.clone()))
             .collect(),
     })
+}
+
+/// The SPIR-V version in a module's header, major and minor: the version
+/// word is 0x00MMmm00, little-endian. `(0, 0)` for bytes too short to hold
+/// it, which [`parse_spirv`] refuses.
+pub fn header_version(bytes: &[u8]) -> (u8, u8) {
+    match bytes.get(5..7) {
+        Some(&[minor, major]) => (major, minor),
+        _ => (0, 0),
+    }
 }
 
 /// Parses `bytes` as a SPIR-V module and validates it with naga, as

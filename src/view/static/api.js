@@ -56,9 +56,14 @@ export const viewPaths = () => requested;
 /** Forgets the paths requested (a new view begins). */
 export const forgetViewPaths = () => requested.clear();
 
-function notePath(url) {
+/** The `path` parameter of an API URL, or null. */
+export function pathOfUrl(url) {
   const query = url.split('?')[1];
-  const path = query && new URLSearchParams(query).get('path');
+  return query ? new URLSearchParams(query).get('path') : null;
+}
+
+function notePath(url) {
+  const path = pathOfUrl(url);
   if (path) requested.add(path);
 }
 

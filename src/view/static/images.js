@@ -2,7 +2,7 @@
 // texels, and one channel of them as grey.
 
 import { el } from './dom.js';
-import { ApiError, apiFetch } from './api.js';
+import { ApiError, apiFetch, pathOfUrl } from './api.js';
 
 // Decoded images, shared by every view, keyed by URL.
 const imageCache = new Map();
@@ -40,8 +40,7 @@ async function fetchImage(url) {
 export function forgetImagesOf(paths) {
   for (const cache of [imageCache, texelCache]) {
     for (const url of [...cache.keys()]) {
-      const query = url.split('?')[1];
-      if (query && paths.has(new URLSearchParams(query).get('path'))) cache.delete(url);
+      if (paths.has(pathOfUrl(url))) cache.delete(url);
     }
   }
 }

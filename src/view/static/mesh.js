@@ -10,7 +10,7 @@ import { assetLink, checkbox, figureTable, selectBox, swatch } from './widgets.j
 import { sampleClip } from './anim.js';
 import { decodeMesh, lodFigures, stalledNote } from './mesh-data.js';
 import { cameraText, MeshViewer, parseCamera } from './viewer.js';
-import { chosenEnvironment, ENV_MODE, environmentChoices, loadEnvironmentSets, loadIblCube, STUDIO } from './environment.js';
+import { chosenEnvironment, ENV_MODE, environmentChoices, iblChoice, loadEnvironmentSets, loadIblCube, STUDIO } from './environment.js';
 import { missingTextures } from './material.js';
 
 /** Loads every base colour texture the materials use: {images: Map(path → img), errors}. */
@@ -254,7 +254,7 @@ function environmentLoader(ctx, viewer, sets) {
   const cubes = new Map();
   ctx.onCleanup(() => { for (const cube of cubes.values()) cube.then((c) => viewer.gl.deleteTexture(c.texture), () => {}); });
   return async (choice) => {
-    const set = sets.find((s) => `ibl:${s.name}` === choice);
+    const set = sets.find((s) => iblChoice(s) === choice);
     if (!set) {
       viewer.setEnvironment(ENV_MODE[choice] ?? ENV_MODE.studio);
       document.body.dataset.environment = choice;

@@ -9,7 +9,8 @@ import { fmtNum } from './format.js';
 import { apiGet } from './api.js';
 
 const CHANNEL_NAMES = ['R', 'G', 'B', 'A'];
-const FACE_NAMES = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
+/** The cube faces in KTX2's order, as the texture view and the probe name them. */
+export const FACE_NAMES = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
 
 /** A stored value as text: floats with six significant digits, UNORM integers with their fraction of full scale. */
 function valueText(value, encoding) {

@@ -4,7 +4,7 @@ import { $, el } from './dom.js';
 import { fmtBytes, fmtInt } from './format.js';
 import { ApiError, apiGet } from './api.js';
 import { parseHash } from './hash.js';
-import { pathText } from './widgets.js';
+import { assetLink } from './widgets.js';
 
 // What the sidebar shows and how.
 const list = {
@@ -135,7 +135,7 @@ function renderAssetRows() {
     title: f.type === 'invalid' ? `${f.path}\n${f.error || ''}` : f.path,
     onclick: (e) => { if (e.target.tagName !== 'A') location.hash = `asset=${encodeURIComponent(f.path)}`; },
   },
-  el('td', { class: 'path' }, el('a', { href: `#asset=${encodeURIComponent(f.path)}` }, pathText(f.path))),
+  el('td', { class: 'path' }, assetLink(f.path)),
   el('td', {}, el('span', { class: `type type-${f.type}`, text: f.type })),
   el('td', { class: 'kind', text: f.kind || '' }),
   el('td', { class: 'num', title: `${fmtInt(f.bytes)} bytes`, text: fmtBytes(f.bytes) }),

@@ -8,9 +8,8 @@ import { isolateChannel, loadTexels } from './images.js';
 import { updateHash } from './hash.js';
 import { clearErrors } from './context.js';
 import { buttonGroup, checkbox, figureTable, selectBox } from './widgets.js';
-import { probeParam, texelProbe } from './probe.js';
+import { FACE_NAMES, probeParam, texelProbe } from './probe.js';
 
-const FACE_NAMES = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
 // Horizontal cross, 4 × 3 cells: [face, column, row].
 const CROSS_CELLS = [[2, 1, 0], [1, 0, 1], [4, 1, 1], [0, 2, 1], [5, 3, 1], [3, 1, 2]];
 const CHANNELS = ['r', 'g', 'b', 'a', 'rgba'];
