@@ -135,8 +135,9 @@ pub fn write_manpages(dir: &Path, assetc: &clap::Command) -> Result<Vec<PathBuf>
     Ok(written)
 }
 
-/// The pages of one program: its own, then one per visible subcommand at
-/// every depth (`assetc-pack-info.1`), as file name and roff text.
+/// The pages of one program, as file name and roff text: one per visible
+/// subcommand at every depth (`assetc-pack-info.1`), each subcommand's after
+/// its own subcommands', and the program's own page last.
 pub fn manpages(command: clap::Command) -> Result<Vec<(String, Vec<u8>)>, ManualError> {
     let mut command = command.disable_help_subcommand(true);
     command.build();
@@ -145,7 +146,7 @@ pub fn manpages(command: clap::Command) -> Result<Vec<(String, Vec<u8>)>, Manual
     Ok(pages)
 }
 
-/// Adds the page of `command` and of each of its visible subcommands.
+/// Adds the pages of `command`'s visible subcommands, then its own.
 fn collect_pages(
     command: clap::Command,
     pages: &mut Vec<(String, Vec<u8>)>,
