@@ -344,9 +344,23 @@ pub fn proc_stat_fields(pid: u32) -> Option<Vec<String>> {
     Some(rest.split_whitespace().map(str::to_owned).collect())
 }
 
+/// The parent of `pid`, from `/proc/PID/stat`; `None` when it is gone.
+pub fn proc_parent(pid: u32) -> Option<u32> {
+    proc_stat_fields(pid)?.get(1)?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_parent_of_this_process_is_read_from_proc() {
+        assert_eq!(
+            proc_parent(std::process::id()),
+            Some(std::os::unix::process::parent_id())
+        );
+    }
 
     #[cfg(unix)]
     #[test]

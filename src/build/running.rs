@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::fsutil::proc_stat_fields;
+use crate::fsutil::{proc_parent, proc_stat_fields};
 
 /// One edge being run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +118,7 @@ fn processes_whose_parent_is(parent: u32) -> Vec<u32> {
         .flatten()
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| proc_stat_fields(pid).and_then(|f| f.get(1)?.parse().ok()) == Some(parent))
+        .filter(|&pid| proc_parent(pid) == Some(parent))
         .collect()
 }
 

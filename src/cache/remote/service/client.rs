@@ -17,7 +17,7 @@ use super::{BUILD_PID_ENV, ENV, SERVE, fingerprint, log_file, socket};
 use crate::cache::remote::client::{RemoteError, checked};
 use crate::cli;
 use crate::config::RemoteSettings;
-use crate::fsutil::proc_stat_fields;
+use crate::fsutil::proc_parent;
 
 /// How long an edge waits for a service it started to listen.
 const START_WAIT: Duration = Duration::from_secs(2);
@@ -227,17 +227,12 @@ fn build_process() -> u32 {
         if comm.trim().contains("ninja") {
             return pid;
         }
-        match parent_of(pid) {
+        match proc_parent(pid) {
             Some(next) => pid = next,
             None => break,
         }
     }
     parent
-}
-
-/// The parent of `pid`.
-fn parent_of(pid: u32) -> Option<u32> {
-    proc_stat_fields(pid)?.get(1)?.parse().ok()
 }
 
 /// Connects to `path` once a starting service listens there.
@@ -251,18 +246,5 @@ fn wait_for(path: &Path) -> Option<UnixStream> {
             return None;
         }
         std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_parent_of_this_process_is_read_from_proc() {
-        assert_eq!(
-            parent_of(std::process::id()),
-            Some(std::os::unix::process::parent_id())
-        );
     }
 }
