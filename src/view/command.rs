@@ -12,7 +12,7 @@ use super::live::Live;
 use super::server::Bound;
 use super::store::Store;
 use crate::cli::finish;
-use crate::config::Config;
+use crate::config::{Config, ConfigError, Configured};
 use crate::fsutil::shown;
 
 const PROGRAM: &str = "assetc";
@@ -44,13 +44,16 @@ pub fn run_view(args: &ViewArgs) -> ExitCode {
 }
 
 fn serve(args: &ViewArgs) -> Result<(), ViewError> {
-    let target = target(args)?;
+    let project = project(args.preset.as_deref());
+    let target = target(args, &project)?;
     let store = if target.is_file() {
         Store::pack(&target)?
     } else {
         Store::folder(&target)?
     };
-    let sources = sources_of(&store, args.preset.as_deref());
+    let sources = project
+        .ok()
+        .and_then(|(config, configured)| sources_of(&store, config, configured));
     let live = match &sources {
         Some(sources) => Live::follow(sources.build.clone()),
         None => Live::idle(),
@@ -72,30 +75,36 @@ fn serve(args: &ViewArgs) -> Result<(), ViewError> {
     Ok(())
 }
 
-/// The folder or pack to serve.
-fn target(args: &ViewArgs) -> Result<PathBuf, ViewError> {
+/// The project found from here and what its last configure recorded (for
+/// `preset`), looked up once for both the target and the sources.
+fn project(preset: Option<&str>) -> Result<(Config, Configured), ConfigError> {
+    let config = Config::discover(Path::new("."))?;
+    let configured = config.configured(preset)?;
+    Ok((config, configured))
+}
+
+/// The folder or pack to serve: the one given, else the configured output.
+fn target(
+    args: &ViewArgs,
+    project: &Result<(Config, Configured), ConfigError>,
+) -> Result<PathBuf, ViewError> {
     if let Some(given) = args.target.as_ref().or(args.output.as_ref()) {
         return Ok(given.clone());
     }
-    let config = Config::discover(Path::new(".")).map_err(|e| config_error(&e))?;
-    let configured = config
-        .configured(args.preset.as_deref())
-        .map_err(|e| config_error(&e))?;
+    let (_, configured) = project.as_ref().map_err(|e| config_error(e))?;
     Ok(PathBuf::from(shown(&configured.output)))
 }
 
-/// The project's sources, when the folder served is the output of the
-/// `assetc.yml` found from here (for texture PSNR, and its build folder for
-/// live refresh).
-fn sources_of(store: &Store, preset: Option<&str>) -> Option<Sources> {
+/// The project's sources, when the folder served is the configured output
+/// of the `assetc.yml` found from here (for texture PSNR, and its build
+/// folder for live refresh).
+fn sources_of(store: &Store, config: Config, configured: Configured) -> Option<Sources> {
     let root = std::fs::canonicalize(store.folder_root()?).ok()?;
-    let config = Config::discover(Path::new(".")).ok()?;
-    let configured = config.configured(preset).ok()?;
     if std::fs::canonicalize(&configured.output).ok()? != root {
         return None;
     }
     Some(Sources {
-        input: config.input.clone(),
+        input: config.input,
         build: configured.build_dir,
     })
 }
