@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicI32, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::client::{Client, auth_from_makeflags, give_raw};
-use super::log;
+use super::{idle, log};
 
 /// Overrides the thread budget, as `--threads` does.
 pub const THREADS_VAR: &str = "ASSETC_THREADS";
@@ -118,14 +118,24 @@ fn take_own_token(client: &Client) {
 
 /// One extra thread's token; given back when dropped.
 #[derive(Debug)]
-pub struct Token {
-    budget: Arc<Budget>,
-    slot: usize,
+pub struct Token(Held);
+
+/// Where a [`Token`] came from, and so where it goes back.
+#[derive(Debug)]
+enum Held {
+    /// From the budget: one of a fixed count, or the jobserver token in
+    /// slot `slot` of [`HELD`].
+    Budget { budget: Arc<Budget>, slot: usize },
+    /// Lent by a thread of this process while it waits ([`idle`]).
+    Borrowed,
 }
 
-/// A token for one more thread, if the budget has one free right now.
-/// Never waits.
+/// A token for one more thread, if one is free right now: first one that a
+/// waiting thread lent (module `idle`), else one from the budget. Never waits.
 pub fn try_token() -> Option<Token> {
+    if idle::borrow() {
+        return Some(Token(Held::Borrowed));
+    }
     let budget = BUDGET.read().unwrap_or_else(|e| e.into_inner()).clone()?;
     let slot = match &*budget {
         Budget::Alone => return None,
@@ -138,7 +148,7 @@ pub fn try_token() -> Option<Token> {
         }
         Budget::Shared(client) => hold(client, client.try_take().ok()??)?,
     };
-    Some(Token { budget, slot })
+    Some(Token(Held::Budget { budget, slot }))
 }
 
 /// Records `byte` in a free slot of [`HELD`]; gives it straight back when
@@ -163,14 +173,18 @@ fn hold(client: &Client, byte: u8) -> Option<usize> {
 
 impl Drop for Token {
     fn drop(&mut self) {
-        match &*self.budget {
+        let Held::Budget { budget, slot } = &self.0 else {
+            idle::give_back();
+            return;
+        };
+        match &**budget {
             Budget::Alone => {}
             Budget::Fixed(spare) => {
                 log::record("release");
                 spare.fetch_add(1, Ordering::AcqRel);
             }
             Budget::Shared(client) => {
-                let value = HELD[self.slot].swap(EMPTY, Ordering::SeqCst);
+                let value = HELD[*slot].swap(EMPTY, Ordering::SeqCst);
                 if value != EMPTY {
                     log::record("release");
                     let _ = client.give(value as u8);

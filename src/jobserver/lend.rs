@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::Scope;
 
 use super::budget::try_token;
+use super::idle;
 
 /// Stack of a lent thread: as much as a main thread gets, since encoders
 /// written for one thread (Basis Universal's among them) keep large frames.
@@ -42,7 +43,15 @@ pub fn map_with<T: Sync, S: Default, R: Send>(
         results: Mutex::new(items.iter().map(|_| None).collect()),
         state: PhantomData,
     };
-    std::thread::scope(|scope| jobs.run(scope));
+    let lending = std::thread::scope(|scope| {
+        jobs.run(scope);
+        // Out of items: until the threads started here are done (the scope
+        // joins them before it returns), this thread's token may serve a map
+        // nested in one of their items.
+        idle::lend_own()
+    });
+    // Dropping takes a token back for this thread, waiting if need be.
+    drop(lending);
     jobs.results
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
@@ -142,6 +151,42 @@ mod tests {
                 assert!(seen > 1, "no thread was lent at {threads}");
             }
         }
+    }
+
+    /// With two threads in all, the caller finishes its short item first
+    /// and waits; the long item's nested map then gets the caller's token.
+    #[test]
+    fn a_waiting_caller_lends_its_token_to_a_nested_map() {
+        let busy = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let nested_threads = Mutex::new(BTreeSet::new());
+        let inner: Vec<u64> = (0..24).collect();
+        let sums = with_threads(2, || {
+            map(&[false, true], |&long| {
+                if !long {
+                    return 0;
+                }
+                map(&inner, |&n| {
+                    let now = busy.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
+                    nested_threads
+                        .lock()
+                        .unwrap()
+                        .insert(format!("{:?}", std::thread::current().id()));
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    busy.fetch_sub(1, Ordering::SeqCst);
+                    n
+                })
+                .iter()
+                .sum::<u64>()
+            })
+        });
+        assert_eq!(sums, [0, (0..24).sum::<u64>()]);
+        assert!(
+            nested_threads.into_inner().unwrap().len() > 1,
+            "the nested map got no thread"
+        );
+        assert!(peak.into_inner() <= 2, "more threads than tokens");
     }
 
     #[test]

@@ -15,12 +15,15 @@
 //! * [`budget`] is the process's one source of tokens: a jobserver, a fixed
 //!   thread count (`--threads`, `ASSETC_THREADS`) or none at all, when the
 //!   process stays single-threaded;
+//! * `idle` lets a thread that waits for the threads it started lend its
+//!   token to the rest of the process meanwhile;
 //! * [`log`] records every token taken and returned when
 //!   `ASSETC_JOBSERVER_LOG` names a file, so a test can replay a build's
 //!   accounting.
 
 pub mod budget;
 pub mod client;
+mod idle;
 pub mod lend;
 pub mod log;
 pub mod server;
