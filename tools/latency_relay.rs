@@ -1,7 +1,7 @@
 //! A TCP relay on loopback that puts a network's round trip between a build
 //! and its REAPI server, counts the connections and gRPC calls that cross
 //! it, and can hang like a stopped server or a blackholed link. It runs the
-//! relay of the integration tests (tests/common/relay.rs); `tools/remote-bench`
+//! relay of the integration tests (tests/integration/common/relay.rs); `tools/remote-bench`
 //! drives it.
 //!
 //! ```text
@@ -19,7 +19,7 @@
 //!   SIGTERM and SIGINT write the stats and exit.
 
 #[allow(dead_code)] // the tests use parts of the relay this tool does not
-#[path = "../tests/common/relay.rs"]
+#[path = "../tests/integration/common/relay.rs"]
 mod relay;
 
 use std::fs;

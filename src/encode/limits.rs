@@ -4,7 +4,7 @@
 //! the memory it bounds is allocated, and a source past it fails its edge
 //! with a message naming the file, the field and the limit. `docs/limits.md`
 //! lists them for users, with the reasoning and the messages;
-//! `tests/hostile.rs` drives malformed sources through the real pipeline
+//! `tests/integration/hostile.rs` drives malformed sources through the real pipeline
 //! under a memory cap to hold the encoders to them.
 
 /// Largest accepted image width or height, in pixels (PNG and JPEG sources,
@@ -73,7 +73,7 @@ pub const MAX_GPU_INSTANCES: usize = 1 << 16;
 /// The widest accepted IBL panorama (it is half as high). Decoding holds
 /// the float texels twice for a moment (the Radiance decoder's buffer and
 /// ours): 805 MB at 8192×4096, the most a job may take under the 1 GiB
-/// address-space cap of `tests/hostile.rs`. Faces of the largest `ibl.size`
+/// address-space cap of `tests/integration/hostile.rs`. Faces of the largest `ibl.size`
 /// (4096) need a panorama only 16384 wide to keep one texel per cube texel;
 /// the default 256 needs 1024.
 pub const MAX_PANORAMA_WIDTH: u32 = 8192;

@@ -1,6 +1,6 @@
 // include_twice.cpp: a C++ translation unit that includes assetc.h twice (the
 // include guard must hold) and uses its constants and helpers in C++ code.
-// tests/c_header.rs compiles it with `-std=c++17 -fsyntax-only` and strict
+// tests/integration/c_header.rs compiles it with `-std=c++17 -fsyntax-only` and strict
 // warnings.
 #include "assetc.h"
 #include "assetc.h"

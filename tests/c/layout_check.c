@@ -2,7 +2,7 @@
  * layout_check: prints what assetc.h says about the formats - every packed
  * struct's size, every field's offset and size, the magic and version
  * constants, the chunk ids and flag bits, and the names of the byte
- * enumerations - one fact per line. tests/c_header.rs prints the same facts
+ * enumerations - one fact per line. tests/integration/c_header.rs prints the same facts
  * from the Rust crate and compares the two texts. Builds as C99 and as C++.
  */
 #include "assetc.h"

@@ -15,7 +15,7 @@
  * Every mesh and material is looked up in the manifest by the id of its
  * runtime path (assetc_id_for_path). Exit status: 0 when everything reads,
  * 1 on a format error (with a message on stderr), 2 on a usage or I/O error.
- * tests/c_header.rs compares the output with what the Rust crate reads.
+ * tests/integration/c_header.rs compares the output with what the Rust crate reads.
  */
 #include "assetc.h"
 

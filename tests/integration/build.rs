@@ -12,15 +12,13 @@
 //! texture large enough to be cut into several UASTC batches beside a small
 //! one, so a token freed by the small edge can be lent to the large one.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::jobserver::{LOG_VAR, TokenLog, ninja_113, without_inherited_budget};
-use common::{ASSETC, Project, Run, ninja_program};
+use crate::common::jobserver::{LOG_VAR, TokenLog, ninja_113, without_inherited_budget};
+use crate::common::{ASSETC, Project, Run, ninja_program};
 
 /// The side of the texture that is cut into several UASTC batches.
 const LARGE: u32 = 1024;

@@ -17,13 +17,12 @@
 //!
 //! A missing compiler fails the tests with a message saying so.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::mem::{offset_of, size_of, size_of_val};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::shared;
 use assetc::format::hanim::{self, AnimPath, Interpolation};
 use assetc::format::hash::asset_hash;
 use assetc::format::hfont::{self, FontFileHeader, GpuGlyph, KerningPair};
@@ -36,7 +35,6 @@ use assetc::format::hmesh::{
 use assetc::format::hpack::{self, Pack, PackEntry, PackHeader};
 use assetc::format::kind::{AssetKind, ColorSpace, PackKind};
 use assetc::format::ktx2;
-use common::Project;
 
 // ---------------------------------------------------------------------------
 // Compiling and running the C programs.
@@ -167,14 +165,13 @@ fn assert_same_lines(what: &str, actual: &str, expected: &str) {
 // The demo pack.
 // ---------------------------------------------------------------------------
 
-/// The demo project built with `--pack`, and the path of its single pack
-/// (the demo's named packs sit beside it).
-fn demo_pack() -> (Project, PathBuf) {
-    let project = Project::demo();
-    project.build(&["--pack"]);
-    let pack = project.path("runtime/desktop.hpack");
+/// A scratch folder for one test's programs and damaged packs, and the path
+/// of the single pack of the demo built with `--pack` (shared by the tests;
+/// its named packs sit beside it).
+fn demo_pack() -> (tempfile::TempDir, PathBuf) {
+    let pack = shared::demo().path("runtime/desktop.hpack");
     assert!(pack.is_file(), "{} missing", pack.display());
-    (project, pack)
+    (tempfile::tempdir().unwrap(), pack)
 }
 
 /// `bytes` copied into a buffer that starts on an 8-byte boundary, as
@@ -270,8 +267,8 @@ fn describe_material(
 
 #[test]
 fn read_pack_reads_the_demo_pack_like_the_rust_crate() {
-    let (project, pack) = demo_pack();
-    let exe = build_c("read_pack.c", project.root(), "read_pack", &[]);
+    let (scratch, pack) = demo_pack();
+    let exe = build_c("read_pack.c", scratch.path(), "read_pack", &[]);
     let bytes = std::fs::read(&pack).expect("read the pack");
     let expected = expected_listing(&bytes);
     // The demo must exercise every branch worth comparing.
@@ -288,8 +285,8 @@ fn read_pack_reads_the_demo_pack_like_the_rust_crate() {
 
 #[test]
 fn read_pack_reads_shared_payloads_like_the_rust_crate() {
-    let (project, pack) = demo_pack();
-    let exe = build_c("read_pack.c", project.root(), "read_pack", &[]);
+    let (scratch, pack) = demo_pack();
+    let exe = build_c("read_pack.c", scratch.path(), "read_pack", &[]);
     let bytes = std::fs::read(&pack).expect("read the pack");
     let demo = hpack::parse(&bytes).expect("the demo pack is valid");
     // Every texture again under a second path: the copies share its payload.
@@ -310,7 +307,7 @@ fn read_pack_reads_shared_payloads_like_the_rust_crate() {
     let shared = hpack::write_pack(&items).expect("write the pack");
     let parsed = hpack::parse(&shared).expect("the shared pack is valid");
     assert!(parsed.shared_entries() >= copies.len() && !copies.is_empty());
-    let file = project.path("shared.hpack");
+    let file = scratch.path().join("shared.hpack");
     std::fs::write(&file, &shared).expect("write the shared pack");
     let result = run(&exe, &[&file]);
     assert_eq!(result.code, Some(0), "read_pack failed:\n{}", result.stderr);
@@ -353,8 +350,8 @@ fn toc_end(bytes: &[u8]) -> usize {
 
 #[test]
 fn read_pack_refuses_truncated_packs() {
-    let (project, pack) = demo_pack();
-    let exe = build_c("read_pack.c", project.root(), "read_pack", &[]);
+    let (scratch, pack) = demo_pack();
+    let exe = build_c("read_pack.c", scratch.path(), "read_pack", &[]);
     let bytes = std::fs::read(&pack).expect("read the pack");
     let toc = toc_end(&bytes);
     let cuts = [
@@ -371,7 +368,7 @@ fn read_pack_refuses_truncated_packs() {
     for cut in cuts {
         let result = assert_refused(
             &exe,
-            project.root(),
+            scratch.path(),
             &bytes[..cut],
             &format!("cut at {cut}"),
         );
@@ -428,8 +425,8 @@ fn last_manifest_path_len(bytes: &[u8]) -> usize {
 
 #[test]
 fn read_pack_refuses_paths_that_run_past_their_table() {
-    let (project, pack) = demo_pack();
-    let exe = sanitized_read_pack(project.root());
+    let (scratch, pack) = demo_pack();
+    let exe = sanitized_read_pack(scratch.path());
     let bytes = std::fs::read(&pack).expect("read the pack");
     for (at, what) in [
         (last_toc_path_len(&bytes), "TOC"),
@@ -437,7 +434,7 @@ fn read_pack_refuses_paths_that_run_past_their_table() {
     ] {
         let mut long_path = bytes.clone();
         long_path[at..at + 2].copy_from_slice(&u16::MAX.to_le_bytes());
-        let result = assert_refused(&exe, project.root(), &long_path, what);
+        let result = assert_refused(&exe, scratch.path(), &long_path, what);
         assert!(
             result.stderr.contains("truncated"),
             "{what}: {}",
@@ -448,27 +445,27 @@ fn read_pack_refuses_paths_that_run_past_their_table() {
 
 #[test]
 fn read_pack_reports_damage_inside_the_nested_files() {
-    let (project, pack) = demo_pack();
-    let exe = sanitized_read_pack(project.root());
+    let (scratch, pack) = demo_pack();
+    let exe = sanitized_read_pack(scratch.path());
     let bytes = std::fs::read(&pack).expect("read the pack");
     let mesh = "models/crate.hmesh";
 
     let mut huge_chunk = bytes.clone();
     let size_at = mesh_chunk_field(&bytes, mesh, hmesh::chunk::VTXS, 16);
     put_u64(&mut huge_chunk, size_at, u64::MAX - 8);
-    let result = assert_refused(&exe, project.root(), &huge_chunk, "huge VTXS");
+    let result = assert_refused(&exe, scratch.path(), &huge_chunk, "huge VTXS");
     assert!(result.stderr.contains(mesh), "{}", result.stderr);
 
     let mut short_vertices = bytes.clone();
     put_u64(&mut short_vertices, size_at, 28);
-    let result = assert_refused(&exe, project.root(), &short_vertices, "short VTXS");
+    let result = assert_refused(&exe, scratch.path(), &short_vertices, "short VTXS");
     assert!(result.stderr.contains("hmesh DESC"), "{}", result.stderr);
 
     let parsed = hpack::parse(&bytes).expect("valid pack");
     let manifest = parsed.find("assets.hman").expect("manifest in pack");
     let mut bad_count = bytes.clone();
     bad_count[manifest.offset as usize + 8..][..4].copy_from_slice(&u32::MAX.to_le_bytes());
-    let result = assert_refused(&exe, project.root(), &bad_count, "manifest count");
+    let result = assert_refused(&exe, scratch.path(), &bad_count, "manifest count");
     assert!(result.stderr.contains("assets.hman"), "{}", result.stderr);
 }
 
@@ -530,11 +527,11 @@ fn sanitized_read_pack(dir: &Path) -> PathBuf {
 
 #[test]
 fn read_pack_survives_random_corruption() {
-    let (project, pack) = demo_pack();
-    let exe = sanitized_read_pack(project.root());
+    let (scratch, pack) = demo_pack();
+    let exe = sanitized_read_pack(scratch.path());
     let bytes = std::fs::read(&pack).expect("read the pack");
     let regions = parsed_regions(&bytes);
-    let file = project.path("corrupt.hpack");
+    let file = scratch.path().join("corrupt.hpack");
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     let (mut refused, cases) = (0, 200);
     for case in 0..cases {

@@ -5,15 +5,13 @@
 //! killed writers, an unusable folder and trimming end with correct outputs
 //! and at most a warning; the launcher prefixes every encode.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{ASSETC, Project, Run, ninja_program, rgba_png};
+use crate::common::{ASSETC, Project, Run, ninja_program, rgba_png};
 
 /// The encode edges of the demo (sources plus the glTF textures), which is
 /// also the number of keys a clean build of it looks up; the processor edge

@@ -1,8 +1,7 @@
 //! The `assetc` command line outside the build: init, presets, discovery.
 
-mod common;
-
-use common::Project;
+use crate::common;
+use crate::common::Project;
 
 #[test]
 fn init_writes_a_starter_that_configures_and_never_overwrites() {

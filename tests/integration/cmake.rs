@@ -16,8 +16,6 @@
 //! jobserver the assets step must share: the encoders join it, and the token
 //! log never counts more than make's 2 tokens.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
@@ -25,9 +23,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
+use crate::common::jobserver::{LOG_VAR, TokenLog, ninja_113, without_inherited_budget};
+use crate::common::{ASSETC, Run};
 use assetc::format::{hman, hpack};
-use common::jobserver::{LOG_VAR, TokenLog, ninja_113, without_inherited_budget};
-use common::{ASSETC, Run};
 
 /// The name the example gives `assetc_add_assets`, hence its output folder.
 const TARGET: &str = "game_assets";

@@ -4,14 +4,12 @@
 //! info` and `assetc view`, plus Ninja's regeneration edge. Also the
 //! messages of the same code: stale outputs, a missing pack, `assetc init`.
 
-mod common;
-
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use common::watch::Watch;
-use common::{ASSETC, Project};
+use crate::common::watch::Watch;
+use crate::common::{ASSETC, Project};
 
 /// A project whose file says `preset: desktop`, with no `pack:`.
 fn two_presets() -> Project {

@@ -4,14 +4,13 @@
 //! `assetc-link check` catching tampered copies, stale copies and a tampered
 //! pack entry.
 
-mod common;
-
+use crate::common;
 use std::collections::BTreeMap;
 
+use crate::common::{Project, rgba_png};
 use assetc::format::hash::asset_hash;
 use assetc::format::kind::{AssetKind, PackKind};
 use assetc::format::{hman, hpack};
-use common::{Project, rgba_png};
 
 const CONFIG: &str = r#"
 pack: true

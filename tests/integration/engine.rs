@@ -2,36 +2,27 @@
 //! every output file and every pack entry opens through `assetc::format`, and
 //! the `load_pack` example prints what an engine would upload from the pack.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::common::{Project, shared};
 use assetc::format::bytes::AlignedBytes;
 use assetc::format::hpack::Pack;
 use assetc::format::kind::AssetKind;
 use assetc::format::{self, AssetFile, FileType};
-use common::Project;
 
 /// The demo's output folder (its default preset, `desktop`, picks it).
 const OUTPUT: &str = "runtime/desktop";
 /// The pack written next to it.
 const PACK: &str = "runtime/desktop.hpack";
 
-/// The demo, built with `--pack`.
-fn built_demo() -> Project {
-    let p = Project::demo();
-    p.build(&["--pack"]);
-    assert!(p.path(PACK).is_file(), "no pack at {PACK}");
-    p
-}
-
 #[test]
 fn the_demo_output_opens_through_the_engine_api() {
-    let p = built_demo();
+    let p = shared::demo();
+    assert!(p.path(PACK).is_file(), "no pack at {PACK}");
     let mut tree = p.tree(OUTPUT);
-    // The id files are for the game's compiler, not runtime data (tests/ids.rs).
+    // The id files are for the game's compiler, not runtime data (tests/integration/ids.rs).
     for id_file in ["assets.h", "assets.rs"] {
         assert!(tree.remove(id_file).is_some(), "{OUTPUT}/{id_file} missing");
     }
@@ -45,9 +36,9 @@ fn the_demo_output_opens_through_the_engine_api() {
         FileType::Ktx2,
     ];
     assert_eq!(types, BTreeSet::from(expected), "types in {OUTPUT}");
-    every_pack_entry_opens(&p, &tree);
-    load_pack_prints_the_uploads(&p, &tree);
-    load_pack_fails_cleanly(&p);
+    every_pack_entry_opens(p, &tree);
+    load_pack_prints_the_uploads(p, &tree);
+    load_pack_fails_cleanly(p);
 }
 
 /// Opens every file of the output tree and returns the types seen. Files of
@@ -179,7 +170,13 @@ fn build_example(profile_dir: &std::path::Path) {
         Some("debug") | None => "dev",
         Some(name) => name,
     };
-    let status = Command::new(env!("CARGO"))
+    let mut cargo = Command::new(env!("CARGO"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(describes_the_package_under_test) {
+            cargo.env_remove(name);
+        }
+    }
+    let status = cargo
         .args(["build", "--example", "load_pack", "--profile", profile])
         .arg("--manifest-path")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
@@ -188,6 +185,26 @@ fn build_example(profile_dir: &std::path::Path) {
         .status()
         .unwrap();
     assert!(status.success(), "cargo build --example load_pack failed");
+}
+
+/// Whether `name` is one of the variables cargo sets for a test process
+/// about the package under test (`CARGO_PKG_NAME`, `OUT_DIR`, …). The
+/// nested cargo must not see them: build scripts that track them (ring's
+/// does) would run again and rebuild half the tree, both here and in the
+/// next `cargo test`, which sees them unset again.
+fn describes_the_package_under_test(name: &str) -> bool {
+    [
+        "CARGO_PKG_",
+        "CARGO_MANIFEST_",
+        "CARGO_CRATE_",
+        "CARGO_BIN_",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
+    ]
+    .iter()
+    .any(|prefix| name.starts_with(prefix))
 }
 
 /// Runs the example on the pack and checks every line against the files.
@@ -296,10 +313,13 @@ fn load_pack_fails_cleanly(p: &Project) {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
 
+    // The damaged copy goes beside the project: the demo is shared.
     let mut broken = std::fs::read(p.path(PACK)).unwrap();
     broken.truncate(broken.len() / 2);
-    p.write("broken.hpack", &broken);
-    let truncated = run(&[p.path("broken.hpack")]);
+    let scratch = tempfile::tempdir().unwrap();
+    let broken_path = scratch.path().join("broken.hpack");
+    std::fs::write(&broken_path, &broken).unwrap();
+    let truncated = run(&[broken_path]);
     assert_eq!(truncated.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&truncated.stderr);
     assert!(stderr.contains("broken.hpack: offset"), "{stderr}");

@@ -1,8 +1,7 @@
 //! Bad input through the real pipeline: clear messages, no partial output.
 
-mod common;
-
-use common::Project;
+use crate::common;
+use crate::common::Project;
 
 const CONFIG: &str = r#"
 input: assets

@@ -6,14 +6,13 @@
 //! The fonts are Debian's DejaVu Sans (`fonts-dejavu-core`, installed by
 //! `tools/ensure-deps`) and the committed `tests/data/fonts/kerning-test.ttf`.
 
-mod common;
-
+use crate::common;
+use crate::common::Project;
 use assetc::format::hash::asset_hash;
 use assetc::format::hfont::{FLAG_MSDF, FontData, read_hfont};
 use assetc::format::hman;
 use assetc::format::kind::{AssetKind, ColorSpace};
 use assetc::format::ktx2;
-use common::Project;
 
 const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
@@ -217,8 +216,7 @@ fn broken_fonts_fail_their_own_edges_and_leave_nothing() {
 
 // Charsets that miss what a font covers (issue 27, item 10).
 
-#[path = "../src/encode/font/test_font.rs"]
-mod test_font;
+use crate::test_font;
 
 /// Small atlases keep these builds fast.
 const SMALL: &str =

@@ -8,11 +8,10 @@
 //! ASTC 4x4 0.21°) are set a few dB or tenths of a degree below the figures,
 //! so a broken channel layout or edge padding fails them by far.
 
-mod common;
-
+use crate::common;
+use crate::common::Project;
 use assetc::format::ktx2;
 use assetc::format::texel as vk;
-use common::Project;
 
 /// Two presets that differ only in the platform `format: auto` targets.
 const PRESETS: &str = r#"

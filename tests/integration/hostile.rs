@@ -13,10 +13,8 @@
 //! `assetc-encode: error: assets/<source>` line with the case's own details,
 //! print no panic, and leave no output or temporary file behind.
 
-mod common;
-#[path = "../src/encode/image/test_sources.rs"]
-mod image_sources;
-#[path = "hostile/sources.rs"]
+use crate::common;
+use crate::image_sources;
 mod sources;
 
 use std::fs;
@@ -24,7 +22,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{Project, ninja_program};
+use crate::common::{Project, ninja_program};
 use serde_json::{Value, json};
 use sources::{GRAY, RGBA};
 

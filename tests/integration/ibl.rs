@@ -3,15 +3,12 @@
 //! specular and irradiance cubes plus the project's BRDF table; bad
 //! panoramas fail their own edge, naming the file, and leave nothing behind.
 
-mod common;
-
+use crate::common::Project;
 use assetc::encode::ibl::panorama::Panorama;
 use assetc::format::ktx2::{self, Ktx2Header};
 use assetc::format::texel;
-use common::Project;
 
-#[path = "../src/encode/image/test_sources.rs"]
-mod sources;
+use crate::image_sources as sources;
 
 /// A Radiance HDR file of `width × height` texels: a bright spot on a sky
 /// gradient.

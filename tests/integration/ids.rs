@@ -4,18 +4,16 @@
 //! compiled by `rustc -D warnings`, every value against the manifest and
 //! `asset_hash`, incremental behaviour, collisions, and the `ids:` key.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::SystemTime;
 
+use crate::common::Project;
 use assetc::format::hash::asset_hash;
 use assetc::format::hman;
 use assetc::format::kind::AssetKind;
-use common::Project;
 
 const CONFIG: &str = r#"
 embed: ["data/*"]

@@ -2,20 +2,11 @@
 //! build of the demo project: golden outputs (re-bless with `ASSETC_BLESS=1`),
 //! JSON figures cross-checked against the format readers, and corrupt files.
 
-mod common;
-
 use std::fs;
 
+use crate::common::{Project, Run, assert_golden, shared};
 use assetc::format::{hmesh, hpack};
-use common::{Project, Run, assert_golden};
 use serde_json::Value;
-
-/// The demo, built with its pack.
-fn demo() -> Project {
-    let p = Project::demo();
-    p.build(&["--pack"]);
-    p
-}
 
 fn json(run: &Run) -> Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", run.stdout))
@@ -23,7 +14,7 @@ fn json(run: &Run) -> Value {
 
 #[test]
 fn the_demo_reports_match_their_golden_files() {
-    let p = demo();
+    let p = shared::demo();
     let cases: [(&[&str], &str); 4] = [
         (&["info"], "inspect/info.txt"),
         (&["info", "--json"], "inspect/info.json"),
@@ -40,7 +31,7 @@ fn the_demo_reports_match_their_golden_files() {
 
 #[test]
 fn info_json_figures_add_up_and_agree_with_the_readers() {
-    let p = demo();
+    let p = shared::demo();
     let report = json(&p.assetc(&["info", "--json"]).expect_ok("info --json"));
     assert_eq!(report["schema"], "assetc-info/1");
     let files = report["files"].as_array().unwrap();
@@ -70,7 +61,7 @@ fn info_json_figures_add_up_and_agree_with_the_readers() {
 
 #[test]
 fn pack_info_layout_adds_up_to_the_file_size() {
-    let p = demo();
+    let p = shared::demo();
     let report = json(&p.assetc(&["pack", "info", "--json"]).expect_ok("pack info"));
     let layout = &report["layout"];
     let part = |name: &str| layout[name].as_u64().unwrap();
@@ -92,7 +83,7 @@ fn pack_info_layout_adds_up_to_the_file_size() {
 
 #[test]
 fn a_corrupt_mesh_fails_info_and_check_naming_the_file() {
-    let p = demo();
+    let p = Project::built_demo();
     let mesh = p.path("runtime/desktop/models/crate.hmesh");
     let bytes = fs::read(&mesh).unwrap();
     fs::write(&mesh, &bytes[..bytes.len() / 2]).unwrap();
@@ -125,7 +116,7 @@ fn a_corrupt_mesh_fails_info_and_check_naming_the_file() {
 
 #[test]
 fn a_truncated_pack_is_an_error_with_the_offset() {
-    let p = demo();
+    let p = Project::built_demo();
     let pack = p.path("runtime/desktop.hpack");
     let bytes = fs::read(&pack).unwrap();
     fs::write(&pack, &bytes[..100]).unwrap();

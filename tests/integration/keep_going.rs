@@ -1,12 +1,11 @@
 //! `keep_going` through the real binaries and real `ninja`: one broken asset
 //! no longer hides the rest, yet the build still fails until it is fixed.
 
-mod common;
-
+use crate::common;
 use std::fs;
 
+use crate::common::{Project, Run};
 use assetc::format::{hman, hpack};
-use common::{Project, Run};
 
 /// The project: two good textures, a good OBJ, a truncated PNG and an OBJ
 /// whose face names a vertex that does not exist.
@@ -166,8 +165,7 @@ fn breaking_a_built_asset_removes_it_from_the_folder_and_the_pack() {
 // A source is one unit: when any of its edges fails, the whole source is
 // left out, and `assetc-link check` after a failed build names what failed.
 
-#[path = "../src/encode/mesh/fixtures.rs"]
-mod fixtures;
+use crate::fixtures;
 
 /// `assets/models/crate.gltf`: one triangle whose material uses two image
 /// files, `gone.png` (base colour, not written here) and `here.png`

@@ -145,7 +145,9 @@ fn floor_of(module: &[String], rel: &str) -> usize {
     FLOORS
         .iter()
         .position(|floor| floor.contains(&room))
-        .unwrap_or_else(|| panic!("src/{rel}: module `{room}` is on no floor of tests/layers.rs"))
+        .unwrap_or_else(|| {
+            panic!("src/{rel}: module `{room}` is on no floor of tests/integration/layers.rs")
+        })
 }
 
 /// Whether `target` lies below `file`'s own module (a module file using or

@@ -6,15 +6,13 @@
 //! manifest step is skipped when the set of assets is kept, and the packs
 //! reuse their previous entries, as the `ASSETC_LINK_STATS` lines say).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use common::{Project, Run, ninja_program};
+use crate::common::{Project, Run, ninja_program};
 
 const CONFIG: &str = r#"
 pack: true

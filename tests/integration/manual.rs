@@ -2,8 +2,7 @@
 //! completions`, `assetc manpages`, `tools/install-docs`), and the `--help`
 //! of the two programs Ninja runs.
 
-mod common;
-
+use crate::common;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;

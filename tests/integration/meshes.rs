@@ -5,14 +5,11 @@
 //! the edge cuts into parts for threads, has the same bytes at 1 and 4
 //! threads.
 
-mod common;
+use crate::fixtures;
 
-#[path = "../src/encode/mesh/fixtures.rs"]
-mod fixtures;
-
+use crate::common::{Project, Run, assert_golden, ninja_program, rgba_png};
 use assetc::format::hash::asset_hash;
 use assetc::format::{hanim, hman, hmat, hmesh, ktx2};
-use common::{Project, Run, assert_golden, ninja_program, rgba_png};
 use fixtures::{GltfBuilder, Material, Node, Primitive};
 
 /// Raw textures keep these tests fast; the texture tests cover UASTC.

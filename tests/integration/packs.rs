@@ -3,18 +3,15 @@
 //! manifests, overlap, incrementality, membership changes, failures, `check`,
 //! `pack info`, config errors, and identical files stored once.
 
-mod common;
-
-#[path = "../src/encode/mesh/fixtures.rs"]
-mod fixtures;
+use crate::fixtures;
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use crate::common::{Project, Run};
 use assetc::format::hman::{self, ManifestEntry};
 use assetc::format::hpack;
-use common::{Project, Run};
 use fixtures::{GltfBuilder, Material, Node};
 
 const CONFIG: &str = r#"

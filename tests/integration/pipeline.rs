@@ -1,8 +1,6 @@
 //! The Ninja pipeline end to end: real `assetc` binaries, real `ninja`.
 
-mod common;
-
-use common::{Project, pattern};
+use crate::common::{Project, pattern};
 
 const CONFIG: &str = r#"
 input: assets

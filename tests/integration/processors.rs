@@ -3,15 +3,13 @@
 //! pack, incrementality (source, depfile inputs, the command template), failing
 //! and lazy processors, the shipped Tiled example, and config errors.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
+use crate::common::{Project, Run};
 use assetc::format::hman;
 use assetc::format::hpack;
 use assetc::format::kind::AssetKind;
-use common::{Project, Run};
 
 /// Two processors over plain text: `upper` upper-cases `text/*.txt` and lists
 /// the file named by a source's `include:` line in its depfile; `rev`

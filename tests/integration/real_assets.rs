@@ -14,15 +14,13 @@
 //!
 //! `tools/ensure-deps --for-tests` installs both packages.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::Project;
 use assetc::format::hmesh;
-use common::Project;
 
 /// Where `assimp-testmodels` puts the models.
 const MODELS: &str = "/usr/share/assimp/models";

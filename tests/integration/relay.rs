@@ -1,9 +1,7 @@
 //! The latency relay of the remote-cache tests and benchmarks
-//! (tests/common/relay.rs) tested on its own, against small upstream servers
+//! (tests/integration/common/relay.rs) tested on its own, against small upstream servers
 //! written here: forwarding, counting calls on hand-made HTTP/2 byte
 //! streams, and each fault.
-
-mod common;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -11,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::relay::{CallCounter, HTTP2_PREFACE, Relay, Stats};
+use crate::common::relay::{CallCounter, HTTP2_PREFACE, Relay, Stats};
 
 /// How long a test waits for something that should happen.
 const PATIENCE: Duration = Duration::from_secs(10);

@@ -6,14 +6,14 @@
 //! Each build sets `ASSETC_CACHE_LOG`, so the tests see what every edge did:
 //! `encode` (locally), `remote-hit` or `remote-exec`.
 
-mod common;
-
 use std::fs;
 use std::net::TcpListener;
 
-use common::reapi::{DEMO_CACHED_EDGES, Server, build_logged, count, plain_reference, reference};
-use common::relay::Relay;
-use common::{Project, rgba_png};
+use crate::common::reapi::{
+    DEMO_CACHED_EDGES, Server, build_logged, count, plain_reference, reference,
+};
+use crate::common::relay::Relay;
+use crate::common::{Project, rgba_png};
 
 #[test]
 fn a_second_build_folder_takes_every_result_from_the_reapi_cache() {

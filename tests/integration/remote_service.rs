@@ -2,31 +2,22 @@
 //! BuildGrid server and real Ninja: every way it can go wrong ends with the
 //! outputs of a local build and a no-op rebuild.
 
-mod common;
-
+use crate::common;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use assetc::cache::remote::service::wait_until_gone;
-use common::reapi::{
-    DEMO_CACHED_EDGES, Server, build_logged, count, plain_reference, wait_for_services,
+use crate::common::reapi::{
+    DEMO_CACHED_EDGES, Server, build_logged, count, filled_server, plain_reference,
+    wait_for_services,
 };
-use common::relay::Relay;
-use common::{Project, ninja_program};
+use crate::common::relay::Relay;
+use crate::common::{Project, ninja_program};
+use assetc::cache::remote::service::wait_until_gone;
 
 /// The demo's build folder.
 const BUILD: &str = ".assetc/desktop";
-
-/// A server filled by one build of the demo.
-fn filled_server() -> Server {
-    let server = Server::start(&[]);
-    let first = Project::demo();
-    let (_, cold) = build_logged(&first, &["--remote", &server.url()], &["-j2"]);
-    assert_eq!(count(&cold, "encode"), DEMO_CACHED_EDGES, "{cold:?}");
-    server
-}
 
 /// The demo, configured to use `server`.
 fn configured_demo(server: &Server) -> Project {
@@ -76,7 +67,7 @@ fn the_socket_is_private_to_the_user() {
 #[test]
 fn a_service_killed_mid_build_leaves_correct_outputs() {
     let server = filled_server();
-    let p = configured_demo(&server);
+    let p = configured_demo(server);
     let log = p.path("cache.log");
     let mut ninja = Command::new(ninja_program())
         .arg("-j1")
@@ -110,7 +101,7 @@ fn a_service_killed_mid_build_leaves_correct_outputs() {
 #[test]
 fn a_stale_service_from_another_binary_steps_aside() {
     let server = filled_server();
-    let p = configured_demo(&server);
+    let p = configured_demo(server);
     // Another build of the tool: the same program with other bytes.
     let other = p.path("other-assetc-encode");
     let mut bytes = fs::read(env!("CARGO_BIN_EXE_assetc-encode")).unwrap();
@@ -137,7 +128,7 @@ fn a_stale_service_from_another_binary_steps_aside() {
 #[test]
 fn a_file_in_place_of_the_socket_is_replaced() {
     let server = filled_server();
-    let p = configured_demo(&server);
+    let p = configured_demo(server);
     p.write(&format!("{BUILD}/remote.sock"), b"not a socket");
     let (_, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);
     assert_eq!(
@@ -152,7 +143,7 @@ fn a_file_in_place_of_the_socket_is_replaced() {
 #[test]
 fn two_builds_of_one_folder_at_once_share_the_service_or_go_direct() {
     let server = filled_server();
-    let p = configured_demo(&server);
+    let p = configured_demo(server);
     // Two Ninjas, each building half of the encode outputs.
     let targets = encode_targets(&p);
     let (first, second) = targets.split_at(targets.len() / 2);
@@ -184,7 +175,8 @@ fn two_builds_of_one_folder_at_once_share_the_service_or_go_direct() {
 
 #[test]
 fn a_hung_server_costs_one_deadline_per_build() {
-    let server = filled_server();
+    // Its own server, stopped: what it holds is never read.
+    let server = Server::start(&[]);
     let stopped = Stopped::server(&server);
     let p = Project::demo();
     let (run, outcomes) = build_logged(&p, &["--remote", &server.url()], &["-j2"]);

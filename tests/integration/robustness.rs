@@ -18,8 +18,6 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
@@ -27,8 +25,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use crate::common::{ASSETC, Project, Run, ninja_program, rgba_png};
 use assetc::fsutil::TEMP_PREFIX;
-use common::{ASSETC, Project, Run, ninja_program, rgba_png};
 
 /// Raw textures for most of the tree, UASTC for `hq/` so some encodes take
 /// long enough to be killed mid-way; an embed glob and one named pack.

@@ -3,13 +3,12 @@
 //! depfile, removed entry points leaving nothing behind, and broken sources
 //! failing only their own edge with `file:line:column`.
 
-mod common;
-
+use crate::common;
+use crate::common::Project;
 use assetc::encode::shader::validate_spirv;
 use assetc::format::hash::asset_hash;
 use assetc::format::hman;
 use assetc::format::kind::AssetKind;
-use common::Project;
 
 const CONFIG: &str =
     "input: assets\noutput: runtime\npack: true\ndefault:\n  texture: { compress: false }\n";

@@ -3,10 +3,8 @@
 //! part carries it, and `assetc-link check` names a texture whose file or
 //! record was changed afterwards.
 
-mod common;
-
+use crate::common::Project;
 use assetc::fragment::{Fragment, TextureFormat};
-use common::Project;
 
 /// UASTC by default, raw RGBA8 under `ui/`; a normal map is linear.
 const CONFIG: &str = r#"

@@ -2,9 +2,8 @@
 //! cube maps and arrays from folders, and bad images that fail only their own
 //! edge.
 
-mod common;
-
-use common::{Project, crc32, rgba_png};
+use crate::common;
+use crate::common::{Project, crc32, rgba_png};
 
 /// The header of a KTX2 file in the project, read with our own reader.
 fn ktx2_header(p: &Project, rel: &str) -> assetc::format::ktx2::Ktx2Header {
@@ -232,8 +231,7 @@ fn luts_build_and_a_bad_one_names_its_line() {
 
 // Data maps named the way painting tools name them (issue 27, item 2).
 
-#[path = "../src/encode/mesh/fixtures.rs"]
-mod fixtures;
+use crate::fixtures;
 
 /// Raw, unsupercompressed textures, so level 0 is the texels themselves; a
 /// rule makes every `ui/` image colour whatever its name.
@@ -370,8 +368,7 @@ fn a_mesh_slot_that_disagrees_with_an_image_name_is_warned_and_wins() {
 
 // Every source kind (issue 29, item 1).
 
-#[path = "../src/encode/image/test_sources.rs"]
-mod sources;
+use crate::image_sources as sources;
 
 /// [`NAMED`]'s settings, with float sources under `packed/` written as
 /// RGB9E5, those under `blocks/` as BC6H, and SVGs under `big/` drawn at 32
@@ -410,7 +407,7 @@ fn every_source_kind_builds_in_its_format_with_level_zero_intact() {
     p.write("assets/lossless.webp", &sources::webp(8, 4, &pixels));
     p.write(
         "assets/lossy.webp",
-        include_bytes!("data/textures/lossy.webp"),
+        include_bytes!("../data/textures/lossy.webp"),
     );
     p.write(
         "assets/flipped.TGA",

@@ -3,11 +3,9 @@
 //! (`ASSETC_THREADS`) give the same bytes, and the four-thread build really
 //! lent threads (the token log shows them).
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{Project, rgba_png};
+use crate::common::{Project, rgba_png};
 
 const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 

@@ -2,18 +2,17 @@
 //! and the format readers, refused paths, corrupt files, a pack served
 //! alone, and the page itself in headless Chromium.
 
-mod common;
-
+use crate::common;
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+use crate::common::{ASSETC, Project, shared};
 use assetc::format::{hfont, hmesh, hpack, ktx2};
 use assetc::view::api::PAGE_FILES;
 use base64::Engine as _;
-use common::{ASSETC, Project};
 
 /// Level 0 of a BC7 KTX2 file (the demo's desktop default), inflated and
 /// decoded block by block with `bcdec_rs`, independently of the viewer.
@@ -158,12 +157,6 @@ fn unchunk(mut body: &[u8]) -> Vec<u8> {
     out
 }
 
-fn demo() -> Project {
-    let p = Project::demo();
-    p.build(&["--pack"]);
-    p
-}
-
 fn floats(value: &Value) -> Vec<f32> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(value.as_str().unwrap())
@@ -176,7 +169,7 @@ fn floats(value: &Value) -> Vec<f32> {
 
 #[test]
 fn the_api_agrees_with_assetc_info_and_the_readers() {
-    let p = demo();
+    let p = shared::demo();
     let view = Viewer::start(p.root(), &[]);
     let info: Value =
         serde_json::from_str(&p.assetc(&["info", "--json"]).expect_ok("info").stdout).unwrap();
@@ -385,7 +378,7 @@ fn imports(module: &str) -> Vec<String> {
 
 #[test]
 fn paths_outside_the_output_are_refused() {
-    let p = demo();
+    let p = Project::built_demo();
     std::os::unix::fs::symlink("/etc/passwd", p.path("runtime/desktop/escape.bin")).unwrap();
     std::os::unix::fs::symlink(p.path("assetc.yml"), p.path("runtime/desktop/config.bin")).unwrap();
     let view = Viewer::start(p.root(), &["-o", "runtime/desktop"]);
@@ -416,7 +409,7 @@ fn paths_outside_the_output_are_refused() {
 
 #[test]
 fn a_corrupt_file_shows_its_reader_error_and_the_server_goes_on() {
-    let p = demo();
+    let p = Project::built_demo();
     let mesh = p.path("runtime/desktop/props/box.hmesh");
     let mut bytes = fs::read(&mesh).unwrap();
     bytes.truncate(bytes.len() / 2);
@@ -470,7 +463,7 @@ fn a_corrupt_file_shows_its_reader_error_and_the_server_goes_on() {
 
 #[test]
 fn a_pack_is_served_alone() {
-    let p = demo();
+    let p = shared::demo();
     let view = Viewer::start(p.root(), &["runtime/desktop.hpack"]);
     let assets = view.json("/api/assets");
     assert_eq!(assets["source_kind"], "pack");
@@ -527,7 +520,7 @@ fn a_pack_is_served_alone() {
 /// `ASSETC_VIEW_SHOTS=DIR` keeps the screenshots (docs/inspect.md shows them).
 #[test]
 fn the_page_renders_in_chromium() {
-    let p = demo();
+    let p = shared::demo();
     let view = Viewer::start(p.root(), &[]);
     let base = format!("http://127.0.0.1:{}/", view.port);
     let shots = tempfile::tempdir().unwrap();
@@ -552,7 +545,7 @@ fn the_page_renders_in_chromium() {
     ];
     for (name, route) in cases {
         let url = format!("{base}{route}");
-        let (_, body) = dumped_page(&url);
+        let (_, body, shot) = shot_page_at(&url, 1280, shots.path(), &format!("view-{name}.png"));
         let body = body.as_str();
         assert_eq!(
             attribute(body, "data-view").as_deref(),
@@ -564,7 +557,6 @@ fn the_page_renders_in_chromium() {
             Some("ready"),
             "{name}: <body{body}>"
         );
-        let shot = screenshot(&url, shots.path(), &format!("view-{name}.png"));
         assert!(
             distinct_colours(&shot.pixels) > 50,
             "{name}: the page looks blank"
@@ -712,7 +704,7 @@ fn covered_fraction(
 /// follow the exposure.
 #[test]
 fn bc7_and_hdr_textures_render_with_a_psnr_and_an_exposure() {
-    let p = demo();
+    let p = Project::built_demo();
     let source = assetc::encode::image::decode_image(
         &fs::read(p.path("assets/textures/checker.png")).unwrap(),
     )
@@ -902,24 +894,29 @@ fn a_texture_shrunk_by_max_size_has_a_psnr_against_the_reduced_source() {
 /// attributes, asserting that the view reached `data-state="ready"`.
 fn ready_page(url: &str) -> (String, String) {
     let (dom, body) = dumped_page(url);
+    assert_ready(url, &body);
+    (dom, body)
+}
+
+/// Asserts that the page at `url`, whose `<body …>` attributes are `body`,
+/// reached `data-state="ready"`.
+fn assert_ready(url: &str, body: &str) {
     assert_eq!(
-        attribute(&body, "data-state").as_deref(),
+        attribute(body, "data-state").as_deref(),
         Some("ready"),
         "{url}: <body{body}>"
     );
-    (dom, body)
 }
 
 /// The DOM of the page at `url` as headless Chromium leaves it in a 1280
 /// px wide window, and the attributes of its `<body>` tag.
 fn dumped_page(url: &str) -> (String, String) {
-    dumped_page_at(url, 1280)
+    dom_and_body(&chromium_at(url, 1280, &["--dump-dom"]))
 }
 
-/// [`dumped_page`] in a window `width` pixels wide.
-fn dumped_page_at(url: &str, width: u32) -> (String, String) {
-    let dom =
-        String::from_utf8_lossy(&chromium_at(url, width, &["--dump-dom"]).stdout).into_owned();
+/// The DOM a `--dump-dom` run printed, and the attributes of its `<body>`.
+fn dom_and_body(run: &std::process::Output) -> (String, String) {
+    let dom = String::from_utf8_lossy(&run.stdout).into_owned();
     let body = dom
         .split("<body")
         .nth(1)
@@ -1059,28 +1056,31 @@ fn mesh_textures_embeds_and_shaders_are_shown() {
     assert_no_page_errors(&view);
 }
 
-/// A screenshot of the page at `url` in a 1280 px wide window, kept as
-/// `dir/name` (for [`keep_shots`]).
-fn screenshot(url: &str, dir: &Path, name: &str) -> assetc::encode::image::Rgba8Image {
-    screenshot_at(url, 1280, dir, name)
-}
-
-/// [`screenshot`] in a window `width` pixels wide.
-fn screenshot_at(
+/// One Chromium run on the page at `url` in a window `width` pixels wide:
+/// its DOM, the attributes of its `<body>` tag and its screenshot, kept as
+/// `dir/name` (for [`keep_shots`]). Dumping and shooting in one run halves
+/// the browser starts, which are most of these tests' time.
+fn shot_page_at(
     url: &str,
     width: u32,
     dir: &Path,
     name: &str,
-) -> assetc::encode::image::Rgba8Image {
+) -> (String, String, assetc::encode::image::Rgba8Image) {
     let file = dir.join(name);
-    let run = chromium_at(url, width, &[&format!("--screenshot={}", file.display())]);
+    let screenshot = format!("--screenshot={}", file.display());
+    let run = chromium_at(url, width, &["--dump-dom", &screenshot]);
+    let (dom, body) = dom_and_body(&run);
     let bytes = fs::read(&file).unwrap_or_else(|e| {
         panic!(
             "{name}: no screenshot ({e}): {}",
             String::from_utf8_lossy(&run.stderr)
         )
     });
-    assetc::encode::image::decode_image(&bytes).unwrap()
+    (
+        dom,
+        body,
+        assetc::encode::image::decode_image(&bytes).unwrap(),
+    )
 }
 
 /// The numbers of a comma-separated attribute value.
@@ -1094,7 +1094,7 @@ fn numbers(text: &str) -> Vec<f64> {
 /// floats above 1.
 #[test]
 fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
-    let p = demo();
+    let p = Project::built_demo();
     let hdr = hdr_ramp();
     fs::write(p.path("runtime/desktop/ui/hdr.ktx2"), hdr).unwrap();
     let view = Viewer::start(p.root(), &[]);
@@ -1132,7 +1132,9 @@ fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
 
     let base = format!("http://127.0.0.1:{}/", view.port);
     let url = format!("{base}#asset=textures%2Fchecker.ktx2&probe=12,34&zoom=4");
-    let (_, body) = ready_page(&url);
+    let shots = tempfile::tempdir().unwrap();
+    let (_, body, _) = shot_page_at(&url, 1280, shots.path(), "view-texel.png");
+    assert_ready(&url, &body);
     let shown: Vec<String> = expected.iter().map(u8::to_string).collect();
     assert_eq!(
         attribute(&body, "data-probe"),
@@ -1146,8 +1148,6 @@ fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
     );
     // No watcher runs: the page says it waits for one, and logs nothing.
     assert_eq!(attribute(&body, "data-live").as_deref(), Some("waiting"));
-    let shots = tempfile::tempdir().unwrap();
-    screenshot(&url, shots.path(), "view-texel.png");
     assert_no_page_errors(&view);
     keep_shots(shots.path());
 }
@@ -1156,7 +1156,7 @@ fn the_texel_probe_and_the_value_range_match_the_decoded_texture() {
 /// camera about it; a camera in the hash is the one shown.
 #[test]
 fn pan_moves_the_camera_target_and_the_hash_keeps_the_camera() {
-    let p = demo();
+    let p = shared::demo();
     let view = Viewer::start(p.root(), &[]);
     let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
     let camera = |route: &str| {
@@ -1228,11 +1228,6 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
     assert_eq!(floats(&values["values"]).len(), 8 * 8 * 4);
 
     let base = format!("http://127.0.0.1:{}/#asset=models%2Fcrate.hmesh", view.port);
-    let (dom, _) = dumped_page(&base);
-    assert!(
-        dom.contains(r#"value="ibl:env/sky""#),
-        "the IBL set is not offered"
-    );
     let shots = tempfile::tempdir().unwrap();
     let mut lit = Vec::new();
     for (env, name) in [
@@ -1240,10 +1235,15 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
         ("ibl:env/sky", "view-ibl.png"),
     ] {
         let url = format!("{base}&env={env}");
-        let (_, body) = ready_page(&url);
+        let (dom, body, shot) = shot_page_at(&url, 1280, shots.path(), name);
+        assert_ready(&url, &body);
+        assert!(
+            dom.contains(r#"value="ibl:env/sky""#),
+            "the IBL set is not offered"
+        );
         assert_eq!(attribute(&body, "data-environment").as_deref(), Some(env));
         let canvas = numbers(&attribute(&body, "data-canvas").unwrap());
-        lit.push((screenshot(&url, shots.path(), name), canvas));
+        lit.push((shot, canvas));
     }
     let [(studio, canvas), (ibl, _)] = [lit.remove(0), lit.remove(0)];
     let (x, y, w, h) = (
@@ -1271,7 +1271,7 @@ fn the_mesh_is_lit_by_the_studio_or_by_the_projects_ibl_set() {
     drop(view);
 
     // The demo alone has no IBL set: only the studio and the head light.
-    let plain = demo();
+    let plain = shared::demo();
     let view = Viewer::start(plain.root(), &[]);
     assert_eq!(
         view.json("/api/environments")["environments"],
@@ -1466,7 +1466,12 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
     for width in [1280, 1920] {
         for (name, route, present, absent) in cases {
             let url = format!("{base}{route}");
-            let (dom, body) = dumped_page_at(&url, width);
+            let (dom, body, shot) = shot_page_at(
+                &url,
+                width,
+                shots.path(),
+                &format!("view-{name}-{width}.png"),
+            );
             let fact = |key: &str| attribute(&body, key).unwrap_or_else(|| "(none)".into());
             let at = format!("{name} at {width} px");
             assert_eq!(fact("data-state"), "ready", "{at}");
@@ -1479,12 +1484,6 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
             for text in absent {
                 assert!(!dom.contains(text), "{at}: {text:?}");
             }
-            let shot = screenshot_at(
-                &url,
-                width,
-                shots.path(),
-                &format!("view-{name}-{width}.png"),
-            );
             assert_eq!(shot.width, width, "{at}");
             assert!(
                 distinct_colours(&shot.pixels) > 50,

@@ -4,18 +4,16 @@
 //! the last good outputs and the repair recovers, a burst gives few builds,
 //! and the outputs end equal to a clean build's.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::Project;
+use crate::common::watch::Watch;
 use assetc::format::hman;
 use assetc::hot_reload::Build;
-use common::Project;
-use common::watch::Watch;
 
 /// The output folder's files whose bytes differ between two snapshots, or
 /// that appeared.

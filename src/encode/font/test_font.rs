@@ -1,6 +1,7 @@
 //! A tiny TrueType writer for tests, using the standard library only, so
 //! integration tests can include it with
-//! `#[path = "../src/encode/font/test_font.rs"] mod test_font;`.
+//! `#[path = "../../src/encode/font/test_font.rs"] mod test_font;`
+//! in tests/integration/main.rs.
 //!
 //! [`font_with`] writes a font that maps exactly the given codepoints, each to
 //! its own square glyph, with the tables ttf-parser and the font encoder read

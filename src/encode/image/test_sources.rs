@@ -1,7 +1,8 @@
 //! Source images of every kind for tests, made with the `image` and `png`
 //! crates' own encoders (and by hand where no encoder writes the layout).
 //! It uses no item of this crate, so integration tests include it with
-//! `#[path = "../src/encode/image/test_sources.rs"] mod test_sources;`.
+//! `#[path = "../../src/encode/image/test_sources.rs"] mod image_sources;`
+//! in tests/integration/main.rs.
 #![allow(dead_code)]
 
 use std::io::Cursor;

@@ -1,6 +1,7 @@
 //! A small glTF 2.0 writer for tests, using the standard library only (no
 //! crate imports), so integration tests can include it with
-//! `#[path = "../src/encode/mesh/fixtures.rs"] mod fixtures;`.
+//! `#[path = "../../src/encode/mesh/fixtures.rs"] mod fixtures;`
+//! (tests/integration/main.rs does; tools/mesh_bench.rs too, one level up).
 //!
 //! [`GltfBuilder`] collects binary data into one buffer and writes the JSON
 //! by hand. Add data with the `add_*` methods (each returns the new item's

@@ -1,11 +1,10 @@
 //! Shared harness for the integration tests: temporary projects, generated
 //! source images, and runs of the real `assetc` binaries and the real `ninja`.
 
-#![allow(dead_code)] // each test binary uses a different subset of the harness
-
 pub mod jobserver;
 pub mod reapi;
 pub mod relay;
+pub mod shared;
 pub mod watch;
 
 use std::collections::BTreeMap;
@@ -79,6 +78,14 @@ impl Project {
             &repo.join("tools/processors"),
             &project.path("tools/processors"),
         );
+        project
+    }
+
+    /// A copy of the demo, configured with `--pack` and built. Tests that
+    /// only read the build share one: [`shared::demo`].
+    pub fn built_demo() -> Self {
+        let project = Self::demo();
+        project.build(&["--pack"]);
         project
     }
 

@@ -8,11 +8,12 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use assetc::cache::remote::service::wait_until_gone;
 
+use super::shared::at_exit;
 use super::{Project, Run, ninja_program};
 
 /// The encode edges of the demo that go through the caches.
@@ -21,7 +22,7 @@ pub const DEMO_CACHED_EDGES: usize = 22;
 /// A BuildGrid server (and, with execution, PostgreSQL and workers) that
 /// lives as long as the value.
 pub struct Server {
-    child: Child,
+    child: Mutex<Child>,
     dir: tempfile::TempDir,
     /// The port it listens on.
     pub port: u16,
@@ -53,7 +54,11 @@ impl Server {
         loop {
             if let Ok(text) = fs::read_to_string(&port_file) {
                 let port = text.trim().parse().expect("a port number");
-                return Self { child, dir, port };
+                return Self {
+                    child: Mutex::new(child),
+                    dir,
+                    port,
+                };
             }
             if let Some(status) = child.try_wait().unwrap() {
                 let mut stderr = String::new();
@@ -90,20 +95,49 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
+impl Server {
+    /// Stops serve.py and everything it started, killing it after 30 s.
+    fn stop(&self) {
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
         // Closing its standard input stops serve.py and everything it started.
-        drop(self.child.stdin.take());
+        drop(child.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Some(_)) = child.try_wait() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A plain server filled by one build of the demo (whose every cached edge
+/// it then holds), made once per run and shared by the tests that only read
+/// from it, directly or through a relay of their own. A test that stops,
+/// breaks or fills a server starts its own.
+pub fn filled_server() -> &'static Server {
+    static FILLED: OnceLock<Server> = OnceLock::new();
+    FILLED.get_or_init(|| {
+        let server = Server::start(&[]);
+        let first = Project::demo();
+        let (_, cold) = build_logged(&first, &["--remote", &server.url()], &["-j2"]);
+        assert_eq!(count(&cold, "encode"), DEMO_CACHED_EDGES, "{cold:?}");
+        at_exit(|| {
+            if let Some(server) = FILLED.get() {
+                server.stop();
+                let _ = fs::remove_dir_all(server.dir());
+            }
+        });
+        server
+    })
 }
 
 /// `assetc configure` with `args`, then `ninja` with the cache log on;

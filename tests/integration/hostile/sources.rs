@@ -1,4 +1,4 @@
-//! Generators of the malformed sources `tests/hostile.rs` feeds the pipeline:
+//! Generators of the malformed sources `tests/integration/hostile.rs` feeds the pipeline:
 //! PNG files chunk by chunk (with a zlib stream that inflates to any number
 //! of zero bytes), flat baseline JPEGs, a one-triangle glTF and its GLB
 //! form, and byte-level surgery on the demo's TrueType font.
