@@ -50,7 +50,11 @@ pub fn integrate(n_dot_v: f32, roughness: f32, samples: u32) -> (f32, f32) {
         let (s, t) = hammersley(i, samples);
         let h = ggx_half_vector(s, t, alpha);
         let v_dot_h = dot(v, h);
-        let l = [0, 1, 2].map(|c| 2.0 * v_dot_h * h[c] - v[c]);
+        let l = [
+            2.0 * v_dot_h * h[0] - v[0],
+            2.0 * v_dot_h * h[1] - v[1],
+            2.0 * v_dot_h * h[2] - v[2],
+        ];
         let (n_dot_l, n_dot_h) = (l[2], h[2]);
         if n_dot_l <= 0.0 || v_dot_h <= 0.0 {
             continue;

@@ -94,7 +94,8 @@ fn frame(normal: Vec3) -> [Vec3; 3] {
 
 /// `local` (in the frame's coordinates) in world coordinates.
 fn to_world(frame: &[Vec3; 3], local: Vec3) -> Vec3 {
-    [0, 1, 2].map(|c| frame[0][c] * local[0] + frame[1][c] * local[1] + frame[2][c] * local[2])
+    let axis = |c: usize| frame[0][c] * local[0] + frame[1][c] * local[1] + frame[2][c] * local[2];
+    [axis(0), axis(1), axis(2)]
 }
 
 /// The level of detail of a sample of probability density `pdf` among
@@ -183,9 +184,9 @@ fn gather(chain: &[CubeLevel], direction: Vec3, taps: &[Tap]) -> Vec3 {
     let mut sum = [0.0; 3];
     for tap in taps {
         let radiance = sample_chain(chain, to_world(&axes, tap.direction), tap.lod);
-        for (total, value) in sum.iter_mut().zip(radiance) {
-            *total += value * tap.weight;
-        }
+        sum[0] += radiance[0] * tap.weight;
+        sum[1] += radiance[1] * tap.weight;
+        sum[2] += radiance[2] * tap.weight;
     }
     sum
 }
