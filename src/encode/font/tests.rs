@@ -259,7 +259,7 @@ fn compiling_is_deterministic_at_one_two_and_four_threads() {
     for mode in [FontMode::Sdf, FontMode::Msdf] {
         let source = read(DEJAVU);
         // The threads split the glyphs: 95 of them at 32 px give every thread
-        // many, for an eighth of the default set's time unoptimised.
+        // many, for about a fifth of the default set's work.
         let options = FontOptions {
             charset: "0x20-0x7e".parse().unwrap(),
             px_per_em: 32,
