@@ -130,15 +130,14 @@ enum Held {
     Borrowed,
 }
 
-/// A token for one more thread, if one is free right now: first one that a
-/// waiting thread lent (module `idle`), else one from the budget. Never waits.
+/// A token for one more thread, if the budget allows more than one and a
+/// token is free right now: first one that a waiting thread lent (module
+/// `idle`), else one from the budget. Never waits.
 pub fn try_token() -> Option<Token> {
-    if idle::borrow() {
-        return Some(Token(Held::Borrowed));
-    }
     let budget = BUDGET.read().unwrap_or_else(|e| e.into_inner()).clone()?;
     let slot = match &*budget {
         Budget::Alone => return None,
+        _ if idle::borrow() => return Some(Token(Held::Borrowed)),
         Budget::Fixed(spare) => {
             spare
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::Scope;
 
 use super::budget::try_token;
@@ -40,6 +40,7 @@ pub fn map_with<T: Sync, S: Default, R: Send>(
         items,
         work: &work,
         next: AtomicUsize::new(0),
+        recruited: AtomicBool::new(false),
         results: Mutex::new(items.iter().map(|_| None).collect()),
         state: PhantomData,
     };
@@ -47,8 +48,9 @@ pub fn map_with<T: Sync, S: Default, R: Send>(
         jobs.run(scope);
         // Out of items: until the threads started here are done (the scope
         // joins them before it returns), this thread's token may serve a map
-        // nested in one of their items.
-        idle::lend_own()
+        // nested in one of their items. With no thread started there is
+        // nothing to wait for, and nothing to lend.
+        jobs.recruited.load(Ordering::Acquire).then(idle::lend_own)
     });
     // Dropping takes a token back for this thread, waiting if need be.
     drop(lending);
@@ -66,6 +68,8 @@ struct Jobs<'a, T, S, R, W> {
     work: &'a W,
     /// The index of the next item to take.
     next: AtomicUsize,
+    /// Whether any thread was started for these items.
+    recruited: AtomicBool,
     results: Mutex<Vec<Option<R>>>,
     /// Each thread's state is its own; only its type is shared.
     state: PhantomData<fn() -> S>,
@@ -101,7 +105,9 @@ impl<'a, T: Sync, S: Default, R: Send, W: Fn(&mut S, &T) -> R + Sync> Jobs<'a, T
                 drop(token);
             });
         // A thread that cannot start gives its token back with the closure.
-        drop(spawned);
+        if spawned.is_ok() {
+            self.recruited.store(true, Ordering::Release);
+        }
     }
 }
 

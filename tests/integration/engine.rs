@@ -313,7 +313,7 @@ fn load_pack_fails_cleanly(p: &Project) {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
 
-    // The damaged copy goes beside the project: the demo is shared.
+    // The damaged copy goes into a scratch folder: the demo is shared.
     let mut broken = std::fs::read(p.path(PACK)).unwrap();
     broken.truncate(broken.len() / 2);
     let scratch = tempfile::tempdir().unwrap();
