@@ -34,6 +34,14 @@ fn compile_file(path: &str, options: &FontOptions) -> (FontData, Vec<u8>) {
     (read_hfont(&compiled.hfont).unwrap(), compiled.atlas)
 }
 
+/// DejaVu Sans compiled with the default settings in SDF mode, once per run:
+/// several tests read the same output, and each compile takes seconds in the
+/// test profile.
+fn dejavu_sdf() -> &'static (FontData, Vec<u8>) {
+    static COMPILED: std::sync::OnceLock<(FontData, Vec<u8>)> = std::sync::OnceLock::new();
+    COMPILED.get_or_init(|| compile_file(DEJAVU, &options(FontMode::Sdf)))
+}
+
 /// Level 0 of an atlas, inflated, with its format.
 fn atlas_level0(atlas: &[u8]) -> (Option<::ktx2::Format>, u32, u32, Vec<u8>) {
     let reader = ::ktx2::Reader::new(atlas).unwrap();
@@ -66,7 +74,7 @@ fn texel_at(width: u32, height: u32, u: f32, v: f32) -> usize {
 
 #[test]
 fn dejavu_glyph_table_follows_the_charset() {
-    let (font, _) = compile_file(DEJAVU, &options(FontMode::Sdf));
+    let (font, _) = dejavu_sdf();
     let source = read(DEJAVU);
     let face = Face::parse(&source, 0).unwrap();
     let mapped = Charset::default()
@@ -87,7 +95,7 @@ fn dejavu_glyph_table_follows_the_charset() {
 
 #[test]
 fn dejavu_metrics_are_in_em() {
-    let (font, _) = compile_file(DEJAVU, &options(FontMode::Sdf));
+    let (font, _) = dejavu_sdf();
     // hhea of DejaVu Sans: ascender 1901, descender -483, lineGap 0, at 2048/em.
     assert_eq!(font.ascent, 1901.0 / 2048.0);
     assert_eq!(font.descent, -483.0 / 2048.0);
@@ -97,7 +105,7 @@ fn dejavu_metrics_are_in_em() {
     let face = Face::parse(&source, 0).unwrap();
     assert_eq!(face.units_per_em(), 2048);
     let a_id = face.glyph_index('A').unwrap();
-    let a = glyph(&font, 'A');
+    let a = glyph(font, 'A');
     assert_eq!(
         a.advance,
         f32::from(face.glyph_hor_advance(a_id).unwrap()) / 2048.0
@@ -118,9 +126,9 @@ fn dejavu_metrics_are_in_em() {
 
 #[test]
 fn whitespace_has_only_an_advance() {
-    let (font, _) = compile_file(DEJAVU, &options(FontMode::Sdf));
+    let (font, _) = dejavu_sdf();
     for c in [' ', '\u{a0}'] {
-        let space = glyph(&font, c);
+        let space = glyph(font, c);
         assert_eq!(space.advance, 651.0 / 2048.0);
         assert!(space.is_blank());
         let rects = [
@@ -140,7 +148,7 @@ fn whitespace_has_only_an_advance() {
 
 #[test]
 fn dejavu_kerning_matches_the_font() {
-    let (font, _) = compile_file(DEJAVU, &options(FontMode::Sdf));
+    let (font, _) = dejavu_sdf();
     let kern = |l: char, r: char| {
         font.kerning
             .iter()
@@ -196,15 +204,15 @@ fn gpos_formats_and_the_legacy_table_merge_with_gpos_first() {
 
 #[test]
 fn the_sdf_atlas_holds_distances() {
-    let (font, atlas) = compile_file(DEJAVU, &options(FontMode::Sdf));
-    let (format, width, height, texels) = atlas_level0(&atlas);
+    let (font, atlas) = dejavu_sdf();
+    let (format, width, height, texels) = atlas_level0(atlas);
     assert_eq!(format, Some(::ktx2::Format::R8_UNORM));
     assert_eq!(
         (width, height),
         (u32::from(font.atlas_width), u32::from(font.atlas_height))
     );
     assert_eq!(texels.len(), (width * height) as usize);
-    let bar = glyph(&font, 'l');
+    let bar = glyph(font, 'l');
     let centre = texel_at(
         width,
         height,
@@ -284,7 +292,7 @@ fn settings_change_the_atlas() {
     let (font, _) = compile_file(DEJAVU, &small);
     assert_eq!(font.glyphs.len(), 27);
     assert_eq!(font.distance_range, 6.0);
-    let (big, _) = compile_file(DEJAVU, &options(FontMode::Sdf));
+    let (big, _) = dejavu_sdf();
     assert!(
         font.atlas_width as u32 * font.atlas_height as u32 * 4
             < big.atlas_width as u32 * big.atlas_height as u32
