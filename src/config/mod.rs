@@ -66,6 +66,7 @@ pub use paths::absolute;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use remote::RemoteSettings;
 pub use select::Selection;
+pub use settings::{AudioSettings, Loudness, TruePeak};
 pub use settings::{
     ConeWeight, FontSettings, LodError, LodRatios, MAX_QUALITY, MeshSettings, MeshletTriangles,
     MeshletVertices, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,

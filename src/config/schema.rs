@@ -17,7 +17,7 @@ use super::globs::GlobList;
 use super::ids::IdsSection;
 use super::processors::ProcessorSection;
 use super::remote::RemoteSettings;
-use super::settings::{FontLayer, IblLayer, MeshLayer, SettingsLayer, TextureLayer};
+use super::settings::{AudioLayer, FontLayer, IblLayer, MeshLayer, SettingsLayer, TextureLayer};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -72,6 +72,8 @@ pub(crate) struct DefaultSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals.
     pub(crate) font: Option<FontLayer>,
+    /// Sound globals (`docs/audio.md`).
+    pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
     pub(crate) ibl: Option<IblLayer>,
     /// Per-path rules, applied in file order.
@@ -89,6 +91,8 @@ pub(crate) struct PresetSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals of the preset.
     pub(crate) font: Option<FontLayer>,
+    /// Sound globals of the preset (`docs/audio.md`).
+    pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
     pub(crate) ibl: Option<IblLayer>,
     /// Preset rules; they win over `default.rules`.
@@ -107,6 +111,8 @@ pub(crate) struct RuleSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font settings for matching sources.
     pub(crate) font: Option<FontLayer>,
+    /// Sound settings for matching sources (`docs/audio.md`).
+    pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
     pub(crate) ibl: Option<IblLayer>,
 }
@@ -118,6 +124,7 @@ impl DefaultSection {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
             font: self.font.clone(),
+            audio: self.audio.clone(),
             ibl: self.ibl.clone(),
         }
     }
@@ -130,6 +137,7 @@ impl PresetSection {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
             font: self.font.clone(),
+            audio: self.audio.clone(),
             ibl: self.ibl.clone(),
         }
     }
@@ -142,6 +150,7 @@ impl RuleSection {
             texture: self.texture.clone(),
             mesh: self.mesh.clone(),
             font: self.font.clone(),
+            audio: self.audio.clone(),
             ibl: self.ibl.clone(),
         }
     }

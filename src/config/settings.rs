@@ -219,85 +219,133 @@ impl std::fmt::Display for ZstdLevel {
 #[derive(Debug, Clone, Copy)]
 pub struct Rdo(pub Option<f32>);
 
-impl PartialEq for Rdo {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.map(f32::to_bits) == other.0.map(f32::to_bits)
-    }
-}
+impl OffOrNumber for Rdo {
+    const EXPECTING: &'static str = "`off` or a number above 0";
+    const OFF: Self = Self(None);
 
-impl Eq for Rdo {}
-
-impl Rdo {
     /// The lambda as an `Rdo`, if it is finite and above 0.
-    fn lambda(value: f64) -> Result<Self, String> {
+    fn number(value: f64) -> Result<Self, String> {
         let lambda = value as f32;
         if lambda.is_finite() && lambda > 0.0 {
             Ok(Self(Some(lambda)))
         } else {
-            Err(format!(
-                "rdo must be `off` or a number above 0, not {value}"
-            ))
+            Err(format!("rdo must be {}, not {value}", Self::EXPECTING))
         }
     }
 }
 
-impl std::fmt::Display for Rdo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            None => f.write_str("off"),
-            Some(lambda) => write!(f, "{lambda}"),
+/// A setting written as `off` or as a number ([`Rdo`], [`Loudness`]); in
+/// `assetc.yml` and on the encoder's command line alike, which the type's
+/// `Display` and `FromStr` round-trip exactly.
+trait OffOrNumber: Sized {
+    /// What the setting takes, for messages.
+    const EXPECTING: &'static str;
+    /// The setting turned off.
+    const OFF: Self;
+    /// The setting at `value`, or why that value is refused.
+    fn number(value: f64) -> Result<Self, String>;
+}
+
+/// Equality by bits, `Display` (`off` or the number), `FromStr` and
+/// `Deserialize` for an [`OffOrNumber`] newtype of `Option<f32>`; `$key`
+/// names the setting in messages.
+macro_rules! off_or_number_impls {
+    ($name:ident, $key:literal) => {
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                self.0.map(f32::to_bits) == other.0.map(f32::to_bits)
+            }
         }
-    }
-}
 
-impl std::str::FromStr for Rdo {
-    type Err = String;
+        impl Eq for $name {}
 
-    fn from_str(text: &str) -> Result<Self, String> {
-        if text == "off" {
-            return Ok(Self(None));
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self.0 {
+                    None => f.write_str("off"),
+                    Some(value) => write!(f, "{value}"),
+                }
+            }
         }
-        let value: f64 = text
-            .parse()
-            .map_err(|_| format!("rdo must be `off` or a number above 0, not {text:?}"))?;
-        Self::lambda(value)
-    }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            fn from_str(text: &str) -> Result<Self, String> {
+                parse_off_or_number(text, $key)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_any(OffOrNumberVisitor(std::marker::PhantomData))
+            }
+        }
+    };
 }
 
-impl<'de> Deserialize<'de> for Rdo {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RdoVisitor)
+off_or_number_impls!(Rdo, "rdo");
+off_or_number_impls!(Loudness, "loudness");
+
+/// Reads `off` or a number as `T`; `key` names the setting in messages.
+fn parse_off_or_number<T: OffOrNumber>(text: &str, key: &str) -> Result<T, String> {
+    if text == "off" {
+        return Ok(T::OFF);
     }
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{key} must be {}, not {text:?}", T::EXPECTING))?;
+    T::number(value)
 }
 
-/// Reads `off`, a number, or nothing (also off) as an [`Rdo`].
-struct RdoVisitor;
+/// Reads `off`, a number, or nothing (also off) as an [`OffOrNumber`].
+struct OffOrNumberVisitor<T>(std::marker::PhantomData<T>);
 
-impl serde::de::Visitor<'_> for RdoVisitor {
-    type Value = Rdo;
+impl<T: OffOrNumber + std::str::FromStr<Err = String>> serde::de::Visitor<'_>
+    for OffOrNumberVisitor<T>
+{
+    type Value = T;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("`off` or a number above 0")
+        f.write_str(T::EXPECTING)
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Rdo, E> {
-        Ok(Rdo(None))
+    fn visit_unit<E: serde::de::Error>(self) -> Result<T, E> {
+        Ok(T::OFF)
     }
 
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Rdo, E> {
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
         text.parse().map_err(E::custom)
     }
 
-    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Rdo, E> {
-        Rdo::lambda(value).map_err(E::custom)
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<T, E> {
+        T::number(value).map_err(E::custom)
     }
 
-    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Rdo, E> {
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<T, E> {
         self.visit_f64(value as f64)
     }
 
-    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Rdo, E> {
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<T, E> {
         self.visit_f64(value as f64)
+    }
+}
+
+/// `audio.loudness`: `off`, or the integrated loudness (EBU R128, LUFS) to
+/// bring each sound to, -70 to 0.
+#[derive(Debug, Clone, Copy)]
+pub struct Loudness(pub Option<f32>);
+
+impl OffOrNumber for Loudness {
+    const EXPECTING: &'static str = "`off` or a loudness in LUFS, -70 to 0";
+    const OFF: Self = Self(None);
+
+    fn number(value: f64) -> Result<Self, String> {
+        if (-70.0..=0.0).contains(&value) {
+            Ok(Self(Some(value as f32)))
+        } else {
+            Err(format!("loudness must be {}, not {value}", Self::EXPECTING))
+        }
     }
 }
 
@@ -407,6 +455,28 @@ ranged_number!(
 ranged_number!(
     /// The simplifier's relative error budget, 0 to 1.
     LodError(f32, whole: false), "lod_error", 0 ..= 1
+);
+
+settings_group! {
+    /// Resolved sound settings for one source (`docs/audio.md`).
+    resolved AudioSettings;
+    /// Sound settings as one layer of `assetc.yml` states them.
+    layer AudioLayer;
+    {
+        /// Downmix to one channel (for positional sounds).
+        mono: bool = false,
+        /// The integrated loudness to reach, or `off`.
+        loudness: Loudness = Loudness(Some(-16.0)),
+        /// The true-peak ceiling (dBTP) the loudness gain never passes.
+        true_peak: TruePeak = TruePeak(-1.0),
+        /// Cut leading and trailing silence below -50 dBFS.
+        trim: bool = false,
+    }
+}
+
+ranged_number!(
+    /// The true-peak ceiling in dBTP, -20 to 0.
+    TruePeak(f32, whole: false), "true_peak", -20 ..= 0
 );
 
 settings_group! {
@@ -669,6 +739,8 @@ pub struct Settings {
     pub font: FontSettings,
     /// Settings read by the image-based-lighting encoder.
     pub ibl: IblSettings,
+    /// Settings read by the audio encoder.
+    pub audio: AudioSettings,
 }
 
 /// One layer of settings: the groups a `default:`, preset or rule section sets.
@@ -682,6 +754,8 @@ pub(crate) struct SettingsLayer {
     pub(crate) font: Option<FontLayer>,
     /// Image-based-lighting fields this layer sets, if any.
     pub(crate) ibl: Option<IblLayer>,
+    /// Sound fields this layer sets, if any.
+    pub(crate) audio: Option<AudioLayer>,
 }
 
 impl SettingsLayer {
@@ -695,6 +769,9 @@ impl SettingsLayer {
         }
         if let Some(font) = &self.font {
             font.apply_to(&mut target.font);
+        }
+        if let Some(audio) = &self.audio {
+            audio.apply_to(&mut target.audio);
         }
         if let Some(ibl) = &self.ibl {
             ibl.apply_to(&mut target.ibl);
@@ -720,13 +797,33 @@ mod tests {
                 ..FontLayer::default()
             }),
             ibl: None,
+            audio: Some(AudioLayer {
+                loudness: Some(Loudness(None)),
+                ..AudioLayer::default()
+            }),
         };
         layer.apply_to(&mut settings);
+        assert_eq!(settings.audio.loudness, Loudness(None));
+        assert_eq!(settings.audio.true_peak, TruePeak(-1.0));
         assert!(!settings.texture.compress);
         assert_eq!(settings.texture.quality, UastcQuality(2));
         assert!(settings.mesh.merge);
         assert_eq!(settings.font.spread, Spread(4));
         assert_eq!(settings.font.px_per_em, PxPerEm(48));
+    }
+
+    #[test]
+    fn loudness_text_round_trips_and_refuses_what_is_out_of_range() {
+        for text in ["off", "-16", "-23.5", "0", "-70"] {
+            assert_eq!(text.parse::<Loudness>().unwrap().to_string(), text);
+        }
+        for bad in ["-71", "3", "loud", ""] {
+            let error = bad.parse::<Loudness>().unwrap_err();
+            assert!(
+                error.contains("`off` or a loudness in LUFS, -70 to 0"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

@@ -60,6 +60,7 @@ fn expect(compress: bool, merge: bool) -> Settings {
             ..MeshSettings::default()
         },
         font: FontSettings::default(),
+        audio: AudioSettings::default(),
         ibl: Default::default(),
     }
 }

@@ -25,6 +25,7 @@
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`, `*.font.ktx2` |
+//! | `*.wav`, `*.aif`, `*.aiff`, `*.flac`, `*.ogg`, `*.oga`, `*.mp3` | audio | `*.wav` |
 //! | `*.shader/` folder               | shader        | `*/<entry>.spv` (see below) |
 //!
 //! Suffixes compare case-insensitively; output names keep the source's case.
@@ -71,6 +72,8 @@ pub enum SourceKind {
     Material,
     /// A TrueType or OpenType font.
     Font,
+    /// A sound (WAV, AIFF, FLAC, Ogg Vorbis, MP3).
+    Audio,
     /// A `*.shader/` folder of shader sources.
     Shader,
     /// A file copied verbatim.
@@ -95,6 +98,7 @@ impl SourceKind {
             SourceKind::Mesh => "mesh",
             SourceKind::Material => "material",
             SourceKind::Font => "font",
+            SourceKind::Audio => "audio",
             SourceKind::Shader => "shader",
             SourceKind::Embed => "embed",
             SourceKind::Processor(_) => "process",
@@ -181,6 +185,9 @@ const FILE_KINDS: &[(&str, SourceKind)] = &[
     (".otf", SourceKind::Font),
 ];
 
+/// Sound files: decoded, processed and written as 16-bit PCM WAV.
+const AUDIO_EXTENSIONS: &[&str] = &[".wav", ".aif", ".aiff", ".flac", ".ogg", ".oga", ".mp3"];
+
 /// Classifies a folder by name; `None` means "walk into it".
 pub fn classify_folder(rel: &str) -> Option<SourceKind> {
     if let Some(stem) = strip_suffix_any(rel, &[ARRAY_SUFFIX]) {
@@ -214,6 +221,9 @@ pub fn classify_file(rel: &str, embedded: bool) -> Option<SourceKind> {
     }
     if let Some(stem) = strip_suffix_any(rel, IMAGE_EXTENSIONS) {
         return Some(SourceKind::Texture(texture_mode(stem)));
+    }
+    if strip_suffix_any(rel, AUDIO_EXTENSIONS).is_some() {
+        return Some(SourceKind::Audio);
     }
     FILE_KINDS
         .iter()
@@ -434,6 +444,7 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
             replace_extension(rel, FONT_EXTENSIONS, ".hfont"),
             replace_extension(rel, FONT_EXTENSIONS, ".font.ktx2"),
         ],
+        SourceKind::Audio => vec![replace_extension(rel, AUDIO_EXTENSIONS, ".wav")],
         // Known only to the edge once it has compiled the folder.
         SourceKind::Shader | SourceKind::Processor(_) => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
@@ -734,6 +745,21 @@ mod tests {
         assert_eq!(classify_file("m/chair.OBJ", false), Some(SourceKind::Mesh));
         assert_eq!(classify_file("wood.mat", false), Some(SourceKind::Material));
         assert_eq!(classify_file("f/a.ttf", false), Some(SourceKind::Font));
+        for sound in [
+            "sfx/a.wav",
+            "sfx/b.AIFF",
+            "m/c.flac",
+            "m/d.ogg",
+            "m/e.oga",
+            "m/f.mp3",
+        ] {
+            assert_eq!(
+                classify_file(sound, false),
+                Some(SourceKind::Audio),
+                "{sound}"
+            );
+        }
+        assert_eq!(classify_file("m/song.xm", false), None);
         assert_eq!(classify_file("x.png", true), Some(SourceKind::Embed));
         assert_eq!(classify_folder("sky.env"), Some(SourceKind::Cubemap));
         let array = |mode| Some(SourceKind::TextureArray(mode));
@@ -750,6 +776,8 @@ mod tests {
         assert_eq!(outputs(t, "ui/Logo.PNG"), ["ui/Logo.ktx2"]);
         assert_eq!(outputs(t, "rock.n.png"), ["rock.n.ktx2"]);
         assert_eq!(outputs(SourceKind::Lut, "g.lut.cube"), ["g.lut.ktx2"]);
+        assert_eq!(outputs(SourceKind::Audio, "sfx/Step.OGG"), ["sfx/Step.wav"]);
+        assert_eq!(outputs(SourceKind::Audio, "sfx/step.wav"), ["sfx/step.wav"]);
         assert_eq!(outputs(SourceKind::Cubemap, "sky.env"), ["sky.env.ktx2"]);
         let array = SourceKind::TextureArray(TextureMode::Normal);
         assert_eq!(outputs(array, "t.n.array"), ["t.n.arr.ktx2"]);

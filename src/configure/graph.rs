@@ -24,8 +24,8 @@ use super::sharing::Sharing;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::cache::remote::service::{edges_file, prefetch};
 use crate::config::{
-    Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings, MeshSettings, Selection,
-    Settings, TextureSettings,
+    AudioSettings, Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings,
+    MeshSettings, Selection, Settings, TextureSettings,
 };
 use crate::encode::blocks::target;
 use crate::encode::mesh::args::TextureList;
@@ -611,6 +611,7 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Font => font_flags(&settings.font, texture),
         SourceKind::Ibl => ibl_flags(&settings.ibl, texture),
+        SourceKind::Audio => audio_flags(&settings.audio),
         SourceKind::BrdfLut
         | SourceKind::Material
         | SourceKind::Shader
@@ -707,6 +708,16 @@ fn font_flags(font: &FontSettings, texture: &TextureSettings) -> Vec<String> {
         ("--spread", font.spread.to_string()),
         ("--mode", font.mode.name().to_string()),
         ("--zstd-level", texture.zstd_level.0.to_string()),
+    ])
+}
+
+/// The audio encoder's flags: the `audio:` settings.
+fn audio_flags(audio: &AudioSettings) -> Vec<String> {
+    flag_pairs([
+        ("--mono", audio.mono.to_string()),
+        ("--loudness", audio.loudness.to_string()),
+        ("--true-peak", audio.true_peak.to_string()),
+        ("--trim", audio.trim.to_string()),
     ])
 }
 

@@ -122,6 +122,9 @@ fn advice(extension: &str) -> &'static str {
             "a glTF model's buffers are read by the model that names them; `embed:` copies other data verbatim"
         }
         "mtl" => "read by the OBJ models that name them; nothing to do",
+        "xm" | "mod" | "it" | "s3m" | "mid" | "midi" => {
+            "music the game's player renders itself (a tracker module or MIDI); `embed:` copies them verbatim"
+        }
         _ => "`embed:` copies them verbatim, or a `processors:` entry compiles them",
     }
 }
@@ -165,6 +168,17 @@ mod tests {
         assert!(groups[2].describe().ends_with(
             "(docs/x.txt): `embed:` copies them verbatim, or a `processors:` entry compiles them"
         ));
+    }
+
+    #[test]
+    fn tracker_modules_and_midi_are_advised_to_be_embedded() {
+        for extension in [".xm", ".mod", ".it", ".s3m", ".mid", ".midi"] {
+            let text = advice(extension);
+            assert!(
+                text.contains("tracker module or MIDI") && text.contains("`embed:`"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

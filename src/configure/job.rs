@@ -52,6 +52,7 @@ impl Job {
             SourceKind::Texture(_)
             | SourceKind::Lut
             | SourceKind::Font
+            | SourceKind::Audio
             | SourceKind::Material
             | SourceKind::Embed
             | SourceKind::Ibl

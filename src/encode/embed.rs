@@ -9,14 +9,19 @@ use crate::fsutil;
 
 /// Copies the source unchanged.
 pub fn encode(args: &JobArgs) -> Result<Encoded, EncodeError> {
-    let bytes = fsutil::read(&args.input)?;
-    Ok(Encoded {
+    Ok(registered(fsutil::read(&args.input)?, true))
+}
+
+/// `bytes` as the edge's one output, registered as an embedded file;
+/// `copies_source` says whether they are the source's own bytes.
+pub fn registered(bytes: Vec<u8>, copies_source: bool) -> Encoded {
+    Encoded {
         files: vec![OutputFile {
             bytes,
             kind: AssetKind::Embed,
             colorspace: ColorSpace::Linear,
         }],
         extra_inputs: Vec::new(),
-        copies_source: true,
-    })
+        copies_source,
+    }
 }

@@ -1,7 +1,8 @@
 //! Hostile inputs through the real pipeline: truncated and corrupt images,
 //! decompression bombs, absurd declared sizes, broken glTF/GLB and OBJ
-//! files, URIs that try to leave the assets folder, broken LUTs and fonts,
-//! incomplete folder assets and symbolic-link traps (docs/limits.md).
+//! files, URIs that try to leave the assets folder, broken LUTs, fonts and
+//! sounds, incomplete folder assets and symbolic-link traps
+//! (docs/limits.md).
 //!
 //! Each family of cases is one project holding every malformed source of the
 //! family next to one good image. `assetc configure` and `ninja -k 0` run
@@ -657,6 +658,83 @@ fn broken_fonts_are_refused() {
             "not a font",
             &["not a TrueType or OpenType font"],
         ),
+    ];
+    check_family(&cases);
+}
+
+/// A RIFF WAVE file of one `fmt ` chunk (`format`, `channels`, `rate`,
+/// `bits`) and one `data` chunk holding `data`.
+fn wave_file(format: u16, channels: u16, rate: u32, bits: u16, data: &[u8]) -> Vec<u8> {
+    let block = channels * bits / 8;
+    let mut body = b"WAVEfmt ".to_vec();
+    body.extend_from_slice(&16u32.to_le_bytes());
+    for half in [format, channels] {
+        body.extend_from_slice(&half.to_le_bytes());
+    }
+    body.extend_from_slice(&rate.to_le_bytes());
+    body.extend_from_slice(&(rate * u32::from(block)).to_le_bytes());
+    for half in [block, bits] {
+        body.extend_from_slice(&half.to_le_bytes());
+    }
+    body.extend_from_slice(b"data");
+    body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    body.extend_from_slice(data);
+    let mut file = b"RIFF".to_vec();
+    file.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    file.extend_from_slice(&body);
+    file
+}
+
+#[test]
+fn broken_sounds_are_refused() {
+    let tone: Vec<u8> = (0..8000i32)
+        .flat_map(|i| (((i * 37) % 2000 - 1000) as i16 * 8).to_le_bytes())
+        .collect();
+    let good = wave_file(1, 1, 8000, 16, &tone);
+    let mut huge = good.clone();
+    huge[4..8].copy_from_slice(&0xFFFF_FFF8u32.to_le_bytes());
+    huge[40..44].copy_from_slice(&0xFFFF_FFD0u32.to_le_bytes());
+    let floats: Vec<u8> = [0.25f32, f32::NAN, -0.5]
+        .iter()
+        .flat_map(|s| s.to_le_bytes())
+        .collect();
+    let bell = fs::read("/usr/share/sounds/freedesktop/stereo/bell.oga")
+        .expect("sound-theme-freedesktop (tools/ensure-deps --for-tests)");
+    let mut broken_pages = bell.clone();
+    let middle = broken_pages.len() / 2;
+    broken_pages[middle..]
+        .iter_mut()
+        .step_by(7)
+        .for_each(|byte| *byte ^= 0x5a);
+    broken_pages.truncate(middle + 300);
+    let noise: Vec<u8> = (0..65536u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+        .collect();
+    let cases = vec![
+        Case::file(
+            "cut.wav",
+            &good[..good.len() / 2],
+            &["cannot read this sound", "ends"],
+        ),
+        Case::file("huge.wav", huge, &["MiB of decoded samples"]),
+        Case::file(
+            "no_channels.wav",
+            wave_file(1, 0, 8000, 16, &tone),
+            &["cannot read this sound"],
+        ),
+        Case::file(
+            "no_rate.wav",
+            wave_file(1, 1, 0, 16, &tone),
+            &["cannot read this sound"],
+        ),
+        Case::file(
+            "nan.wav",
+            wave_file(3, 1, 8000, 32, &floats),
+            &["frame 1", "not a number"],
+        ),
+        Case::file("pages.ogg", broken_pages, &["cannot read this sound"]),
+        Case::file("noise.mp3", noise, &["cannot read this sound"]),
+        Case::file("empty.flac", Vec::new(), &["empty"]),
     ];
     check_family(&cases);
 }

@@ -1,0 +1,97 @@
+//! What the `audio:` settings do to a decoded [`Sound`], in this order:
+//! downmix (`mono`), trim silence (`trim`), then gain to the loudness target
+//! (`loudness`) capped by the true-peak ceiling (`true_peak`). Every step is
+//! plain arithmetic in a fixed order, so the same source gives the same
+//! samples on every run.
+
+use ebur128::{EbuR128, Mode};
+
+use super::{AudioOptions, Sound};
+
+/// Frames quieter than this (dBFS) at both ends are cut by `trim`.
+pub const SILENCE_DBFS: f32 = -50.0;
+
+/// Applies `options` to `sound`.
+pub fn apply(sound: &mut Sound, options: &AudioOptions) {
+    if options.mono && sound.channels > 1 {
+        downmix(sound);
+    }
+    if options.trim {
+        trim(sound);
+    }
+    if let Some(target) = options.loudness
+        && let Some(gain) = loudness_gain(sound, target, options.true_peak)
+    {
+        let factor = 10f32.powf(gain / 20.0);
+        sound.samples.iter_mut().for_each(|s| *s *= factor);
+    }
+}
+
+/// Averages the channels of every frame into one.
+fn downmix(sound: &mut Sound) {
+    let channels = sound.channels;
+    sound.samples = sound
+        .samples
+        .chunks_exact(channels)
+        .map(|frame| frame.iter().sum::<f32>() / channels as f32)
+        .collect();
+    sound.channels = 1;
+}
+
+/// Cuts the frames below [`SILENCE_DBFS`] at both ends, never inside the
+/// loop; the loop moves with the cut. A sound that is silence throughout
+/// stays as it is.
+fn trim(sound: &mut Sound) {
+    let threshold = 10f32.powf(SILENCE_DBFS / 20.0);
+    let channels = sound.channels;
+    let loud = |frame: &[f32]| frame.iter().any(|s| s.abs() >= threshold);
+    let frames: Vec<&[f32]> = sound.samples.chunks_exact(channels).collect();
+    let (Some(first), Some(last)) = (
+        frames.iter().position(|f| loud(f)),
+        frames.iter().rposition(|f| loud(f)),
+    ) else {
+        return;
+    };
+    let (mut start, mut end) = (first, last + 1);
+    if let Some(looping) = sound.looping {
+        start = start.min(looping.start as usize);
+        end = end.max(looping.end as usize);
+    }
+    sound.samples = sound.samples[start * channels..end * channels].to_vec();
+    if let Some(looping) = &mut sound.looping {
+        looping.start -= start as u64;
+        looping.end -= start as u64;
+    }
+}
+
+/// The gain in dB that brings `sound` to `target` LUFS, lowered so that its
+/// true peak stays at or under `ceiling` dBTP. `None` for silence, whose
+/// loudness is undefined.
+fn loudness_gain(sound: &Sound, target: f32, ceiling: f32) -> Option<f32> {
+    let (loudness, peak) = measure(sound)?;
+    let gain = target - loudness;
+    Some(gain.min(ceiling - peak))
+}
+
+/// The length of one BS.1770 gating block, in seconds.
+const GATING_BLOCK_SECONDS: f64 = 0.4;
+
+/// Integrated loudness (LUFS) and true peak (dBTP) of `sound`, per
+/// ITU-R BS.1770 as EBU R128 specifies them. A sound shorter than one
+/// 400 ms gating block (most one-shot effects) is measured as that block:
+/// followed by silence up to 400 ms. `None` for silence.
+pub fn measure(sound: &Sound) -> Option<(f32, f32)> {
+    let mut meter =
+        EbuR128::new(sound.channels as u32, sound.rate, Mode::I | Mode::TRUE_PEAK).ok()?;
+    meter.add_frames_f32(&sound.samples).ok()?;
+    let block = (f64::from(sound.rate) * GATING_BLOCK_SECONDS).ceil() as usize;
+    if sound.frames() < block {
+        let padding = vec![0.0f32; (block - sound.frames()) * sound.channels];
+        meter.add_frames_f32(&padding).ok()?;
+    }
+    let loudness = meter.loudness_global().ok()?;
+    let peak = (0..sound.channels as u32)
+        .filter_map(|channel| meter.true_peak(channel).ok())
+        .fold(0.0f64, f64::max);
+    (loudness.is_finite() && peak > 0.0).then(|| (loudness as f32, (20.0 * peak.log10()) as f32))
+}

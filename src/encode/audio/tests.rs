@@ -1,0 +1,302 @@
+//! The audio encoder on generated WAV sources: every PCM layout in, the
+//! loop carried over, each processing step, and hostile files.
+
+use super::*;
+
+/// PCM sample encodings of the generated sources.
+#[derive(Clone, Copy)]
+enum Layout {
+    U8,
+    I16,
+    I24,
+    F32,
+}
+
+/// A RIFF WAVE file of `samples` (interleaved, in `[-1, 1]`), with a `smpl`
+/// loop when `looping` is set.
+fn wav(
+    layout: Layout,
+    rate: u32,
+    channels: u16,
+    samples: &[f32],
+    looping: Option<(u32, u32)>,
+) -> Vec<u8> {
+    let (format, bits): (u16, u16) = match layout {
+        Layout::U8 => (1, 8),
+        Layout::I16 => (1, 16),
+        Layout::I24 => (1, 24),
+        Layout::F32 => (3, 32),
+    };
+    let mut data = Vec::new();
+    for &s in samples {
+        match layout {
+            Layout::U8 => data.push((s * 127.0 + 128.0).round() as u8),
+            Layout::I16 => data.extend_from_slice(&((s * 32767.0).round() as i16).to_le_bytes()),
+            Layout::I24 => {
+                data.extend_from_slice(&((s * 8_388_607.0).round() as i32).to_le_bytes()[..3])
+            }
+            Layout::F32 => data.extend_from_slice(&s.to_le_bytes()),
+        }
+    }
+    let block = channels * bits / 8;
+    let mut body = Vec::new();
+    body.extend_from_slice(b"WAVEfmt ");
+    body.extend_from_slice(&16u32.to_le_bytes());
+    body.extend_from_slice(&format.to_le_bytes());
+    body.extend_from_slice(&channels.to_le_bytes());
+    body.extend_from_slice(&rate.to_le_bytes());
+    body.extend_from_slice(&(rate * u32::from(block)).to_le_bytes());
+    body.extend_from_slice(&block.to_le_bytes());
+    body.extend_from_slice(&bits.to_le_bytes());
+    body.extend_from_slice(b"data");
+    body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    body.extend_from_slice(&data);
+    if data.len() % 2 == 1 {
+        body.push(0);
+    }
+    if let Some((start, last)) = looping {
+        body.extend_from_slice(b"smpl");
+        body.extend_from_slice(&60u32.to_le_bytes());
+        for field in [0, 0, 0, 60, 0, 0, 0, 1, 0, 0, 0, start, last, 0, 0] {
+            body.extend_from_slice(&field.to_le_bytes());
+        }
+    }
+    let mut file = b"RIFF".to_vec();
+    file.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    file.extend_from_slice(&body);
+    file
+}
+
+/// `frames` frames of a `hz` sine at `amplitude`, the same in each channel.
+fn sine(rate: u32, channels: usize, frames: usize, hz: f32, amplitude: f32) -> Vec<f32> {
+    (0..frames)
+        .flat_map(|i| {
+            let v = amplitude * (2.0 * std::f32::consts::PI * hz * i as f32 / rate as f32).sin();
+            std::iter::repeat_n(v, channels)
+        })
+        .collect()
+}
+
+const PLAIN: AudioOptions = AudioOptions {
+    mono: false,
+    loudness: None,
+    true_peak: -1.0,
+    trim: false,
+};
+
+fn decoded(bytes: &[u8]) -> Sound {
+    decode::decode(bytes, "wav").unwrap()
+}
+
+#[test]
+fn every_pcm_layout_decodes_to_its_samples() {
+    let source = sine(8000, 2, 500, 440.0, 0.5);
+    for (layout, step) in [
+        (Layout::U8, 1.0 / 128.0),
+        (Layout::I16, 1.0 / 32768.0),
+        (Layout::I24, 1.0 / 8_388_608.0),
+        (Layout::F32, 0.0),
+    ] {
+        let sound = decoded(&wav(layout, 8000, 2, &source, None));
+        assert_eq!((sound.rate, sound.channels, sound.frames()), (8000, 2, 500));
+        let worst = sound
+            .samples
+            .iter()
+            .zip(&source)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst <= step + 1e-6, "{worst} against a step of {step}");
+    }
+}
+
+#[test]
+fn the_output_is_pcm16_with_the_same_samples() {
+    let source = sine(22050, 1, 3000, 300.0, 0.8);
+    let out = encode_audio(&wav(Layout::F32, 22050, 1, &source, None), "wav", &PLAIN).unwrap();
+    assert_eq!(&out[0..4], b"RIFF");
+    assert_eq!(
+        u16::from_le_bytes([out[34], out[35]]),
+        16,
+        "bits per sample"
+    );
+    let sound = decoded(&out);
+    assert_eq!(
+        (sound.rate, sound.channels, sound.frames()),
+        (22050, 1, 3000)
+    );
+    for (a, b) in sound.samples.iter().zip(&source) {
+        assert!((a - b).abs() <= 0.5 / 32768.0 + 1e-6);
+    }
+    assert_eq!(out.len(), 44 + 3000 * 2, "no chunk but fmt and data");
+}
+
+#[test]
+fn a_smpl_loop_is_carried_over_frame_exact() {
+    let source = sine(8000, 1, 1000, 100.0, 0.5);
+    let out = encode_audio(
+        &wav(Layout::I16, 8000, 1, &source, Some((200, 599))),
+        "wav",
+        &PLAIN,
+    )
+    .unwrap();
+    assert_eq!(
+        decoded(&out).looping,
+        Some(Loop {
+            start: 200,
+            end: 600
+        })
+    );
+}
+
+#[test]
+fn trimming_cuts_silence_but_never_the_loop() {
+    let mut source = vec![0.0f32; 300];
+    source.extend(sine(8000, 1, 400, 200.0, 0.5));
+    source.extend(vec![0.0f32; 300]);
+    let trim = AudioOptions {
+        trim: true,
+        ..PLAIN
+    };
+    let plain =
+        decoded(&encode_audio(&wav(Layout::I16, 8000, 1, &source, None), "wav", &trim).unwrap());
+    // The sine's first sample is 0; the cut keeps everything from its
+    // second frame (the first one above -50 dBFS) to its last loud frame.
+    assert!(
+        plain.frames() < 400 && plain.frames() > 390,
+        "{}",
+        plain.frames()
+    );
+    let looped = wav(Layout::I16, 8000, 1, &source, Some((100, 899)));
+    let kept = decoded(&encode_audio(&looped, "wav", &trim).unwrap());
+    assert_eq!(kept.frames(), 800, "the loop's frames stay");
+    assert_eq!(kept.looping, Some(Loop { start: 0, end: 800 }));
+}
+
+#[test]
+fn mono_averages_the_channels() {
+    let stereo: Vec<f32> = (0..200)
+        .flat_map(|i| [0.5, if i % 2 == 0 { 0.1 } else { -0.1 }])
+        .collect();
+    let mono = AudioOptions {
+        mono: true,
+        ..PLAIN
+    };
+    let sound =
+        decoded(&encode_audio(&wav(Layout::F32, 8000, 2, &stereo, None), "wav", &mono).unwrap());
+    assert_eq!(sound.channels, 1);
+    assert!((sound.samples[0] - 0.3).abs() < 1e-4 && (sound.samples[1] - 0.2).abs() < 1e-4);
+}
+
+#[test]
+fn loudness_reaches_its_target_under_the_ceiling() {
+    let quiet = sine(48000, 2, 48000 * 3, 1000.0, 0.05);
+    let options = AudioOptions {
+        loudness: Some(-16.0),
+        ..PLAIN
+    };
+    let out =
+        decoded(&encode_audio(&wav(Layout::F32, 48000, 2, &quiet, None), "wav", &options).unwrap());
+    let (loudness, peak) = process::measure(&out).unwrap();
+    assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS");
+    assert!(peak <= -1.0 + 0.05, "{peak} dBTP");
+    // A square wave at full scale is already louder than -16 LUFS at its
+    // peak: the ceiling wins and the peak lands on it.
+    let square: Vec<f32> = (0..48000 * 2)
+        .map(|i| if (i / 24) % 2 == 0 { 0.99 } else { -0.99 })
+        .collect();
+    let loud = AudioOptions {
+        loudness: Some(-6.0),
+        ..PLAIN
+    };
+    let out =
+        decoded(&encode_audio(&wav(Layout::F32, 48000, 1, &square, None), "wav", &loud).unwrap());
+    let (_, peak) = process::measure(&out).unwrap();
+    assert!(peak <= -1.0 + 0.05, "{peak} dBTP");
+}
+
+#[test]
+fn a_sound_shorter_than_one_gating_block_is_measured_as_one() {
+    // 100 ms of a 1 kHz tone: as one 400 ms block, a quarter of its energy.
+    let blip = sine(48000, 1, 4800, 1000.0, 0.05);
+    let options = AudioOptions {
+        loudness: Some(-16.0),
+        ..PLAIN
+    };
+    let out =
+        decoded(&encode_audio(&wav(Layout::F32, 48000, 1, &blip, None), "wav", &options).unwrap());
+    assert_eq!(out.frames(), 4800, "no padding is written");
+    let (loudness, _) = process::measure(&out).unwrap();
+    assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS");
+    let silence = wav(Layout::F32, 48000, 1, &[0.0; 4800], None);
+    assert!(
+        decoded(&encode_audio(&silence, "wav", &options).unwrap())
+            .samples
+            .iter()
+            .all(|&s| s == 0.0)
+    );
+}
+
+#[test]
+fn the_same_source_gives_the_same_bytes() {
+    let source = wav(
+        Layout::I24,
+        44100,
+        2,
+        &sine(44100, 2, 44100, 220.0, 0.3),
+        Some((10, 4000)),
+    );
+    let options = AudioOptions {
+        mono: true,
+        loudness: Some(-18.0),
+        true_peak: -1.0,
+        trim: true,
+    };
+    assert_eq!(
+        encode_audio(&source, "wav", &options).unwrap(),
+        encode_audio(&source, "wav", &options).unwrap()
+    );
+}
+
+#[test]
+fn hostile_files_are_errors_not_panics() {
+    let good = wav(Layout::I16, 8000, 1, &sine(8000, 1, 1000, 100.0, 0.5), None);
+    let cut = &good[..good.len() - 600];
+    let error = decode::decode(cut, "wav").unwrap_err().to_string();
+    assert!(error.contains("ends"), "{error}");
+    let mut huge = good.clone();
+    huge[4..8].copy_from_slice(&0xFFFF_FFF8u32.to_le_bytes());
+    huge[40..44].copy_from_slice(&0xFFFF_FFD0u32.to_le_bytes());
+    let error = decode::decode(&huge, "wav").map(|s| s.frames());
+    assert!(matches!(error, Err(AudioError::TooLarge)), "{error:?}");
+    let mut no_channels = good.clone();
+    no_channels[22..24].copy_from_slice(&0u16.to_le_bytes());
+    assert!(decode::decode(&no_channels, "wav").is_err());
+    let mut no_rate = good.clone();
+    no_rate[24..28].copy_from_slice(&0u32.to_le_bytes());
+    assert!(decode::decode(&no_rate, "wav").is_err());
+    let nan = wav(Layout::F32, 8000, 1, &[0.0, f32::NAN, 0.5], None);
+    assert!(matches!(
+        decode::decode(&nan, "wav"),
+        Err(AudioError::NotANumber(1))
+    ));
+    let loop_past_end = wav(Layout::I16, 8000, 1, &[0.1; 10], Some((2, 10)));
+    assert!(matches!(
+        decode::decode(&loop_past_end, "wav"),
+        Err(AudioError::LoopOutside { .. })
+    ));
+    let mut state = 0x1234_5678u32;
+    let noise: Vec<u8> = (0..20000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as u8
+        })
+        .collect();
+    for extension in ["mp3", "ogg", "flac", "wav", "aiff"] {
+        assert!(
+            encode_audio(&noise, extension, &PLAIN).is_err(),
+            "{extension}"
+        );
+    }
+}
