@@ -3,7 +3,8 @@
 //! same bytes at one and two jobs, a setting that rebuilds only the sounds
 //! its rule matches, and damaged files that fail their edge alone, naming
 //! the file. FLAC and MP3 sources are made with Debian's `flac` and `lame`,
-//! the Ogg Vorbis one is Debian's freedesktop sound theme (all installed by
+//! the Ogg Vorbis one is Debian's freedesktop sound theme, and ffmpeg's
+//! `ebur128` meter judges the loudness (all installed by
 //! `tools/ensure-deps --for-tests`).
 
 use std::path::Path;
@@ -71,6 +72,28 @@ fn make_source(program: &str, args: &[&Path]) {
         .status()
         .unwrap_or_else(|e| panic!("{program}: {e} (tools/ensure-deps --for-tests installs it)"));
     assert!(status.success(), "{program} failed");
+}
+
+/// Integrated loudness (LUFS) and true peak (dBTP) of the sound at `path`
+/// by an independent meter: ffmpeg's `ebur128` filter (Debian's `ffmpeg`,
+/// installed by `tools/ensure-deps --for-tests`).
+fn ffmpeg_loudness(path: &Path) -> (f32, f32) {
+    let output = Command::new("ffmpeg")
+        .args(["-hide_banner", "-nostats", "-i"])
+        .arg(path)
+        .args(["-af", "ebur128=peak=true", "-f", "null", "-"])
+        .output()
+        .unwrap_or_else(|e| panic!("ffmpeg: {e} (tools/ensure-deps --for-tests installs it)"));
+    let text = String::from_utf8_lossy(&output.stderr);
+    let summary = |key: &str| -> f32 {
+        text.lines()
+            .rev()
+            .find_map(|line| line.trim().strip_prefix(key))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|number| number.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in ffmpeg's summary:\n{text}"))
+    };
+    (summary("I:"), summary("Peak:"))
 }
 
 /// A project holding one sound of every source container.
@@ -152,6 +175,19 @@ fn every_container_builds_to_pcm16_wav_at_the_loudness_target() {
         assert!(
             (loudness + 16.0).abs() < 0.5 || peak > -1.1,
             "{rel}: {loudness} LUFS at {peak} dBTP"
+        );
+    }
+    // The sounds of a gating block or more, by ffmpeg's meter (it reads
+    // shorter ones as -70 LUFS, undefined).
+    for rel in ["sfx/loop", "music/theme", "music/jingle"] {
+        let (loudness, peak) = ffmpeg_loudness(&p.path(&format!("runtime/{rel}.wav")));
+        assert!(
+            (loudness + 16.0).abs() <= 0.5,
+            "{rel}: ffmpeg reads {loudness} LUFS"
+        );
+        assert!(
+            peak <= -1.0,
+            "{rel}: ffmpeg reads a true peak of {peak} dBTP"
         );
     }
     p.assert_no_op();

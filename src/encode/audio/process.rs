@@ -73,9 +73,6 @@ fn loudness_gain(sound: &Sound, target: f32, ceiling: f32) -> Option<f32> {
     Some(gain.min(ceiling - peak))
 }
 
-/// The length of one BS.1770 gating block, in seconds.
-const GATING_BLOCK_SECONDS: f64 = 0.4;
-
 /// Integrated loudness (LUFS) and true peak (dBTP) of `sound`, per
 /// ITU-R BS.1770 as EBU R128 specifies them. A sound shorter than one
 /// 400 ms gating block (most one-shot effects) is measured as that block:
@@ -84,7 +81,9 @@ pub fn measure(sound: &Sound) -> Option<(f32, f32)> {
     let mut meter =
         EbuR128::new(sound.channels as u32, sound.rate, Mode::I | Mode::TRUE_PEAK).ok()?;
     meter.add_frames_f32(&sound.samples).ok()?;
-    let block = (f64::from(sound.rate) * GATING_BLOCK_SECONDS).ceil() as usize;
+    // One gating block is four 100 ms steps; the meter counts whole steps,
+    // so a rate not divisible by 10 needs each step rounded up.
+    let block = 4 * sound.rate.div_ceil(10) as usize;
     if sound.frames() < block {
         let padding = vec![0.0f32; (block - sound.frames()) * sound.channels];
         meter.add_frames_f32(&padding).ok()?;

@@ -227,6 +227,12 @@ fn a_sound_shorter_than_one_gating_block_is_measured_as_one() {
     assert_eq!(out.frames(), 4800, "no padding is written");
     let (loudness, _) = process::measure(&out).unwrap();
     assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS");
+    // At 11025 Hz a 100 ms step is not a whole number of frames.
+    let low = sine(11025, 2, 3307, 500.0, 0.05);
+    let out =
+        decoded(&encode_audio(&wav(Layout::F32, 11025, 2, &low, None), "wav", &options).unwrap());
+    let (loudness, _) = process::measure(&out).unwrap();
+    assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS at 11025 Hz");
     let silence = wav(Layout::F32, 48000, 1, &[0.0; 4800], None);
     assert!(
         decoded(&encode_audio(&silence, "wav", &options).unwrap())
