@@ -7,6 +7,14 @@ use bytemuck::{Pod, PodCastError};
 
 use super::error::{FormatError, FormatResult};
 
+/// The little-endian `u32` at `offset` of `bytes`, if the four bytes are
+/// there. The encoders' container scanners (GLB chunks, RIFF chunks) use it.
+#[cfg(feature = "tool")]
+pub(crate) fn le_u32_at(bytes: &[u8], offset: usize) -> Option<u32> {
+    let word: [u8; 4] = bytes.get(offset..offset.checked_add(4)?)?.try_into().ok()?;
+    Some(u32::from_le_bytes(word))
+}
+
 /// Checks that `path` is a clean relative runtime path, as both `.hman` and
 /// `.hpack` require: non-empty, `/`-separated, not starting with `/`, no `\`,
 /// no NUL byte, and no empty, `.` or `..` component.

@@ -126,6 +126,17 @@ fn project(config: &str) -> Project {
 
 const CONFIG: &str = "input: assets\noutput: runtime\n";
 
+/// The 16-bit WAV at `rel` in `p`, decoded.
+fn output(p: &Project, rel: &str) -> Sound {
+    let bytes = std::fs::read(p.path(rel)).unwrap();
+    assert_eq!(
+        u16::from_le_bytes([bytes[34], bytes[35]]),
+        16,
+        "{rel}: bits"
+    );
+    decode(&bytes, "wav").unwrap()
+}
+
 #[test]
 fn every_container_builds_to_pcm16_wav_at_the_loudness_target() {
     let p = project(CONFIG);
@@ -136,15 +147,7 @@ fn every_container_builds_to_pcm16_wav_at_the_loudness_target() {
         .filter(|e| e.starts_with("AUDIO"))
         .collect();
     assert_eq!(edges.len(), 5, "{edges:?}");
-    let read = |rel: &str| {
-        let bytes = std::fs::read(p.path(rel)).unwrap();
-        assert_eq!(
-            u16::from_le_bytes([bytes[34], bytes[35]]),
-            16,
-            "{rel}: bits"
-        );
-        decode(&bytes, "wav").unwrap()
-    };
+    let read = |rel: &str| output(&p, rel);
     let looped = read("runtime/sfx/loop.wav");
     assert_eq!(
         (looped.rate, looped.channels, looped.frames()),
@@ -203,24 +206,8 @@ fn an_audio_rule_rebuilds_only_the_sounds_it_matches() {
     let config = "input: assets\noutput: runtime\ndefault:\n  rules:\n    - match: \"music/*\"\n      audio: { mono: true }\n";
     let p = project(config);
     p.build(&[]);
-    assert_eq!(
-        decode(
-            &std::fs::read(p.path("runtime/music/theme.wav")).unwrap(),
-            "wav"
-        )
-        .unwrap()
-        .channels,
-        1
-    );
-    assert_eq!(
-        decode(
-            &std::fs::read(p.path("runtime/sfx/loop.wav")).unwrap(),
-            "wav"
-        )
-        .unwrap()
-        .channels,
-        2
-    );
+    assert_eq!(output(&p, "runtime/music/theme.wav").channels, 1);
+    assert_eq!(output(&p, "runtime/sfx/loop.wav").channels, 2);
     p.write(
         "assetc.yml",
         config
@@ -241,14 +228,7 @@ fn an_audio_rule_rebuilds_only_the_sounds_it_matches() {
             "AUDIO assets/music/theme.flac"
         ]
     );
-    let (loudness, _) = measure(
-        &decode(
-            &std::fs::read(p.path("runtime/music/theme.wav")).unwrap(),
-            "wav",
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let (loudness, _) = measure(&output(&p, "runtime/music/theme.wav")).unwrap();
     assert!((loudness + 20.0).abs() < 0.5, "{loudness} LUFS");
     p.assert_no_op();
 }

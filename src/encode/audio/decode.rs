@@ -39,7 +39,7 @@ pub fn decode(source: &[u8], extension: &str) -> Result<Sound, AudioError> {
         .ok_or(AudioError::NoRate)?;
     let declared_channels = params.channels.as_ref().map_or(0, |c| c.count());
     check_channels(declared_channels)?;
-    if let Some(frames) = track.num_frames {
+    if let Some(frames) = track_frames {
         check_size(frames.saturating_mul(declared_channels as u64))?;
     }
     let mut decoder = symphonia::default::get_codecs()
@@ -102,7 +102,7 @@ fn open<'s>(source: &'s [u8], extension: &str) -> Result<Box<dyn FormatReader + 
 /// Whether the container of `extension` states its exact frame count (PCM
 /// and FLAC do; an MP3's is an estimate).
 fn counts_exactly(extension: &str) -> bool {
-    ["wav", "wave", "aif", "aiff", "aifc", "flac"]
+    ["wav", "aif", "aiff", "flac"]
         .iter()
         .any(|known| extension.eq_ignore_ascii_case(known))
 }

@@ -45,11 +45,8 @@ fn trim(sound: &mut Sound) {
     let threshold = 10f32.powf(SILENCE_DBFS / 20.0);
     let channels = sound.channels;
     let loud = |frame: &[f32]| frame.iter().any(|s| s.abs() >= threshold);
-    let frames: Vec<&[f32]> = sound.samples.chunks_exact(channels).collect();
-    let (Some(first), Some(last)) = (
-        frames.iter().position(|f| loud(f)),
-        frames.iter().rposition(|f| loud(f)),
-    ) else {
+    let frames = || sound.samples.chunks_exact(channels);
+    let (Some(first), Some(last)) = (frames().position(loud), frames().rposition(loud)) else {
         return;
     };
     let (mut start, mut end) = (first, last + 1);

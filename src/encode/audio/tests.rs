@@ -88,6 +88,11 @@ fn decoded(bytes: &[u8]) -> Sound {
     decode::decode(bytes, "wav").unwrap()
 }
 
+/// The WAV `source` encoded with `options`, decoded again.
+fn processed(source: &[u8], options: &AudioOptions) -> Sound {
+    decoded(&encode_audio(source, "wav", options).unwrap())
+}
+
 #[test]
 fn every_pcm_layout_decodes_to_its_samples() {
     let source = sine(8000, 2, 500, 440.0, 0.5);
@@ -157,8 +162,7 @@ fn trimming_cuts_silence_but_never_the_loop() {
         trim: true,
         ..PLAIN
     };
-    let plain =
-        decoded(&encode_audio(&wav(Layout::I16, 8000, 1, &source, None), "wav", &trim).unwrap());
+    let plain = processed(&wav(Layout::I16, 8000, 1, &source, None), &trim);
     // The sine's first sample is 0; the cut keeps everything from its
     // second frame (the first one above -50 dBFS) to its last loud frame.
     assert!(
@@ -167,7 +171,7 @@ fn trimming_cuts_silence_but_never_the_loop() {
         plain.frames()
     );
     let looped = wav(Layout::I16, 8000, 1, &source, Some((100, 899)));
-    let kept = decoded(&encode_audio(&looped, "wav", &trim).unwrap());
+    let kept = processed(&looped, &trim);
     assert_eq!(kept.frames(), 800, "the loop's frames stay");
     assert_eq!(kept.looping, Some(Loop { start: 0, end: 800 }));
 }
@@ -181,8 +185,7 @@ fn mono_averages_the_channels() {
         mono: true,
         ..PLAIN
     };
-    let sound =
-        decoded(&encode_audio(&wav(Layout::F32, 8000, 2, &stereo, None), "wav", &mono).unwrap());
+    let sound = processed(&wav(Layout::F32, 8000, 2, &stereo, None), &mono);
     assert_eq!(sound.channels, 1);
     assert!((sound.samples[0] - 0.3).abs() < 1e-4 && (sound.samples[1] - 0.2).abs() < 1e-4);
 }
@@ -194,8 +197,7 @@ fn loudness_reaches_its_target_under_the_ceiling() {
         loudness: Some(-16.0),
         ..PLAIN
     };
-    let out =
-        decoded(&encode_audio(&wav(Layout::F32, 48000, 2, &quiet, None), "wav", &options).unwrap());
+    let out = processed(&wav(Layout::F32, 48000, 2, &quiet, None), &options);
     let (loudness, peak) = process::measure(&out).unwrap();
     assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS");
     assert!(peak <= -1.0 + 0.05, "{peak} dBTP");
@@ -208,8 +210,7 @@ fn loudness_reaches_its_target_under_the_ceiling() {
         loudness: Some(-6.0),
         ..PLAIN
     };
-    let out =
-        decoded(&encode_audio(&wav(Layout::F32, 48000, 1, &square, None), "wav", &loud).unwrap());
+    let out = processed(&wav(Layout::F32, 48000, 1, &square, None), &loud);
     let (_, peak) = process::measure(&out).unwrap();
     assert!(peak <= -1.0 + 0.05, "{peak} dBTP");
 }
@@ -222,20 +223,18 @@ fn a_sound_shorter_than_one_gating_block_is_measured_as_one() {
         loudness: Some(-16.0),
         ..PLAIN
     };
-    let out =
-        decoded(&encode_audio(&wav(Layout::F32, 48000, 1, &blip, None), "wav", &options).unwrap());
+    let out = processed(&wav(Layout::F32, 48000, 1, &blip, None), &options);
     assert_eq!(out.frames(), 4800, "no padding is written");
     let (loudness, _) = process::measure(&out).unwrap();
     assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS");
     // At 11025 Hz a 100 ms step is not a whole number of frames.
     let low = sine(11025, 2, 3307, 500.0, 0.05);
-    let out =
-        decoded(&encode_audio(&wav(Layout::F32, 11025, 2, &low, None), "wav", &options).unwrap());
+    let out = processed(&wav(Layout::F32, 11025, 2, &low, None), &options);
     let (loudness, _) = process::measure(&out).unwrap();
     assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS at 11025 Hz");
     let silence = wav(Layout::F32, 48000, 1, &[0.0; 4800], None);
     assert!(
-        decoded(&encode_audio(&silence, "wav", &options).unwrap())
+        processed(&silence, &options)
             .samples
             .iter()
             .all(|&s| s == 0.0)

@@ -6,6 +6,7 @@
 //! one past it, so the conversion happens here and nowhere else.
 
 use super::{AudioError, Loop, Sound};
+use crate::format::bytes::le_u32_at;
 
 /// Bytes of the `smpl` chunk before its loop records.
 const SMPL_HEADER: usize = 36;
@@ -20,13 +21,13 @@ pub fn read_loop(source: &[u8], frames: usize) -> Result<Option<Loop>, AudioErro
     let Some(smpl) = find_chunk(source, b"smpl") else {
         return Ok(None);
     };
-    let count = le_u32(smpl, 28).unwrap_or(0);
+    let count = le_u32_at(smpl, 28).unwrap_or(0);
     if count == 0 {
         return Ok(None);
     }
     let (Some(start), Some(last)) = (
-        le_u32(smpl, SMPL_HEADER + 8),
-        le_u32(smpl, SMPL_HEADER + 12),
+        le_u32_at(smpl, SMPL_HEADER + 8),
+        le_u32_at(smpl, SMPL_HEADER + 12),
     ) else {
         return Err(AudioError::Decode(
             "the smpl chunk declares a loop but ends before it".into(),
@@ -54,7 +55,7 @@ fn find_chunk<'a>(source: &'a [u8], id: &[u8; 4]) -> Option<&'a [u8]> {
     }
     let mut at = 12usize;
     while let Some(header) = source.get(at..at.checked_add(8)?) {
-        let size = u32::from_le_bytes(header[4..8].try_into().ok()?) as usize;
+        let size = le_u32_at(header, 4)? as usize;
         let body_start = at + 8;
         let body_end = body_start.saturating_add(size).min(source.len());
         if &header[0..4] == id {
@@ -64,12 +65,6 @@ fn find_chunk<'a>(source: &'a [u8], id: &[u8; 4]) -> Option<&'a [u8]> {
         at = body_start.checked_add(size)?.checked_add(size & 1)?;
     }
     None
-}
-
-/// The little-endian `u32` at `at` in `bytes`, if it is there.
-fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    let field = bytes.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes(field.try_into().ok()?))
 }
 
 /// `sound` as a 16-bit PCM RIFF WAVE file; samples are rounded to the

@@ -11,6 +11,7 @@ use super::extensions;
 use super::geometry::attribute_name;
 use super::repair::{self, Repairs};
 use super::{GltfError, guarded};
+use crate::format::bytes::le_u32_at;
 
 /// The four bytes every GLB starts with.
 const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -112,8 +113,10 @@ pub fn read_json(path: &Path) -> Result<Vec<u8>, GltfError> {
 fn glb_json_len(start: &[u8]) -> Result<usize, GltfError> {
     let (version, total) = glb_header(start)?;
     check_glb_version(version)?;
-    let (Some(len), Some(kind)) = (read_u32(start, HEADER_LEN), read_u32(start, HEADER_LEN + 4))
-    else {
+    let (Some(len), Some(kind)) = (
+        le_u32_at(start, HEADER_LEN),
+        le_u32_at(start, HEADER_LEN + 4),
+    ) else {
         return Err(GltfError::at(
             "",
             truncated("the first chunk header is incomplete".into()),
@@ -139,7 +142,7 @@ fn glb_json_len(start: &[u8]) -> Result<usize, GltfError> {
 
 /// The GLB header's version and total length.
 fn glb_header(bytes: &[u8]) -> Result<(u32, u32), GltfError> {
-    match (read_u32(bytes, 4), read_u32(bytes, 8)) {
+    match (le_u32_at(bytes, 4), le_u32_at(bytes, 8)) {
         (Some(version), Some(total)) => Ok((version, total)),
         _ => Err(GltfError::at(
             "",
@@ -163,13 +166,6 @@ fn check_glb_version(version: u32) -> Result<(), GltfError> {
 /// The message for a GLB that ends too early.
 fn truncated(detail: String) -> String {
     format!("truncated GLB: {detail}")
-}
-
-/// The little-endian `u32` at `offset`, if the bytes are there.
-fn read_u32(bytes: &[u8], offset: usize) -> Option<u32> {
-    let end = offset.checked_add(4)?;
-    let word: [u8; 4] = bytes.get(offset..end)?.try_into().ok()?;
-    Some(u32::from_le_bytes(word))
 }
 
 /// Splits a source into JSON and `BIN` chunk (GLB) or takes it whole (JSON).
@@ -205,7 +201,7 @@ fn chunks(glb: &[u8]) -> Result<Parts<'_>, GltfError> {
     let mut bin = None;
     let mut number = 0usize;
     while offset < glb.len() {
-        let (Some(len), Some(kind)) = (read_u32(glb, offset), read_u32(glb, offset + 4)) else {
+        let (Some(len), Some(kind)) = (le_u32_at(glb, offset), le_u32_at(glb, offset + 4)) else {
             return Err(GltfError::at(
                 "",
                 truncated(format!(
