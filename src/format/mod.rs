@@ -21,6 +21,7 @@ pub mod hman;
 pub mod hmat;
 pub mod hmesh;
 pub mod hpack;
+pub mod hsnd;
 pub mod kind;
 pub mod ktx2;
 pub mod oct;

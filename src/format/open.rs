@@ -2,7 +2,7 @@
 //! first bytes, then check the whole file and hand back its typed view.
 //!
 //! Each format starts with a fixed magic (`HMSH`, `HMAT`, `HMAN`, `HANM`,
-//! `HFNT`, `HPAK`) or, for textures and colour lookup tables, the 12-byte KTX
+//! `HFNT`, `HPAK`, `HSND`) or, for textures and colour lookup tables, the 12-byte KTX
 //! 2.0 identifier. [`identify`] looks at nothing else; [`open`] and
 //! [`validate`] go on to apply every rule of the identified format.
 //!
@@ -20,6 +20,7 @@ use super::hman::{self, Manifest};
 use super::hmat::{self, GpuMaterial};
 use super::hmesh::{self, HMesh};
 use super::hpack::{self, Pack};
+use super::hsnd::{self, SoundRecord};
 use super::ktx2::{self, Ktx2View};
 
 /// The kinds of file assetc writes, as told by their first bytes.
@@ -37,19 +38,22 @@ pub enum FileType {
     Font,
     /// `.hpack` archive (`HPAK`).
     Pack,
+    /// `.hsnd` sound record (`HSND`).
+    Sound,
     /// KTX 2.0 texture or colour lookup table.
     Ktx2,
 }
 
 impl FileType {
     /// Every type, in declaration order.
-    pub const ALL: [FileType; 7] = [
+    pub const ALL: [FileType; 8] = [
         FileType::Mesh,
         FileType::Material,
         FileType::Manifest,
         FileType::Animation,
         FileType::Font,
         FileType::Pack,
+        FileType::Sound,
         FileType::Ktx2,
     ];
 
@@ -62,6 +66,7 @@ impl FileType {
             FileType::Animation => "animation",
             FileType::Font => "font",
             FileType::Pack => "pack",
+            FileType::Sound => "sound",
             FileType::Ktx2 => "texture",
         }
     }
@@ -76,6 +81,7 @@ impl FileType {
             FileType::Animation => "hanim",
             FileType::Font => "hfont",
             FileType::Pack => "hpack",
+            FileType::Sound => "hsnd",
             FileType::Ktx2 => "ktx2",
         }
     }
@@ -98,6 +104,7 @@ impl FileType {
             FileType::Animation => b"HANM",
             FileType::Font => b"HFNT",
             FileType::Pack => &hpack::MAGIC,
+            FileType::Sound => b"HSND",
             FileType::Ktx2 => &ktx2::IDENTIFIER,
         }
     }
@@ -129,6 +136,8 @@ pub enum AssetFile<'a> {
     Font(HFont<'a>),
     /// A `.hpack`; [`Pack::open`] opens its entries.
     Pack(Pack<'a>),
+    /// A `.hsnd`, copied out of the buffer.
+    Sound(SoundRecord),
     /// A KTX 2.0 texture or colour lookup table.
     Texture(Ktx2View<'a>),
 }
@@ -143,6 +152,7 @@ impl AssetFile<'_> {
             AssetFile::Animation(_) => FileType::Animation,
             AssetFile::Font(_) => FileType::Font,
             AssetFile::Pack(_) => FileType::Pack,
+            AssetFile::Sound(_) => FileType::Sound,
             AssetFile::Texture(_) => FileType::Ktx2,
         }
     }
@@ -171,6 +181,7 @@ pub fn open(bytes: &[u8]) -> FormatResult<AssetFile<'_>> {
         FileType::Animation => AssetFile::Animation(hanim::parse_hanim(bytes)?),
         FileType::Font => AssetFile::Font(hfont::parse_hfont(bytes)?),
         FileType::Pack => AssetFile::Pack(hpack::parse(bytes)?),
+        FileType::Sound => AssetFile::Sound(hsnd::read_hsnd(bytes)?),
         FileType::Ktx2 => AssetFile::Texture(ktx2::parse(bytes)?),
     })
 }
@@ -187,6 +198,7 @@ pub fn validate(bytes: &[u8]) -> FormatResult<FileType> {
         FileType::Animation => hanim::validate(bytes),
         FileType::Font => hfont::validate(bytes),
         FileType::Pack => hpack::validate(bytes),
+        FileType::Sound => hsnd::validate(bytes),
         FileType::Ktx2 => ktx2::validate(bytes),
     }?;
     Ok(file_type)
@@ -233,6 +245,7 @@ mod tests {
     use crate::format::hman::ManifestEntry;
     use crate::format::hmesh::{GpuVertex, MeshBounds, MeshData, SubMesh};
     use crate::format::hpack::PackItem;
+    use crate::format::hsnd::SoundCodec;
     use crate::format::kind::{AssetKind, ColorSpace, PackKind};
     use crate::format::ktx2::{Ktx2Image, Ktx2Level, TexelFormat};
 
@@ -263,6 +276,11 @@ mod tests {
             kerning: Vec::new(),
         };
         hfont::write_hfont(&data).unwrap()
+    }
+
+    fn sound() -> Vec<u8> {
+        let record = SoundRecord::new(SoundCodec::Qoa, 44_100, 2, 4_410, 99).with_loop(0, 4_410);
+        hsnd::write_hsnd(&record).unwrap()
     }
 
     fn animation() -> Vec<u8> {
@@ -351,6 +369,7 @@ mod tests {
             (FileType::Manifest, manifest()),
             (FileType::Animation, animation()),
             (FileType::Font, font()),
+            (FileType::Sound, sound()),
             (FileType::Ktx2, texture()),
         ]
     }

@@ -13,7 +13,7 @@ use serde::Serialize;
 use walkdir::WalkDir;
 
 use super::human_bytes;
-use super::stats::{self, Details, FileReport};
+use super::stats::{self, Details, FileReport, SoundStats};
 use crate::format::hman;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::AssetKind;
@@ -152,6 +152,7 @@ pub fn type_name(details: &Details) -> &'static str {
         Details::Texture(_) => "texture",
         Details::Font(_) => "font",
         Details::Pack(_) => "pack",
+        Details::Sound(_) => "sound",
         Details::Shader(_) => "shader",
         Details::Embed => "embed",
         Details::Other => "other",
@@ -184,7 +185,11 @@ pub fn totals(files: &[FileReport]) -> Totals {
             Details::Texture(x) => t.texels = t.texels.saturating_add(x.texels),
             Details::Font(f) => t.glyphs += f.glyphs,
             Details::Invalid { .. } => t.invalid += 1,
-            Details::Pack(_) | Details::Shader(_) | Details::Embed | Details::Other => {}
+            Details::Pack(_)
+            | Details::Sound(_)
+            | Details::Shader(_)
+            | Details::Embed
+            | Details::Other => {}
         }
     }
     t
@@ -349,10 +354,30 @@ fn describe(details: &Details) -> String {
             count(p.entries, "entry", "entries"),
             human_bytes(p.payload)
         ),
+        Details::Sound(s) => describe_sound(s),
         Details::Shader(s) => format!("SPIR-V {}, {}", s.spirv, s.entry_points.join(", ")),
         Details::Embed | Details::Other => String::new(),
         Details::Invalid { format, error } => format!("not a valid {format} file: {error}"),
     }
+}
+
+/// A sound record on one line: codec, rate, channels, length, loop, loudness.
+fn describe_sound(s: &SoundStats) -> String {
+    let mut line = format!(
+        "{}, {} Hz, {}, {:.3} s",
+        s.codec,
+        s.rate,
+        count(u64::from(s.channels), "channel", "channels"),
+        s.seconds
+    );
+    if let Some([start, end]) = s.loop_frames {
+        let _ = write!(line, ", loop {start}..{end}");
+    }
+    if let (Some(lufs), Some(peak)) = (s.loudness, s.true_peak) {
+        let _ = write!(line, ", {lufs:.1} LUFS, {peak:.1} dBTP");
+    }
+    let _ = write!(line, ", sound {}", s.sound);
+    line
 }
 
 fn type_totals(name: &str, t: &Totals) -> String {

@@ -16,7 +16,7 @@ use crate::format::bytes::AlignedBytes;
 use crate::format::error::{FormatError, FormatResult};
 use crate::format::hash::hex_id;
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::format::{AssetFile, FileType, hanim, hfont, hman, hmat, hmesh, ktx2, open};
+use crate::format::{AssetFile, FileType, hanim, hfont, hman, hmat, hmesh, hsnd, ktx2, open};
 
 /// One file of the output tree and what it holds.
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +46,8 @@ pub enum Details {
     Font(FontStats),
     /// A `.hpack`.
     Pack(PackStats),
+    /// A `.hsnd` sound record.
+    Sound(SoundStats),
     /// A `.ktx2` (textures, cubemaps, arrays, LUTs).
     Texture(TextureStats),
     /// A compiled shader the manifest lists.
@@ -186,6 +188,32 @@ pub struct FontStats {
     pub distance_range: f32,
 }
 
+/// A sound record's figures.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SoundStats {
+    /// `pcm16`, `qoa`, `vorbis` or `opus`.
+    pub codec: &'static str,
+    /// Frames per second.
+    pub rate: u32,
+    /// Channels.
+    pub channels: u32,
+    /// Frames per channel.
+    pub frames: u64,
+    /// `frames / rate`.
+    pub seconds: f64,
+    /// The loop as `[start, end)` frames; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_frames: Option<[u64; 2]>,
+    /// Integrated loudness, LUFS; absent when not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loudness: Option<f32>,
+    /// True peak, dBTP; absent when not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub true_peak: Option<f32>,
+    /// Id of the sound file, as `0x` and 16 hex digits.
+    pub sound: String,
+}
+
 /// A pack's size.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PackStats {
@@ -296,6 +324,7 @@ fn read_details(expected: FileType, bytes: &[u8]) -> FormatResult<Details> {
             entries: pack.len() as u64,
             payload: pack.payload_bytes(),
         }),
+        AssetFile::Sound(record) => Details::Sound(sound_stats(&record)),
         AssetFile::Texture(view) => Details::Texture(texture_stats(&view)),
     })
 }
@@ -413,6 +442,21 @@ fn font_stats(font: &hfont::HFont<'_>) -> FontStats {
         msdf: header.flags & hfont::FLAG_MSDF != 0,
         line_advance: font.line_advance(),
         distance_range: header.distance_range,
+    }
+}
+
+fn sound_stats(record: &hsnd::SoundRecord) -> SoundStats {
+    let loudness = record.loudness();
+    SoundStats {
+        codec: record.codec().map_or("unknown", hsnd::SoundCodec::name),
+        rate: record.rate,
+        channels: record.channels,
+        frames: record.frames,
+        seconds: record.duration_seconds(),
+        loop_frames: record.looping().map(|(start, end)| [start, end]),
+        loudness: loudness.map(|(lufs, _)| lufs),
+        true_peak: loudness.map(|(_, peak)| peak),
+        sound: hex_id(record.sound),
     }
 }
 

@@ -99,7 +99,7 @@ fn check_contents(path: &str, opened: &AssetFile<'_>, tree: &BTreeMap<String, Ve
             let atlas = path.replace(".hfont", ".font.ktx2");
             assert!(tree.contains_key(&atlas), "{path} has no atlas {atlas}");
         }
-        AssetFile::Material(_) | AssetFile::Pack(_) => {}
+        AssetFile::Material(_) | AssetFile::Pack(_) | AssetFile::Sound(_) => {}
     }
 }
 
