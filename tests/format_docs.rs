@@ -35,6 +35,7 @@ use assetc::format::hmesh::{
     MeshDesc, MeshLod, Meshlet, MeshletBounds, MeshletTriangle, SubMesh,
 };
 use assetc::format::hpack::{self, PackHeader, PackItem};
+use assetc::format::hsnd::SoundRecord;
 use assetc::format::kind::{AssetKind, ColorSpace, PackKind};
 use assetc::format::ktx2::{Ktx2Header, LevelIndexEntry};
 
@@ -178,6 +179,12 @@ fn struct_layouts() -> Vec<(&'static str, usize, Vec<Field>)> {
             "uvBottom" => uv_bottom,
         }),
         layout!(KerningPair { "left" => left, "right" => right, "advance" => advance }),
+        layout!(SoundRecord {
+            "magic" => magic, "version" => version, "codec" => codec, "flags" => flags,
+            "rate" => rate, "channels" => channels, "frames" => frames,
+            "loopStart" => loop_start, "loopEnd" => loop_end,
+            "loudness" => loudness, "truePeak" => true_peak, "sound" => sound,
+        }),
         layout!(Ktx2Header {
             "identifier" => identifier, "vkFormat" => vk_format, "typeSize" => type_size,
             "pixelWidth" => pixel_width, "pixelHeight" => pixel_height,
