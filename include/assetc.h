@@ -6,13 +6,14 @@
  * later. It holds:
  *
  *   - the magic numbers, versions, chunk ids, flag bits and enumerations of
- *     .hmesh, .hmat, .hman, .hanim, .hfont, .hpack and the KTX2 identifier;
+ *     .hmesh, .hmat, .hman, .hanim, .hfont, .hpack, .hsnd and the KTX2
+ *     identifier;
  *   - a byte-packed struct for every fixed-size record on disk, each with a
  *     compile-time size check;
  *   - small static inline helpers: the asset-id hash, and bounds-checked,
  *     allocation-free readers for .hpack (table of contents), .hman (entries,
- *     lookup by id), .hmesh (header, chunk table, DESC and array sizes) and
- *     .hmat (header and rows).
+ *     lookup by id), .hmesh (header, chunk table, DESC and array sizes),
+ *     .hmat (header and rows) and .hsnd (the whole record).
  *
  * Every multi-byte value on disk is little-endian. The helpers decode header
  * and table fields byte by byte, so they work on any host and on buffers of
@@ -87,6 +88,9 @@ extern "C" {
 /* .hpack: every runtime file of a build in one archive. */
 #define ASSETC_HPACK_MAGIC ASSETC_FOURCC('H', 'P', 'A', 'K')
 #define ASSETC_HPACK_VERSION 2u
+/* .hsnd: the 64-byte record of one compiled sound. */
+#define ASSETC_HSND_MAGIC ASSETC_FOURCC('H', 'S', 'N', 'D')
+#define ASSETC_HSND_VERSION 1u
 
 /* The 12 bytes every KTX 2.0 file starts with (the literal holds a 13th NUL). */
 #define ASSETC_KTX2_IDENTIFIER "\xABKTX 20\xBB\r\n\x1A\n"
@@ -197,6 +201,32 @@ typedef enum assetc_anim_interpolation {
 
 /* assetc_font_file_header.flags bit 0: multi-channel SDF atlas (reserved in v1). */
 #define ASSETC_FONT_FLAG_MSDF 0x01u
+
+/* ------------------------------------------------------------------------ */
+/* .hsnd constants                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The size of a .hsnd file: one assetc_sound_record and nothing else. */
+#define ASSETC_HSND_BYTES 64u
+/* assetc_sound_record.flags bit 0: loop_start .. loop_end is a loop. */
+#define ASSETC_SOUND_FLAG_LOOPS 0x01u
+/* assetc_sound_record.flags bit 1: loudness and true_peak were measured. */
+#define ASSETC_SOUND_FLAG_LOUDNESS 0x02u
+/* Every assetc_sound_record.flags bit with a meaning; the others are 0. */
+#define ASSETC_SOUND_KNOWN_FLAGS (ASSETC_SOUND_FLAG_LOOPS | ASSETC_SOUND_FLAG_LOUDNESS)
+/* The most channels a sound may have. */
+#define ASSETC_SOUND_MAX_CHANNELS 8u
+/* The highest frame rate a record may state, 2^24 - 1. */
+#define ASSETC_SOUND_MAX_RATE 16777215u
+
+/* How the sound file a record points at is encoded (its `codec` field). */
+typedef enum assetc_sound_codec {
+    ASSETC_SOUND_PCM16 = 0,  /* 16-bit PCM in a RIFF WAVE file */
+    ASSETC_SOUND_QOA = 1,    /* Quite OK Audio */
+    ASSETC_SOUND_VORBIS = 2, /* Vorbis in Ogg */
+    ASSETC_SOUND_OPUS = 3,   /* Opus in Ogg, decoded at 48 kHz */
+    ASSETC_SOUND_CODEC_COUNT = 4
+} assetc_sound_codec;
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations stored as bytes in .hman and .hpack                          */
@@ -451,6 +481,22 @@ typedef struct assetc_kerning_pair {
     float advance;  /* em added to left's advance when right follows */
 } assetc_kerning_pair;
 
+/* .hsnd: the whole file. The sound itself is the file whose id is `sound`. */
+typedef struct assetc_sound_record {
+    uint32_t magic;      /* ASSETC_HSND_MAGIC */
+    uint32_t version;    /* ASSETC_HSND_VERSION */
+    uint32_t codec;      /* assetc_sound_codec */
+    uint32_t flags;      /* ASSETC_SOUND_FLAG_* */
+    uint32_t rate;       /* frames per second of the decoded sound, 1 to ASSETC_SOUND_MAX_RATE */
+    uint32_t channels;   /* 1 to ASSETC_SOUND_MAX_CHANNELS */
+    uint64_t frames;     /* frames per channel the sound file decodes to, at least 1 */
+    uint64_t loop_start; /* first frame of the loop; 0 without ASSETC_SOUND_FLAG_LOOPS */
+    uint64_t loop_end;   /* one past the loop's last frame, at most `frames`; 0 without the flag */
+    float loudness;      /* integrated loudness, LUFS; +0.0 without ASSETC_SOUND_FLAG_LOUDNESS */
+    float true_peak;     /* true peak, dBTP; +0.0 without the flag */
+    uint64_t sound;      /* asset id of the sound file (resolve it through the .hman) */
+} assetc_sound_record;
+
 #pragma pack(pop)
 
 ASSETC_STATIC_ASSERT(sizeof(assetc_mesh_file_header) == 32, mesh_file_header_is_32_bytes);
@@ -474,6 +520,7 @@ ASSETC_STATIC_ASSERT(sizeof(assetc_anim_header) == 16, anim_header_is_16_bytes);
 ASSETC_STATIC_ASSERT(sizeof(assetc_font_file_header) == 52, font_file_header_is_52_bytes);
 ASSETC_STATIC_ASSERT(sizeof(assetc_gpu_glyph) == 40, gpu_glyph_is_40_bytes);
 ASSETC_STATIC_ASSERT(sizeof(assetc_kerning_pair) == 12, kerning_pair_is_12_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_sound_record) == ASSETC_HSND_BYTES, sound_record_is_64_bytes);
 /* The fields whose place packing decides (natural alignment would move them). */
 ASSETC_STATIC_ASSERT(offsetof(assetc_font_file_header, atlas_tex) == 16, font_atlas_tex_at_16);
 ASSETC_STATIC_ASSERT(offsetof(assetc_font_file_header, flags) == 48, font_flags_at_48);
@@ -481,6 +528,11 @@ ASSETC_STATIC_ASSERT(offsetof(assetc_gpu_material, base_color_texture) == 56, ma
 ASSETC_STATIC_ASSERT(offsetof(assetc_mesh_desc, meshlet_max_vertices) == 24, desc_limits_at_24);
 ASSETC_STATIC_ASSERT(offsetof(assetc_submesh, bounds) == 24, submesh_bounds_at_24);
 ASSETC_STATIC_ASSERT(offsetof(assetc_pack_header, toc_bytes) == 16, pack_toc_bytes_at_16);
+ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, frames) == 24, sound_frames_at_24);
+ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, loop_start) == 32, sound_loop_start_at_32);
+ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, loop_end) == 40, sound_loop_end_at_40);
+ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, loudness) == 48, sound_loudness_at_48);
+ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, sound) == 56, sound_id_at_56);
 
 /* ------------------------------------------------------------------------ */
 /* Results                                                                   */
@@ -502,7 +554,7 @@ typedef enum assetc_result {
     ASSETC_ERR_RESERVED = -5,  /* a reserved field or flag bit is not 0 */
     ASSETC_ERR_RANGE = -6,     /* an offset, size or count points outside its region */
     ASSETC_ERR_ALIGNMENT = -7, /* a payload offset that is not properly aligned */
-    ASSETC_ERR_KIND = -8,      /* an unknown kind or colour-space byte */
+    ASSETC_ERR_KIND = -8,      /* an unknown kind, colour-space byte or sound codec */
     ASSETC_ERR_PATH = -9,      /* an empty, absolute or otherwise unclean path */
     ASSETC_ERR_ORDER = -10,    /* entries out of order, or a duplicate */
     ASSETC_ERR_MISSING = -11,  /* a required chunk is absent */
@@ -561,6 +613,13 @@ static inline const char *assetc_pack_kind_name(uint8_t kind)
     static const char *const names[ASSETC_PACK_KIND_COUNT] = {
         "other", "mesh", "material", "manifest", "animation", "texture", "shader", "font"};
     return kind < ASSETC_PACK_KIND_COUNT ? names[kind] : NULL;
+}
+
+/* "pcm16", "qoa", "vorbis" or "opus" for a sound codec; NULL for an unknown one. */
+static inline const char *assetc_sound_codec_name(uint32_t codec)
+{
+    static const char *const names[ASSETC_SOUND_CODEC_COUNT] = {"pcm16", "qoa", "vorbis", "opus"};
+    return codec < ASSETC_SOUND_CODEC_COUNT ? names[codec] : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1388,6 +1447,105 @@ static inline assetc_result assetc_hmat_row(const assetc_hmat *table, uint32_t i
         return ASSETC_ERR_ENDIAN;
     memcpy(row, table->rows + (size_t)index * sizeof(assetc_gpu_material), sizeof(assetc_gpu_material));
     return ASSETC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* .hsnd reader                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The float whose IEEE 754 bits are stored little-endian at `p`. */
+static inline float assetc_detail_load_f32le(const uint8_t *p)
+{
+    uint32_t bits = assetc_load_u32le(p);
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+/* The IEEE 754 bits of `value`. */
+static inline uint32_t assetc_detail_f32_bits(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+/* Whether the float with bits `bits` is finite (not NaN or infinite). */
+static inline int assetc_detail_f32_bits_finite(uint32_t bits)
+{
+    return (bits & 0x7F800000u) != 0x7F800000u;
+}
+
+/* Checks the fields of a decoded record after its magic and version. */
+static inline assetc_result assetc_detail_hsnd_check(const assetc_sound_record *record)
+{
+    uint32_t loudness = assetc_detail_f32_bits(record->loudness);
+    uint32_t true_peak = assetc_detail_f32_bits(record->true_peak);
+    if (record->codec >= ASSETC_SOUND_CODEC_COUNT)
+        return ASSETC_ERR_KIND;
+    if ((record->flags & ~ASSETC_SOUND_KNOWN_FLAGS) != 0)
+        return ASSETC_ERR_RESERVED;
+    if (record->rate == 0 || record->rate > ASSETC_SOUND_MAX_RATE || record->channels == 0 ||
+        record->channels > ASSETC_SOUND_MAX_CHANNELS || record->frames == 0)
+        return ASSETC_ERR_VALUE;
+    if ((record->flags & ASSETC_SOUND_FLAG_LOOPS) != 0) {
+        if (record->loop_end > record->frames)
+            return ASSETC_ERR_RANGE;
+        if (record->loop_start >= record->loop_end)
+            return ASSETC_ERR_VALUE;
+    } else if (record->loop_start != 0 || record->loop_end != 0) {
+        return ASSETC_ERR_VALUE;
+    }
+    if ((record->flags & ASSETC_SOUND_FLAG_LOUDNESS) != 0) {
+        if (!assetc_detail_f32_bits_finite(loudness) || !assetc_detail_f32_bits_finite(true_peak))
+            return ASSETC_ERR_VALUE;
+    } else if (loudness != 0 || true_peak != 0) {
+        return ASSETC_ERR_VALUE;
+    }
+    return ASSETC_OK;
+}
+
+/*
+ * Reads the sound record in `data[0 .. size)` into `*record` and checks every
+ * rule of the format: exactly ASSETC_HSND_BYTES bytes, magic and version, a
+ * known codec (ASSETC_ERR_KIND), no unknown flag bit (ASSETC_ERR_RESERVED),
+ * rate, channels and frames in range, loop_start < loop_end <= frames with
+ * ASSETC_SOUND_FLAG_LOOPS and both 0 without it, finite loudness and true
+ * peak with ASSETC_SOUND_FLAG_LOUDNESS and both +0.0 without it. Decodes
+ * byte by byte, so it works on any host and any alignment; `*record` is
+ * written only on success.
+ */
+static inline assetc_result assetc_hsnd_read(const void *data, size_t size, assetc_sound_record *record)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    assetc_sound_record decoded;
+    assetc_result result;
+    if (record == NULL || (data == NULL && size != 0))
+        return ASSETC_ERR_ARGUMENT;
+    if (size < ASSETC_HSND_BYTES)
+        return ASSETC_ERR_TRUNCATED;
+    decoded.magic = assetc_load_u32le(bytes);
+    decoded.version = assetc_load_u32le(bytes + 4);
+    if (decoded.magic != ASSETC_HSND_MAGIC)
+        return ASSETC_ERR_MAGIC;
+    if (decoded.version != ASSETC_HSND_VERSION)
+        return ASSETC_ERR_VERSION;
+    if (size != ASSETC_HSND_BYTES)
+        return ASSETC_ERR_SIZE;
+    decoded.codec = assetc_load_u32le(bytes + 8);
+    decoded.flags = assetc_load_u32le(bytes + 12);
+    decoded.rate = assetc_load_u32le(bytes + 16);
+    decoded.channels = assetc_load_u32le(bytes + 20);
+    decoded.frames = assetc_load_u64le(bytes + 24);
+    decoded.loop_start = assetc_load_u64le(bytes + 32);
+    decoded.loop_end = assetc_load_u64le(bytes + 40);
+    decoded.loudness = assetc_detail_load_f32le(bytes + 48);
+    decoded.true_peak = assetc_detail_load_f32le(bytes + 52);
+    decoded.sound = assetc_load_u64le(bytes + 56);
+    result = assetc_detail_hsnd_check(&decoded);
+    if (result == ASSETC_OK)
+        *record = decoded;
+    return result;
 }
 
 #ifdef __cplusplus

@@ -2,8 +2,9 @@
  * layout_check: prints what assetc.h says about the formats - every packed
  * struct's size, every field's offset and size, the magic and version
  * constants, the chunk ids and flag bits, and the names of the byte
- * enumerations - one fact per line. tests/integration/c_header.rs prints the same facts
- * from the Rust crate and compares the two texts. Builds as C99 and as C++.
+ * enumerations and sound codecs - one fact per line.
+ * tests/integration/c_header.rs prints the same facts from the Rust crate and
+ * compares the two texts. Builds as C99 and as C++.
  */
 #include "assetc.h"
 
@@ -162,6 +163,23 @@ static void print_font_structs(void)
     FIELD(assetc_kerning_pair, advance);
 }
 
+static void print_sound_structs(void)
+{
+    STRUCT(assetc_sound_record);
+    FIELD(assetc_sound_record, magic);
+    FIELD(assetc_sound_record, version);
+    FIELD(assetc_sound_record, codec);
+    FIELD(assetc_sound_record, flags);
+    FIELD(assetc_sound_record, rate);
+    FIELD(assetc_sound_record, channels);
+    FIELD(assetc_sound_record, frames);
+    FIELD(assetc_sound_record, loop_start);
+    FIELD(assetc_sound_record, loop_end);
+    FIELD(assetc_sound_record, loudness);
+    FIELD(assetc_sound_record, true_peak);
+    FIELD(assetc_sound_record, sound);
+}
+
 static void print_constants(void)
 {
     CONSTANT(ASSETC_HMESH_MAGIC);
@@ -176,6 +194,8 @@ static void print_constants(void)
     CONSTANT(ASSETC_HFONT_VERSION);
     CONSTANT(ASSETC_HPACK_MAGIC);
     CONSTANT(ASSETC_HPACK_VERSION);
+    CONSTANT(ASSETC_HSND_MAGIC);
+    CONSTANT(ASSETC_HSND_VERSION);
     CONSTANT(ASSETC_CHUNK_DESC);
     CONSTANT(ASSETC_CHUNK_BNDS);
     CONSTANT(ASSETC_CHUNK_VTXS);
@@ -209,6 +229,16 @@ static void print_constants(void)
     CONSTANT(ASSETC_ANIM_STEP);
     CONSTANT(ASSETC_ANIM_LINEAR);
     CONSTANT(ASSETC_FONT_FLAG_MSDF);
+    CONSTANT(ASSETC_HSND_BYTES);
+    CONSTANT(ASSETC_SOUND_FLAG_LOOPS);
+    CONSTANT(ASSETC_SOUND_FLAG_LOUDNESS);
+    CONSTANT(ASSETC_SOUND_KNOWN_FLAGS);
+    CONSTANT(ASSETC_SOUND_MAX_CHANNELS);
+    CONSTANT(ASSETC_SOUND_MAX_RATE);
+    CONSTANT(ASSETC_SOUND_PCM16);
+    CONSTANT(ASSETC_SOUND_QOA);
+    CONSTANT(ASSETC_SOUND_VORBIS);
+    CONSTANT(ASSETC_SOUND_OPUS);
     CONSTANT(ASSETC_HMAN_HEADER_BYTES);
     CONSTANT(ASSETC_HMAN_ENTRY_FIXED_BYTES);
     CONSTANT(ASSETC_HPACK_HEADER_BYTES);
@@ -253,9 +283,11 @@ static void print_enum_names(void)
         const char *asset = assetc_asset_kind_name((uint8_t)byte);
         const char *space = assetc_color_space_name((uint8_t)byte);
         const char *pack = assetc_pack_kind_name((uint8_t)byte);
+        const char *codec = assetc_sound_codec_name(byte);
         printf("asset_kind %u %s\n", byte, asset != NULL ? asset : "-");
         printf("color_space %u %s\n", byte, space != NULL ? space : "-");
         printf("pack_kind %u %s\n", byte, pack != NULL ? pack : "-");
+        printf("sound_codec %u %s\n", byte, codec != NULL ? codec : "-");
     }
 }
 
@@ -299,6 +331,7 @@ int main(void)
     print_mesh_structs();
     print_other_structs();
     print_font_structs();
+    print_sound_structs();
     print_constants();
     print_bytes("ASSETC_KTX2_IDENTIFIER", ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES);
     print_enum_names();

@@ -33,6 +33,7 @@ use assetc::format::hmesh::{
     MeshDesc, MeshLod, Meshlet, MeshletBounds, MeshletTriangle, SubMesh,
 };
 use assetc::format::hpack::{self, Pack, PackEntry, PackHeader};
+use assetc::format::hsnd::{self, SoundCodec, SoundRecord};
 use assetc::format::kind::{AssetKind, ColorSpace, PackKind};
 use assetc::format::ktx2;
 
@@ -750,7 +751,7 @@ fn mesh_layouts(out: &mut String) {
     );
 }
 
-/// The `.hmat`, `.hman`, `.hpack`, `.hanim` and `.hfont` records.
+/// The `.hmat`, `.hman`, `.hpack`, `.hanim`, `.hfont` and `.hsnd` records.
 fn other_layouts(out: &mut String) {
     layout!(
         out,
@@ -805,6 +806,7 @@ fn other_layouts(out: &mut String) {
     );
     documented(out, &ANIM_HEADER);
     font_layouts(out);
+    sound_layouts(out);
 }
 
 /// The `.hfont` records.
@@ -855,6 +857,28 @@ fn font_layouts(out: &mut String) {
     );
 }
 
+/// The `.hsnd` record.
+fn sound_layouts(out: &mut String) {
+    layout!(
+        out,
+        "assetc_sound_record",
+        SoundRecord {
+            magic,
+            version,
+            codec,
+            flags,
+            rate,
+            channels,
+            frames,
+            loop_start,
+            loop_end,
+            loudness,
+            true_peak,
+            sound
+        }
+    );
+}
+
 /// The constants, in the order `layout_check.c` prints them.
 fn constants(out: &mut String) {
     let le = u32::from_le_bytes;
@@ -871,6 +895,8 @@ fn constants(out: &mut String) {
         ("HFONT_VERSION", hfont::VERSION.into()),
         ("HPACK_MAGIC", le(hpack::MAGIC).into()),
         ("HPACK_VERSION", hpack::VERSION.into()),
+        ("HSND_MAGIC", hsnd::MAGIC.into()),
+        ("HSND_VERSION", hsnd::VERSION.into()),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), value))
@@ -902,6 +928,16 @@ fn constants(out: &mut String) {
             ("ANIM_STEP", Interpolation::Step as u64),
             ("ANIM_LINEAR", Interpolation::Linear as u64),
             ("FONT_FLAG_MSDF", hfont::FLAG_MSDF.into()),
+            ("HSND_BYTES", hsnd::RECORD_BYTES as u64),
+            ("SOUND_FLAG_LOOPS", hsnd::FLAG_LOOPS.into()),
+            ("SOUND_FLAG_LOUDNESS", hsnd::FLAG_LOUDNESS.into()),
+            ("SOUND_KNOWN_FLAGS", hsnd::KNOWN_FLAGS.into()),
+            ("SOUND_MAX_CHANNELS", hsnd::MAX_CHANNELS.into()),
+            ("SOUND_MAX_RATE", hsnd::MAX_RATE.into()),
+            ("SOUND_PCM16", SoundCodec::Pcm16 as u64),
+            ("SOUND_QOA", SoundCodec::Qoa as u64),
+            ("SOUND_VORBIS", SoundCodec::Vorbis as u64),
+            ("SOUND_OPUS", SoundCodec::Opus as u64),
             ("HMAN_HEADER_BYTES", hman::HEADER_BYTES as u64),
             ("HMAN_ENTRY_FIXED_BYTES", hman::ENTRY_FIXED_BYTES as u64),
             ("HPACK_HEADER_BYTES", hpack::HEADER_BYTES as u64),
@@ -965,15 +1001,18 @@ fn constants(out: &mut String) {
     let _ = writeln!(out, "ASSETC_KTX2_IDENTIFIER {}", identifier.join(" "));
 }
 
-/// The names of the byte enums for the bytes 0..9, `-` for unknown bytes.
+/// The names of the byte enums and the sound codecs for the values 0..9,
+/// `-` for unknown values.
 fn enum_names(out: &mut String) {
     for byte in 0..10_u8 {
         let asset = AssetKind::from_u8(byte).map_or("-", AssetKind::name);
         let space = ColorSpace::from_u8(byte).map_or("-", ColorSpace::name);
         let pack = PackKind::from_u8(byte).map_or("-", PackKind::name);
+        let codec = SoundCodec::from_u32(byte.into()).map_or("-", SoundCodec::name);
         let _ = writeln!(out, "asset_kind {byte} {asset}");
         let _ = writeln!(out, "color_space {byte} {space}");
         let _ = writeln!(out, "pack_kind {byte} {pack}");
+        let _ = writeln!(out, "sound_codec {byte} {codec}");
     }
 }
 
