@@ -14,6 +14,8 @@ use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use assetc::format::hash::asset_hash;
+use assetc::format::hsnd::{self, SoundCodec, SoundRecord};
 use assetc::format::ktx2::{self, Ktx2Image, Ktx2Level, TexelFormat};
 use targets::{TARGETS, Target};
 
@@ -237,4 +239,133 @@ fn format_faults(astc: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
             (format!("edge-format-{name}.ktx2"), bytes, field)
         })
         .collect()
+}
+
+/// The corpus's `seed-*.hsnd` records: every codec, with and without a loop
+/// and a loudness measurement, one in 5.1. No build writes sounds yet, so
+/// they come from `hsnd::write_hsnd`.
+fn sound_seeds() -> Vec<(&'static str, SoundRecord)> {
+    let record = |codec, rate, channels, frames, path| {
+        SoundRecord::new(codec, rate, channels, frames, asset_hash(path))
+    };
+    vec![
+        (
+            "seed-click-pcm16.hsnd",
+            record(SoundCodec::Pcm16, 22_050, 1, 441, "ui/click.wav"),
+        ),
+        (
+            "seed-engine-loop-qoa.hsnd",
+            record(SoundCodec::Qoa, 32_000, 1, 64_000, "car/engine.qoa").with_loop(0, 64_000),
+        ),
+        (
+            "seed-step-vorbis.hsnd",
+            record(SoundCodec::Vorbis, 44_100, 2, 22_050, "sfx/step.ogg")
+                .with_loudness(-18.25, -3.5),
+        ),
+        (
+            "seed-wind-loop-opus.hsnd",
+            record(SoundCodec::Opus, 48_000, 2, 480_000, "amb/wind.opus")
+                .with_loop(4_800, 475_200)
+                .with_loudness(-23.0, -6.75),
+        ),
+        (
+            "seed-intro-surround-vorbis.hsnd",
+            record(SoundCodec::Vorbis, 48_000, 6, 96_000, "music/intro.ogg")
+                .with_loop(48_000, 96_000)
+                .with_loudness(-16.0, -1.0),
+        ),
+    ]
+}
+
+/// The corpus's `edge-*.hsnd` files: the looping Opus seed (both flags set)
+/// with one field broken, each with the field the reader must blame.
+fn sound_faults(seed: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
+    let u32_at = |value: u32| value.to_le_bytes().to_vec();
+    // (name, byte offset, new bytes, field)
+    let faults = [
+        ("magic", 0, b"HSNX".to_vec(), "SoundRecord.magic"),
+        ("version", 4, u32_at(2), "SoundRecord.version"),
+        ("codec", 8, u32_at(4), "SoundRecord.codec"),
+        ("flags", 12, u32_at(7), "SoundRecord.flags"),
+        ("loop-without-flag", 12, u32_at(2), "SoundRecord.loopStart"),
+        (
+            "loudness-without-flag",
+            12,
+            u32_at(1),
+            "SoundRecord.loudness",
+        ),
+        ("rate-zero", 16, u32_at(0), "SoundRecord.rate"),
+        ("channels-nine", 20, u32_at(9), "SoundRecord.channels"),
+        (
+            "frames-zero",
+            24,
+            0_u64.to_le_bytes().to_vec(),
+            "SoundRecord.frames",
+        ),
+        (
+            "loop-inverted",
+            32,
+            475_200_u64.to_le_bytes().to_vec(),
+            "SoundRecord.loopStart",
+        ),
+        (
+            "loop-past-end",
+            40,
+            480_001_u64.to_le_bytes().to_vec(),
+            "SoundRecord.loopEnd",
+        ),
+        (
+            "loudness-nan",
+            48,
+            u32_at(f32::NAN.to_bits()),
+            "SoundRecord.loudness",
+        ),
+    ];
+    let mut files: Vec<(String, Vec<u8>, &'static str)> = faults
+        .into_iter()
+        .map(|(name, at, value, field)| {
+            let mut bytes = seed.to_vec();
+            bytes[at..at + value.len()].copy_from_slice(&value);
+            (format!("edge-{name}.hsnd"), bytes, field)
+        })
+        .collect();
+    files.push(("edge-short.hsnd".into(), seed[..63].to_vec(), "SoundRecord"));
+    files.push((
+        "edge-long.hsnd".into(),
+        [seed, &[0]].concat(),
+        "SoundRecord",
+    ));
+    files
+}
+
+/// The corpus holds the sound records above, read back as written, and the
+/// broken copies, each refused naming its field; the `open` corpus holds
+/// one record too. `ASSETC_WRITE_SOUND_SEEDS=1 cargo test --test
+/// fuzz_corpus` (re)writes them after a deliberate change of the format.
+#[test]
+fn the_corpus_holds_the_sound_record_seeds_and_faults() {
+    let write = std::env::var_os("ASSETC_WRITE_SOUND_SEEDS").is_some();
+    let committed = |folder: &str, name: &str, bytes: &[u8]| {
+        let path = corpus_root().join(folder).join(name);
+        if write {
+            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
+    };
+    let mut opus = Vec::new();
+    for (name, record) in sound_seeds() {
+        let bytes = hsnd::write_hsnd(&record).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let file = committed("hsnd", name, &bytes);
+        assert_eq!(hsnd::read_hsnd(&file), Ok(record), "{name}");
+        if record.codec() == Some(SoundCodec::Opus) {
+            opus = file;
+        }
+    }
+    committed("open", "seed-wind-loop-opus.hsnd", &opus);
+    for (name, bytes, field) in sound_faults(&opus) {
+        let file = committed("hsnd", &name, &bytes);
+        let error = hsnd::read_hsnd(&file).expect_err(&name);
+        assert_eq!(error.field, field, "{name}: {error}");
+    }
 }

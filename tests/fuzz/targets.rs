@@ -18,7 +18,7 @@
 use std::hint::black_box;
 
 use assetc::format::error::{FormatError, FormatResult};
-use assetc::format::{self, AssetFile, hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
+use assetc::format::{self, AssetFile, hanim, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
 
 /// One fuzz target: the name shared by its binary and its corpus folder, and
 /// the function that runs one input.
@@ -60,6 +60,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "hfont",
         run: fuzz_hfont,
+    },
+    Target {
+        name: "hsnd",
+        run: fuzz_hsnd,
     },
     Target {
         name: "open",
@@ -517,6 +521,51 @@ pub fn fuzz_hfont(data: &[u8]) -> bool {
     assert!(
         written == data,
         "write_hfont does not reproduce an accepted file"
+    );
+    true
+}
+
+// ---------------------------------------------------------------------------
+// .hsnd
+// ---------------------------------------------------------------------------
+
+/// `.hsnd`: `read_hsnd` on the input and on a misaligned copy, `validate` on
+/// the copy, every helper of an accepted record against the rules it
+/// promises, and the writer reproducing the file.
+pub fn fuzz_hsnd(data: &[u8]) -> bool {
+    let misaligned = Placed::new(data, 3);
+    let record = hsnd::read_hsnd(data);
+    assert_same_verdict(
+        &record,
+        &hsnd::read_hsnd(misaligned.bytes()),
+        "read_hsnd/read_hsnd misaligned",
+    );
+    assert_same_verdict(
+        &record,
+        &hsnd::validate(misaligned.bytes()),
+        "read_hsnd/validate",
+    );
+    let Ok(record) = record else {
+        return false;
+    };
+    let codec = record.codec();
+    assert!(codec.is_some(), "read_hsnd accepted an unknown codec");
+    black_box(codec.map(hsnd::SoundCodec::name));
+    let loops = record.flags & hsnd::FLAG_LOOPS != 0;
+    assert_eq!(record.looping().is_some(), loops, "looping() and the flag");
+    if let Some((start, end)) = record.looping() {
+        assert!(start < end && end <= record.frames, "an accepted loop");
+    }
+    if let Some((loudness, true_peak)) = record.loudness() {
+        assert!(loudness.is_finite() && true_peak.is_finite(), "loudness()");
+    }
+    let seconds = record.duration_seconds();
+    assert!(seconds > 0.0 && seconds.is_finite(), "duration_seconds()");
+    let written = hsnd::write_hsnd(&record)
+        .unwrap_or_else(|e| panic!("write_hsnd refused a record read_hsnd accepted: {e}"));
+    assert!(
+        written == data,
+        "write_hsnd does not reproduce an accepted file"
     );
     true
 }
