@@ -28,6 +28,7 @@
 //! sizes such as `5G`), `texture.rs` (the texture mode and name-suffix
 //! values).
 
+mod audio;
 mod configured;
 mod document;
 mod error;
@@ -55,6 +56,7 @@ mod readme_keys;
 #[cfg(test)]
 mod tests;
 
+pub use audio::{AudioCodec, AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting};
 pub use configured::{Configured, Given, POINTER_FILE, RECORD_FILE, Record, default_build_dir};
 pub use error::{ConfigError, ConfigWarning, Place};
 pub use font::{Charset, FontMode};
@@ -66,7 +68,9 @@ pub use paths::absolute;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use remote::RemoteSettings;
 pub use select::Selection;
-pub use settings::{AudioSettings, Loudness, TruePeak};
+pub use settings::{
+    AudioSettings, Loudness, OpusBitrate, SampleRate, StreamAfter, TruePeak, VorbisQuality,
+};
 pub use settings::{
     ConeWeight, FontSettings, LodError, LodRatios, MAX_QUALITY, MeshSettings, MeshletTriangles,
     MeshletVertices, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,

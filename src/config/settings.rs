@@ -9,6 +9,7 @@
 
 use serde::Deserialize;
 
+use super::audio::{AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting};
 use super::font::{Charset, FontMode};
 use super::texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
 
@@ -247,13 +248,13 @@ trait OffOrNumber: Sized {
 }
 
 /// Equality by bits, `Display` (`off` or the number), `FromStr` and
-/// `Deserialize` for an [`OffOrNumber`] newtype of `Option<f32>`; `$key`
+/// `Deserialize` for an [`OffOrNumber`] newtype of an `Option` of a number; `$key`
 /// names the setting in messages.
 macro_rules! off_or_number_impls {
     ($name:ident, $key:literal) => {
         impl PartialEq for $name {
             fn eq(&self, other: &Self) -> bool {
-                self.0.map(f32::to_bits) == other.0.map(f32::to_bits)
+                self.0.map(ExactBits::exact_bits) == other.0.map(ExactBits::exact_bits)
             }
         }
 
@@ -282,6 +283,25 @@ macro_rules! off_or_number_impls {
             }
         }
     };
+}
+
+/// A number's bits, so that settings compare exactly (a float by its bits,
+/// which also makes them `Eq`).
+trait ExactBits {
+    /// The number's bits.
+    fn exact_bits(self) -> u64;
+}
+
+impl ExactBits for f32 {
+    fn exact_bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+
+impl ExactBits for u32 {
+    fn exact_bits(self) -> u64 {
+        u64::from(self)
+    }
 }
 
 off_or_number_impls!(Rdo, "rdo");
@@ -471,8 +491,64 @@ settings_group! {
         true_peak: TruePeak = TruePeak(-1.0),
         /// Cut leading and trailing silence below -50 dBFS.
         trim: bool = false,
+        /// The file written: `pcm16`, `qoa`, `vorbis`, `opus`, or `auto`
+        /// (by `platform` and `stream_after`).
+        format: AudioFormatSetting = AudioFormatSetting::Auto,
+        /// What `format: auto` writes for: `desktop`, `mobile`, or `auto`
+        /// (the same as `texture.platform`).
+        platform: AudioPlatformSetting = AudioPlatformSetting::Auto,
+        /// Seconds from which `format: auto` streams a sound (Vorbis or
+        /// Opus) instead of keeping it in memory (PCM or QOA).
+        stream_after: StreamAfter = StreamAfter(10.0),
+        /// The sample rate to resample to, or `off` to keep the source's.
+        rate: SampleRate = SampleRate(None),
+        /// Vorbis quality on the oggenc scale, -2 to 10.
+        vorbis_quality: VorbisQuality = VorbisQuality(5.0),
+        /// Opus bit rate per channel, in kbit/s.
+        opus_bitrate: OpusBitrate = OpusBitrate(64),
+        /// The loop: `auto` (the source's), `true` (from `loop_start` to
+        /// `loop_end`) or `false` (none).
+        r#loop: LoopSetting = LoopSetting::Auto,
+        /// Where a `loop: true` loop starts, in the source's frames or
+        /// seconds.
+        loop_start: LoopPoint = LoopPoint::Frame(0),
+        /// Where a `loop: true` loop ends (exclusive), or `end`.
+        loop_end: LoopPoint = LoopPoint::End,
     }
 }
+
+ranged_number!(
+    /// `audio.stream_after`, in seconds, 0 to 86,400.
+    StreamAfter(f32, whole: false), "stream_after", 0 ..= 86400
+);
+ranged_number!(
+    /// `audio.vorbis_quality`, on the oggenc scale: -2 to 10.
+    VorbisQuality(f32, whole: false), "vorbis_quality", -2 ..= 10
+);
+ranged_number!(
+    /// `audio.opus_bitrate`, kbit/s per channel: 6 to 256.
+    OpusBitrate(u32, whole: true), "opus_bitrate", 6 ..= 256
+);
+
+/// `audio.rate`: `off`, or the sample rate in Hz (8,000 to 192,000) every
+/// sound is resampled to.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleRate(pub Option<u32>);
+
+impl OffOrNumber for SampleRate {
+    const EXPECTING: &'static str = "`off` or a sample rate in Hz, 8000 to 192000";
+    const OFF: Self = Self(None);
+
+    fn number(value: f64) -> Result<Self, String> {
+        if (8000.0..=192_000.0).contains(&value) && value.fract() == 0.0 {
+            Ok(Self(Some(value as u32)))
+        } else {
+            Err(format!("rate must be {}, not {value}", Self::EXPECTING))
+        }
+    }
+}
+
+off_or_number_impls!(SampleRate, "rate");
 
 ranged_number!(
     /// The true-peak ceiling in dBTP, -20 to 0.

@@ -800,3 +800,46 @@ fn compress_and_format_may_agree_in_one_layer_but_not_disagree() {
     let error = load_error("default:\n  texture: { format: bc9 }\n").to_string();
     assert!(error.contains("unknown variant `bc9`"), "{error}");
 }
+
+#[test]
+fn audio_codecs_loops_and_rates_are_read_from_rules() {
+    let (_dir, config) = load(concat!(
+        "default:\n",
+        "  audio: { format: auto, platform: mobile, stream_after: 4.5, rate: 22050 }\n",
+        "  rules:\n",
+        "    - match: \"music/*\"\n",
+        "      audio: { format: vorbis, vorbis_quality: 3, loop: true, loop_start: 2.5s, loop_end: 96000 }\n",
+        "    - match: \"sfx/*\"\n",
+        "      audio: { loop: false, rate: off, format: opus, opus_bitrate: 48 }\n",
+    ));
+    let selection = config.select(None, None).unwrap();
+    let base = selection.settings_for("a.wav").audio;
+    assert_eq!(base.format, AudioFormatSetting::Auto);
+    assert_eq!(base.platform, AudioPlatformSetting::Mobile);
+    assert_eq!(base.stream_after, StreamAfter(4.5));
+    assert_eq!(base.rate, SampleRate(Some(22050)));
+    assert_eq!(base.r#loop, LoopSetting::Auto);
+    let music = selection.settings_for("music/theme.flac").audio;
+    assert_eq!(music.format.codec(), Some(AudioCodec::Vorbis));
+    assert_eq!(music.vorbis_quality, VorbisQuality(3.0));
+    assert_eq!(music.r#loop, LoopSetting::On);
+    assert_eq!(music.loop_start, LoopPoint::Seconds(2.5));
+    assert_eq!(music.loop_end, LoopPoint::Frame(96000));
+    assert_eq!(music.rate, SampleRate(Some(22050)));
+    let sfx = selection.settings_for("sfx/step.wav").audio;
+    assert_eq!(sfx.r#loop, LoopSetting::Off);
+    assert_eq!(sfx.rate, SampleRate(None));
+    assert_eq!(sfx.opus_bitrate, OpusBitrate(48));
+    for (bad, says) in [
+        ("rate: 7999", "rate must be"),
+        ("rate: 44100.5", "rate must be"),
+        ("format: mp3", "mp3"),
+        ("loop_start: -3", "cannot be negative"),
+        ("loop_end: 1.5", "write seconds as \"1.5s\""),
+        ("loop: sometimes", "loop must be true, false or auto"),
+        ("opus_bitrate: 512", "opus_bitrate must be 6 to 256"),
+    ] {
+        let error = load_error(&format!("default:\n  audio: {{ {bad} }}\n")).to_string();
+        assert!(error.contains(says), "{bad}: {error}");
+    }
+}

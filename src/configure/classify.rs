@@ -25,7 +25,7 @@
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`, `*.font.ktx2` |
-//! | `*.wav`, `*.aif`, `*.aiff`, `*.flac`, `*.ogg`, `*.oga`, `*.mp3` | audio | `*.wav` |
+//! | `*.wav`, `*.aif`, `*.aiff`, `*.flac`, `*.ogg`, `*.oga`, `*.opus`, `*.mp3`, `*.qoa` | audio | `*.wav`, `*.qoa`, `*.ogg` or `*.opus` (by `audio.format`) |
 //! | `*.shader/` folder               | shader        | `*/<entry>.spv` (see below) |
 //!
 //! Suffixes compare case-insensitively; output names keep the source's case.
@@ -51,7 +51,7 @@
 //! list them: the edge declares only its fragment and manages the `.spv` files
 //! itself (see `encode::shader::output`).
 
-use crate::config::{ModeSetting, TextureSettings};
+use crate::config::{AudioCodec, ModeSetting, TextureSettings};
 use crate::encode::texture::TextureMode;
 
 /// What a source compiles as.
@@ -72,7 +72,7 @@ pub enum SourceKind {
     Material,
     /// A TrueType or OpenType font.
     Font,
-    /// A sound (WAV, AIFF, FLAC, Ogg Vorbis, MP3).
+    /// A sound (WAV, AIFF, FLAC, Ogg Vorbis or Opus, MP3, QOA).
     Audio,
     /// A `*.shader/` folder of shader sources.
     Shader,
@@ -186,7 +186,9 @@ const FILE_KINDS: &[(&str, SourceKind)] = &[
 ];
 
 /// Sound files: decoded, processed and written as 16-bit PCM WAV.
-const AUDIO_EXTENSIONS: &[&str] = &[".wav", ".aif", ".aiff", ".flac", ".ogg", ".oga", ".mp3"];
+const AUDIO_EXTENSIONS: &[&str] = &[
+    ".wav", ".aif", ".aiff", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".qoa",
+];
 
 /// Classifies a folder by name; `None` means "walk into it".
 pub fn classify_folder(rel: &str) -> Option<SourceKind> {
@@ -444,7 +446,12 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
             replace_extension(rel, FONT_EXTENSIONS, ".hfont"),
             replace_extension(rel, FONT_EXTENSIONS, ".font.ktx2"),
         ],
-        SourceKind::Audio => vec![replace_extension(rel, AUDIO_EXTENSIONS, ".wav")],
+        // The codec may depend on the sound's length: configure replaces the
+        // first with [`audio_output`] once it knows it.
+        SourceKind::Audio => vec![
+            audio_output(rel, AudioCodec::Pcm16),
+            replace_extension(rel, AUDIO_EXTENSIONS, ".hsnd"),
+        ],
         // Known only to the edge once it has compiled the folder.
         SourceKind::Shader | SourceKind::Processor(_) => Vec::new(),
         SourceKind::Embed => vec![rel.to_string()],
@@ -453,6 +460,12 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
             .to_vec(),
         SourceKind::BrdfLut => vec![BRDF_LUT_OUTPUT.to_string()],
     }
+}
+
+/// The file a sound source writes in `codec`: `sfx/step.flac` becomes
+/// `sfx/step.wav`, `sfx/step.qoa`, `sfx/step.ogg` or `sfx/step.opus`.
+pub fn audio_output(rel: &str, codec: AudioCodec) -> String {
+    replace_extension(rel, AUDIO_EXTENSIONS, codec.extension())
 }
 
 /// The irradiance cube an IBL source writes when `ibl.irradiance` is on.
@@ -752,6 +765,8 @@ mod tests {
             "m/d.ogg",
             "m/e.oga",
             "m/f.mp3",
+            "m/g.opus",
+            "sfx/h.qoa",
         ] {
             assert_eq!(
                 classify_file(sound, false),
@@ -776,8 +791,16 @@ mod tests {
         assert_eq!(outputs(t, "ui/Logo.PNG"), ["ui/Logo.ktx2"]);
         assert_eq!(outputs(t, "rock.n.png"), ["rock.n.ktx2"]);
         assert_eq!(outputs(SourceKind::Lut, "g.lut.cube"), ["g.lut.ktx2"]);
-        assert_eq!(outputs(SourceKind::Audio, "sfx/Step.OGG"), ["sfx/Step.wav"]);
-        assert_eq!(outputs(SourceKind::Audio, "sfx/step.wav"), ["sfx/step.wav"]);
+        assert_eq!(
+            outputs(SourceKind::Audio, "sfx/Step.OGG"),
+            ["sfx/Step.wav", "sfx/Step.hsnd"]
+        );
+        assert_eq!(
+            outputs(SourceKind::Audio, "sfx/step.wav"),
+            ["sfx/step.wav", "sfx/step.hsnd"]
+        );
+        assert_eq!(audio_output("m/a.Flac", AudioCodec::Opus), "m/a.opus");
+        assert_eq!(audio_output("m/a.qoa", AudioCodec::Vorbis), "m/a.ogg");
         assert_eq!(outputs(SourceKind::Cubemap, "sky.env"), ["sky.env.ktx2"]);
         let array = SourceKind::TextureArray(TextureMode::Normal);
         assert_eq!(outputs(array, "t.n.array"), ["t.n.arr.ktx2"]);

@@ -21,11 +21,12 @@ use super::paths::{inexpressible, join, path_string, root_relative};
 use super::processors::{self, ProcessorRule};
 use super::scan::Scan;
 use super::sharing::Sharing;
+use super::sounds;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::cache::remote::service::{edges_file, prefetch};
 use crate::config::{
-    AudioSettings, Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings,
-    MeshSettings, Selection, Settings, TextureSettings,
+    AudioCodec, AudioSettings, Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings,
+    LoopSetting, MeshSettings, Selection, Settings, TextureSettings,
 };
 use crate::encode::blocks::target;
 use crate::encode::mesh::args::TextureList;
@@ -117,6 +118,14 @@ impl Plan {
             };
             if kind == SourceKind::Ibl && settings.ibl.irradiance {
                 job.outputs.push(classify::irradiance_output(&source.rel));
+            }
+            if kind == SourceKind::Audio {
+                let platform = settings.texture.platform;
+                let choice = sounds::choose(&config.input, &source.rel, &settings.audio, platform);
+                job.outputs[0] = classify::audio_output(&source.rel, choice.codec);
+                job.flags = audio_flags(&settings.audio, choice.codec);
+                inspected.extend(choice.read);
+                warnings.extend(choice.warning);
             }
             if source.kind != SourceKind::Mesh {
                 jobs.push(job);
@@ -611,8 +620,9 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Font => font_flags(&settings.font, texture),
         SourceKind::Ibl => ibl_flags(&settings.ibl, texture),
-        SourceKind::Audio => audio_flags(&settings.audio),
-        SourceKind::BrdfLut
+        // A sound's flags depend on its codec, which `Plan::new` settles.
+        SourceKind::Audio
+        | SourceKind::BrdfLut
         | SourceKind::Material
         | SourceKind::Shader
         | SourceKind::Embed
@@ -679,7 +689,7 @@ fn share_image_encodes(jobs: &mut [Job], output: &str) {
 }
 
 /// Flags and their values as command-line words, in order.
-fn flag_pairs<const N: usize>(pairs: [(&str, String); N]) -> Vec<String> {
+fn flag_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Vec<String> {
     pairs
         .into_iter()
         .flat_map(|(flag, value)| [flag.to_string(), value])
@@ -711,14 +721,34 @@ fn font_flags(font: &FontSettings, texture: &TextureSettings) -> Vec<String> {
     ])
 }
 
-/// The audio encoder's flags: the `audio:` settings.
-fn audio_flags(audio: &AudioSettings) -> Vec<String> {
-    flag_pairs([
+/// The audio encoder's flags: the codec and the `audio:` settings that
+/// reach it (a codec's own knobs only for that codec, the loop's ends only
+/// with `loop: true`, no rate for Opus), so a setting change rebuilds only
+/// the sounds it alters.
+fn audio_flags(audio: &AudioSettings, codec: AudioCodec) -> Vec<String> {
+    let mut flags = flag_pairs([
+        ("--codec", codec.name().to_string()),
         ("--mono", audio.mono.to_string()),
         ("--loudness", audio.loudness.to_string()),
         ("--true-peak", audio.true_peak.to_string()),
         ("--trim", audio.trim.to_string()),
-    ])
+        ("--loop", audio.r#loop.to_string()),
+    ]);
+    let mut extra = Vec::new();
+    if audio.r#loop == LoopSetting::On {
+        extra.push(("--loop-start", audio.loop_start.to_string()));
+        extra.push(("--loop-end", audio.loop_end.to_string()));
+    }
+    match codec {
+        AudioCodec::Opus => extra.push(("--opus-bitrate", audio.opus_bitrate.to_string())),
+        AudioCodec::Vorbis => extra.push(("--vorbis-quality", audio.vorbis_quality.to_string())),
+        AudioCodec::Pcm16 | AudioCodec::Qoa => {}
+    }
+    if codec != AudioCodec::Opus {
+        extra.push(("--rate", audio.rate.to_string()));
+    }
+    flags.extend(flag_pairs(extra));
+    flags
 }
 
 /// The IBL encoder's flags: the `ibl:` settings, and the texture

@@ -26,6 +26,7 @@ pub mod processors;
 pub mod remember;
 pub mod scan;
 pub mod sharing;
+pub mod sounds;
 pub mod stale;
 
 use std::path::{Path, PathBuf};

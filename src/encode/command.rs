@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 
 use std::path::{Path, PathBuf};
 
-use super::audio::{AudioOptions, encode_audio};
+use super::audio::{self, AudioOptions, LoopChoice, encode_audio};
 use super::blocks::target::{self, Unsuitable};
 use super::font::{FontOptions, compile_font};
 use super::ibl::{IblOptions, brdf_lut_ktx2, encode_ibl};
@@ -28,8 +28,9 @@ use super::texture::{
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    AudioSettings, Charset, FontMode, FontSettings, FormatSetting, IblFormat, IblSettings, IblSize,
-    Loudness, PxPerEm, Rdo, Spread, TextureSettings, TruePeak, UastcQuality, ZstdLevel,
+    AudioCodec, AudioSettings, Charset, FontMode, FontSettings, FormatSetting, IblFormat,
+    IblSettings, IblSize, LoopPoint, LoopSetting, Loudness, OpusBitrate, PxPerEm, Rdo, SampleRate,
+    Spread, TextureSettings, TruePeak, UastcQuality, VorbisQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 
@@ -220,7 +221,29 @@ pub struct AudioArgs {
     /// Cut leading and trailing silence below -50 dBFS.
     #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
     pub trim: bool,
-    /// The job: the output is the `.wav`.
+    /// The file written: pcm16 (`.wav`), qoa, vorbis (`.ogg`) or opus.
+    #[arg(long, default_value_t = AudioCodec::Pcm16)]
+    pub codec: AudioCodec,
+    /// The sample rate to convert to in Hz, or `off` (Opus is always 48 kHz).
+    #[arg(long, default_value_t = AudioSettings::default().rate)]
+    pub rate: SampleRate,
+    /// Vorbis quality on the oggenc scale, -2 to 10.
+    #[arg(long, default_value_t = AudioSettings::default().vorbis_quality, allow_negative_numbers = true)]
+    pub vorbis_quality: VorbisQuality,
+    /// Opus bit rate per channel, kbit/s.
+    #[arg(long, default_value_t = AudioSettings::default().opus_bitrate)]
+    pub opus_bitrate: OpusBitrate,
+    /// The loop: `auto` (the source's), `true` (`--loop-start` to
+    /// `--loop-end`) or `false`.
+    #[arg(long = "loop", default_value_t = LoopSetting::Auto)]
+    pub looping: LoopSetting,
+    /// Where a `--loop true` loop starts: a frame, seconds (`2.5s`).
+    #[arg(long, default_value_t = AudioSettings::default().loop_start)]
+    pub loop_start: LoopPoint,
+    /// Where a `--loop true` loop ends (excluded): a frame, seconds or `end`.
+    #[arg(long, default_value_t = AudioSettings::default().loop_end)]
+    pub loop_end: LoopPoint,
+    /// The job: the output is the sound file.
     #[command(flatten)]
     pub job: JobArgs,
 }
@@ -233,6 +256,18 @@ impl AudioArgs {
             loudness: self.loudness.0,
             true_peak: self.true_peak.0,
             trim: self.trim,
+            codec: self.codec,
+            rate: self.rate.0,
+            vorbis_quality: self.vorbis_quality.0,
+            opus_bitrate: self.opus_bitrate.0,
+            looping: match self.looping {
+                LoopSetting::Auto => LoopChoice::Source,
+                LoopSetting::Off => LoopChoice::Off,
+                LoopSetting::On => LoopChoice::Region {
+                    start: self.loop_start,
+                    end: self.loop_end,
+                },
+            },
         }
     }
 }
@@ -505,15 +540,29 @@ fn audio(job: &JobArgs, args: &AudioArgs) -> Result<Encoded, EncodeError> {
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or_default();
-    let bytes =
+    let sound =
         encode_audio(&source, extension, &args.options()).map_err(|e| EncodeError::Invalid {
             path: job.input.clone(),
             what: "cannot read this sound".into(),
             source: Some(Box::new(e)),
         })?;
-    // Registered as an embedded file: the reference SDK's manifest kinds end
-    // at 7, and a WAV is a file the engine hands to its audio library whole.
-    Ok(embed::registered(bytes, false))
+    let sound_path = job.outputs.first().ok_or_else(|| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "the edge names no output for the sound".into(),
+        source: None,
+    })?;
+    let sound_id = AssetKind::Embed.id_for_path(&job::runtime_path(&job.root, sound_path)?);
+    let record = audio::record(&sound, sound_id).map_err(|e| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot write the sound's record".into(),
+        source: Some(Box::new(e)),
+    })?;
+    // Both are registered as embedded files: the reference SDK's manifest
+    // kinds end at 7, and a sound is a file the engine hands to its audio
+    // library whole.
+    let mut encoded = embed::registered(sound.bytes, false);
+    encoded.files.extend(embed::registered(record, false).files);
+    Ok(encoded)
 }
 
 fn ibl(job: &JobArgs, args: &IblArgs) -> Result<Encoded, EncodeError> {

@@ -13,6 +13,8 @@
 //!   `.hmesh` skeleton (which must exist);
 //! * every `.hfont`'s atlas id is a texture in the manifest whose level 0 is
 //!   the size the font declares;
+//! * every `.hsnd` sound record is valid and its sound decodes to the rate,
+//!   channels, frames and loop it states ([`super::check_sounds`]);
 //! * every other file in the folder is listed (else it is an orphan that no
 //!   job produced);
 //! * with `--pack`: the pack is valid, holds exactly the listed files plus the
@@ -29,12 +31,13 @@ use std::path::Path;
 
 use walkdir::WalkDir;
 
+use super::check_sounds::{self, Records};
 use super::ids::{C_HEADER_FILE, RUST_MODULE_FILE};
 use super::problem::Problem;
 use super::recorded::Recorded;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
-use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, ktx2};
+use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
 use crate::fsutil;
 
 /// Totals of a successful check.
@@ -230,6 +233,7 @@ fn check_manifest(
         listed.insert(entry.path.to_string());
     }
     meshes.cross_check(problems);
+    check_sounds::check_sounds(root, &meshes.sounds, &meshes.paths, problems);
     listed
 }
 
@@ -267,6 +271,12 @@ fn check_entry_file(
             ".hfont",
             hfont::read_hfont(bytes).map(|font| meshes.record_font(path, &font)),
         ),
+        AssetKind::Embed if path.ends_with(SOUND_RECORD_SUFFIX) => (
+            ".hsnd",
+            hsnd::read_hsnd(bytes).map(|record| {
+                meshes.sounds.insert(path.to_owned(), record);
+            }),
+        ),
         AssetKind::Shader | AssetKind::Embed => ("", Ok(())),
     };
     if let Err(e) = result {
@@ -293,7 +303,12 @@ struct CrossRefs {
     fonts: BTreeMap<String, (u64, u16, u16)>,
     /// Runtime path of every manifest id.
     paths: HashMap<u64, String>,
+    /// Every `.hsnd` sound record that parsed.
+    sounds: Records,
 }
+
+/// The extension of the embedded files that are sound records.
+const SOUND_RECORD_SUFFIX: &str = ".hsnd";
 
 impl CrossRefs {
     fn record_mesh(&mut self, path: &str, mesh: &hmesh::MeshData) {

@@ -23,6 +23,7 @@
 
 pub mod check;
 pub mod check_packs;
+pub mod check_sounds;
 pub mod command;
 pub mod ids;
 pub mod manifest;

@@ -1,29 +1,50 @@
 //! What the `audio:` settings do to a decoded [`Sound`], in this order:
-//! downmix (`mono`), trim silence (`trim`), then gain to the loudness target
-//! (`loudness`) capped by the true-peak ceiling (`true_peak`). Every step is
-//! plain arithmetic in a fixed order, so the same source gives the same
-//! samples on every run.
+//! downmix (`mono`), trim silence (`trim`), resample (`rate`, or 48 kHz for
+//! Opus), then gain to the loudness target (`loudness`) capped by the
+//! true-peak ceiling (`true_peak`), measured on what is written. Every step
+//! is plain arithmetic in a fixed order, so the same source gives the same
+//! samples on every run and every CPU.
 
 use ebur128::{EbuR128, Mode};
 
-use super::{AudioOptions, Sound};
+use super::{AudioError, AudioOptions, Sound, opus, resample};
+use crate::config::AudioCodec;
 
 /// Frames quieter than this (dBFS) at both ends are cut by `trim`.
 pub const SILENCE_DBFS: f32 = -50.0;
 
-/// Applies `options` to `sound`.
-pub fn apply(sound: &mut Sound, options: &AudioOptions) {
+/// Applies `options` to `sound`, and returns the integrated loudness
+/// (LUFS) and true peak (dBTP) of the result; `None` for silence, which has
+/// no loudness.
+pub fn apply(sound: &mut Sound, options: &AudioOptions) -> Result<Option<(f32, f32)>, AudioError> {
     if options.mono && sound.channels > 1 {
         downmix(sound);
     }
     if options.trim {
         trim(sound);
     }
-    if let Some(target) = options.loudness
-        && let Some(gain) = loudness_gain(sound, target, options.true_peak)
-    {
-        let factor = 10f32.powf(gain / 20.0);
-        sound.samples.iter_mut().for_each(|s| *s *= factor);
+    if let Some(rate) = output_rate(options) {
+        resample::resample(sound, rate)?;
+    }
+    let Some((loudness, peak)) = measure(sound) else {
+        return Ok(None);
+    };
+    let Some(target) = options.loudness else {
+        return Ok(Some((loudness, peak)));
+    };
+    // One gain for the whole sound, so both figures move by exactly it.
+    let gain = (target - loudness).min(options.true_peak - peak);
+    let factor = 10f32.powf(gain / 20.0);
+    sound.samples.iter_mut().for_each(|s| *s *= factor);
+    Ok(Some((loudness + gain, peak + gain)))
+}
+
+/// The rate the output is written at, when it is not the source's: Opus
+/// always runs at 48 kHz, the others at `rate` when it is set.
+fn output_rate(options: &AudioOptions) -> Option<u32> {
+    match options.codec {
+        AudioCodec::Opus => Some(opus::OPUS_RATE),
+        _ => options.rate,
     }
 }
 
@@ -59,15 +80,6 @@ fn trim(sound: &mut Sound) {
         looping.start -= start as u64;
         looping.end -= start as u64;
     }
-}
-
-/// The gain in dB that brings `sound` to `target` LUFS, lowered so that its
-/// true peak stays at or under `ceiling` dBTP. `None` for silence, whose
-/// loudness is undefined.
-fn loudness_gain(sound: &Sound, target: f32, ceiling: f32) -> Option<f32> {
-    let (loudness, peak) = measure(sound)?;
-    let gain = target - loudness;
-    Some(gain.min(ceiling - peak))
 }
 
 /// Integrated loudness (LUFS) and true peak (dBTP) of `sound`, per

@@ -2,6 +2,7 @@
 //! loop carried over, each processing step, and hostile files.
 
 use super::*;
+use crate::config::AudioCodec;
 
 /// PCM sample encodings of the generated sources.
 #[derive(Clone, Copy)]
@@ -82,6 +83,11 @@ const PLAIN: AudioOptions = AudioOptions {
     loudness: None,
     true_peak: -1.0,
     trim: false,
+    codec: AudioCodec::Pcm16,
+    rate: None,
+    vorbis_quality: 5.0,
+    opus_bitrate: 64,
+    looping: LoopChoice::Source,
 };
 
 fn decoded(bytes: &[u8]) -> Sound {
@@ -90,7 +96,7 @@ fn decoded(bytes: &[u8]) -> Sound {
 
 /// The WAV `source` encoded with `options`, decoded again.
 fn processed(source: &[u8], options: &AudioOptions) -> Sound {
-    decoded(&encode_audio(source, "wav", options).unwrap())
+    decoded(&encode_audio(source, "wav", options).unwrap().bytes)
 }
 
 #[test]
@@ -117,7 +123,17 @@ fn every_pcm_layout_decodes_to_its_samples() {
 #[test]
 fn the_output_is_pcm16_with_the_same_samples() {
     let source = sine(22050, 1, 3000, 300.0, 0.8);
-    let out = encode_audio(&wav(Layout::F32, 22050, 1, &source, None), "wav", &PLAIN).unwrap();
+    let encoded = encode_audio(&wav(Layout::F32, 22050, 1, &source, None), "wav", &PLAIN).unwrap();
+    assert_eq!(
+        (
+            encoded.codec,
+            encoded.rate,
+            encoded.channels,
+            encoded.frames
+        ),
+        (AudioCodec::Pcm16, 22050, 1, 3000)
+    );
+    let out = encoded.bytes;
     assert_eq!(&out[0..4], b"RIFF");
     assert_eq!(
         u16::from_le_bytes([out[34], out[35]]),
@@ -143,7 +159,8 @@ fn a_smpl_loop_is_carried_over_frame_exact() {
         "wav",
         &PLAIN,
     )
-    .unwrap();
+    .unwrap()
+    .bytes;
     assert_eq!(
         decoded(&out).looping,
         Some(Loop {
@@ -197,10 +214,17 @@ fn loudness_reaches_its_target_under_the_ceiling() {
         loudness: Some(-16.0),
         ..PLAIN
     };
-    let out = processed(&wav(Layout::F32, 48000, 2, &quiet, None), &options);
+    let source = wav(Layout::F32, 48000, 2, &quiet, None);
+    let out = processed(&source, &options);
     let (loudness, peak) = process::measure(&out).unwrap();
     assert!((loudness + 16.0).abs() < 0.1, "{loudness} LUFS");
     assert!(peak <= -1.0 + 0.05, "{peak} dBTP");
+    // The record's figures are those of the written samples.
+    let (stated, stated_peak) = encode_audio(&source, "wav", &options)
+        .unwrap()
+        .loudness
+        .unwrap();
+    assert!((stated - loudness).abs() < 0.01 && (stated_peak - peak).abs() < 0.05);
     // A square wave at full scale is already louder than -16 LUFS at its
     // peak: the ceiling wins and the peak lands on it.
     let square: Vec<f32> = (0..48000 * 2)
@@ -253,8 +277,8 @@ fn the_same_source_gives_the_same_bytes() {
     let options = AudioOptions {
         mono: true,
         loudness: Some(-18.0),
-        true_peak: -1.0,
         trim: true,
+        ..PLAIN
     };
     assert_eq!(
         encode_audio(&source, "wav", &options).unwrap(),
@@ -303,5 +327,128 @@ fn hostile_files_are_errors_not_panics() {
             encode_audio(&noise, extension, &PLAIN).is_err(),
             "{extension}"
         );
+    }
+}
+
+/// The signal-to-noise ratio in dB of `actual` against `ideal`.
+fn snr(ideal: &[f32], actual: &[f32]) -> f64 {
+    let signal: f64 = ideal.iter().map(|&s| f64::from(s).powi(2)).sum();
+    let noise: f64 = ideal
+        .iter()
+        .zip(actual)
+        .map(|(&a, &b)| f64::from(a - b).powi(2))
+        .sum();
+    10.0 * (signal / noise).log10()
+}
+
+#[test]
+fn resampling_keeps_pitch_level_length_and_loop() {
+    let source = sine(44100, 2, 44100, 1000.0, 0.5);
+    let options = AudioOptions {
+        rate: Some(48000),
+        ..PLAIN
+    };
+    let file = wav(Layout::F32, 44100, 2, &source, Some((4410, 44099)));
+    let sound = processed(&file, &options);
+    assert_eq!(
+        (sound.rate, sound.channels, sound.frames()),
+        (48000, 2, 48000)
+    );
+    assert_eq!(
+        sound.looping,
+        Some(Loop {
+            start: 4800,
+            end: 48000
+        })
+    );
+    // Away from the ends (where the source starts and stops abruptly) the
+    // output is the same sine at the new rate, not shifted in time.
+    let ideal = sine(48000, 2, 48000, 1000.0, 0.5);
+    let middle = 2 * 1000..2 * 47000;
+    let measured = snr(&ideal[middle.clone()], &sound.samples[middle]);
+    assert!(measured > 60.0, "{measured:.1} dB");
+    let again = encode_audio(&file, "wav", &options).unwrap();
+    assert_eq!(again, encode_audio(&file, "wav", &options).unwrap());
+    let down = processed(
+        &file,
+        &AudioOptions {
+            rate: Some(11025),
+            ..options
+        },
+    );
+    assert_eq!((down.rate, down.frames()), (11025, 11025));
+    assert_eq!(
+        down.looping,
+        Some(Loop {
+            start: 1103,
+            end: 11025
+        })
+    );
+}
+
+#[test]
+fn a_loop_set_by_the_settings_replaces_the_sources() {
+    let source = sine(8000, 1, 8000, 200.0, 0.5);
+    let file = wav(Layout::I16, 8000, 1, &source, Some((100, 199)));
+    let region = |start, end| AudioOptions {
+        looping: LoopChoice::Region { start, end },
+        ..PLAIN
+    };
+    let seconds = processed(&file, &region(LoopPoint::Seconds(0.25), LoopPoint::End));
+    assert_eq!(
+        seconds.looping,
+        Some(Loop {
+            start: 2000,
+            end: 8000
+        })
+    );
+    let frames = processed(&file, &region(LoopPoint::Frame(10), LoopPoint::Frame(20)));
+    assert_eq!(frames.looping, Some(Loop { start: 10, end: 20 }));
+    let off = processed(
+        &file,
+        &AudioOptions {
+            looping: LoopChoice::Off,
+            ..PLAIN
+        },
+    );
+    assert_eq!(off.looping, None);
+    let outside = encode_audio(
+        &file,
+        "wav",
+        &region(LoopPoint::Frame(10), LoopPoint::Frame(9000)),
+    );
+    assert!(matches!(
+        outside,
+        Err(AudioError::LoopOutside {
+            origin: LoopOrigin::Settings,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn resampling_is_time_aligned_at_every_ratio() {
+    // A sound resampled to another rate is the same sine at that rate: not
+    // a fraction of a frame early or late (a shift of 0.1 frame of a 300 Hz
+    // tone at 8 kHz would cost about 30 dB here).
+    for (from, to) in [
+        (44100, 48000),
+        (48000, 44100),
+        (22050, 48000),
+        (44100, 22050),
+        (8000, 48000),
+        (48000, 11025),
+    ] {
+        let mut sound = Sound {
+            rate: from,
+            channels: 1,
+            samples: sine(from, 1, from as usize, 300.0, 0.5),
+            looping: None,
+        };
+        resample::resample(&mut sound, to).unwrap();
+        let ideal = sine(to, 1, to as usize, 300.0, 0.5);
+        let middle = to as usize / 20..to as usize * 19 / 20;
+        let measured = snr(&ideal[middle.clone()], &sound.samples[middle]);
+        assert!(measured > 55.0, "{from} -> {to} Hz: {measured:.1} dB");
     }
 }

@@ -5,7 +5,7 @@
 //! A `smpl` loop stores its last frame *played* (inclusive); [`Loop`] keeps
 //! one past it, so the conversion happens here and nowhere else.
 
-use super::{AudioError, Loop, Sound};
+use super::{AudioError, Loop, LoopOrigin, Sound};
 use crate::format::bytes::le_u32_at;
 
 /// Bytes of the `smpl` chunk before its loop records.
@@ -33,18 +33,10 @@ pub fn read_loop(source: &[u8], frames: usize) -> Result<Option<Loop>, AudioErro
             "the smpl chunk declares a loop but ends before it".into(),
         ));
     };
-    let (start, last) = (u64::from(start), u64::from(last));
-    if start > last || last >= frames as u64 {
-        return Err(AudioError::LoopOutside {
-            start,
-            last,
-            frames,
-        });
-    }
-    Ok(Some(Loop {
-        start,
-        end: last + 1,
-    }))
+    // The chunk stores the last frame played; a `last` of u32::MAX has no
+    // end within any sound, and is refused as outside it.
+    let end = u64::from(last) + 1;
+    Loop::inside(LoopOrigin::SamplerChunk, u64::from(start), end, frames).map(Some)
 }
 
 /// The body of the first chunk named `id` in a RIFF WAVE file, cut to the
