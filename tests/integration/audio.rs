@@ -240,6 +240,16 @@ fn an_audio_rule_rebuilds_only_the_sounds_it_matches() {
     let (loudness, _) = measure(&output(&p, "runtime/music/theme.wav")).unwrap();
     assert!((loudness + 20.0).abs() < 0.5, "{loudness} LUFS");
     p.assert_no_op();
+    // A codec's own knob reaches only the sounds written in that codec:
+    // these are all PCM, so a Vorbis quality rebuilds nothing.
+    let edited = config.replace("mono: true", "mono: true, loudness: -20");
+    p.write(
+        "assetc.yml",
+        format!("{edited}  audio: {{ vorbis_quality: 3, opus_bitrate: 32 }}\n").as_bytes(),
+    );
+    let run = p.ninja(&[]).expect_ok("ninja after a Vorbis setting");
+    let audio = run.edges().into_iter().filter(|e| e.starts_with("AUDIO"));
+    assert_eq!(audio.count(), 0, "{}", run.stdout);
 }
 
 #[test]
@@ -436,6 +446,19 @@ fn every_source_reaches_every_codec_with_its_loop_and_record() {
             assert!(record.loudness().is_some(), "{what}: measured");
         }
     }
+    // The lossy files still reach the target by ffmpeg's meter (Debian's
+    // ffmpeg predates QOA, whose figures the record check covers).
+    for (folder, extension) in [("vorbis", "ogg"), ("opus", "opus")] {
+        for stem in ["loop", "theme", "jingle", "comments", "voice"] {
+            let path = p.path(&format!("runtime/{folder}/{stem}.{extension}"));
+            let (loudness, peak) = ffmpeg_loudness(&path);
+            assert!(
+                (loudness + 16.0).abs() <= 0.5,
+                "{folder}/{stem}: ffmpeg reads {loudness} LUFS"
+            );
+            assert!(peak <= -1.0, "{folder}/{stem}: ffmpeg reads {peak} dBTP");
+        }
+    }
     // Around the loop's jump each codec plays what the PCM output plays at
     // its rate: the loop points hold through resampling and every codec.
     let loop_wav = |folder: &str, extension: &str| decoded(folder, "loop", extension);
@@ -498,6 +521,19 @@ fn format_auto_streams_long_sounds_and_follows_the_platform() {
     assert!(!p.path("phone/short.qoa").exists());
     p.link(&["check", "--root", "phone"]).expect_ok("check");
     p.assert_no_op();
+    let info = p
+        .assetc(&["info", "--preset", "phone", "--json"])
+        .expect_ok("info");
+    let report: serde_json::Value = serde_json::from_str(&info.stdout).unwrap();
+    let short = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "short.hsnd")
+        .unwrap_or_else(|| panic!("no short.hsnd in {}", info.stdout));
+    assert_eq!(short["type"], "sound", "{short}");
+    assert_eq!(short["codec"], "opus", "{short}");
+    assert_eq!(short["frames"], 144000, "3 s at 48 kHz: {short}");
 }
 
 #[test]

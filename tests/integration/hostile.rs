@@ -710,6 +710,18 @@ fn broken_sounds_are_refused() {
     let noise: Vec<u8> = (0..65536u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
         .collect();
+    // A QOA header that declares 4 G frames of stereo over 32 bytes.
+    let mut huge_qoa = b"qoaf".to_vec();
+    huge_qoa.extend_from_slice(&u32::MAX.to_be_bytes());
+    huge_qoa.extend_from_slice(&[2, 0, 0x1f, 0x40, 0x14, 0, 0, 0x48]);
+    huge_qoa.resize(40, 0);
+    let voice = assetc::encode::audio::Sound {
+        rate: 48000,
+        channels: 1,
+        samples: (0..48000).map(|i| ((i % 97) as f32 / 97.0) - 0.5).collect(),
+        looping: None,
+    };
+    let opus = assetc::encode::audio::opus::write_opus(&voice, 64000).unwrap();
     let cases = vec![
         Case::file(
             "cut.wav",
@@ -735,6 +747,12 @@ fn broken_sounds_are_refused() {
         Case::file("pages.ogg", broken_pages, &["cannot read this sound"]),
         Case::file("noise.mp3", noise, &["cannot read this sound"]),
         Case::file("empty.flac", Vec::new(), &["empty"]),
+        Case::file("declared.qoa", huge_qoa, &["MiB of decoded samples"]),
+        Case::file(
+            "stream.opus",
+            &opus[..opus.len() * 2 / 3],
+            &["cannot read this sound", "truncated"],
+        ),
     ];
     check_family(&cases);
 }
