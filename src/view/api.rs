@@ -15,14 +15,16 @@ use serde_json::{Value, json};
 use super::live::Live;
 use super::material::{Ids, resolve_texture, rows_json};
 use super::probe::{ProbeCache, StoredValues};
+use super::sound::{self, OpenedSound, SoundView};
 pub use super::source::Sources;
 use super::store::Store;
 use super::texture::{ImageIndex, png_bytes};
 use super::{ViewError, anim, embed, environment, font, mesh, shader, texture};
+use crate::encode::audio::wav::write_pcm16;
 use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::AssetKind;
-use crate::format::{hanim, hfont, hman, hmat, hmesh, ktx2};
+use crate::format::{hanim, hfont, hman, hmat, hmesh, hsnd, ktx2};
 use crate::inspect::{info, pack_info, stats};
 use crate::link::check;
 
@@ -67,6 +69,7 @@ pub const PAGE_FILES: &[(&str, &str)] = embedded![
     "shader.js",
     "sidebar.js",
     "skin.js",
+    "sound.js",
     "texture.js",
     "viewer.js",
     "widgets.js",
@@ -260,6 +263,8 @@ impl App {
             ("GET", "/api/material") => self.material(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/shader") => self.shader(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/embed") => self.embed(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/sound") => self.sound(query.path()?).map(|v| Reply::serialized(&v)),
+            ("GET", "/api/sound/wav") => self.sound_wav(query.path()?),
             ("GET", "/api/packs") => Ok(Reply::json(&self.packs())),
             ("GET", "/api/pack") => self.pack(query.get("name")?).map(|v| Reply::json(&v)),
             ("GET", "/api/check") => Ok(Reply::json(&self.check())),
@@ -438,6 +443,50 @@ impl App {
     fn embed(&self, path: &str) -> Result<Value, ViewError> {
         let bytes = self.store.read(path)?;
         Ok(embed::embed_json(path, &bytes))
+    }
+
+    /// A sound record, or the sound file it names: its figures, waveform
+    /// and loudness before and after processing.
+    fn sound(&self, path: &str) -> Result<SoundView, ViewError> {
+        let opened = self.open_sound(path)?;
+        let before = sound::loudness_before(self.sources.as_ref(), &opened.record_path);
+        Ok(sound::sound_view(&opened, before))
+    }
+
+    /// A sound record's sound, or a sound file, as 16-bit PCM WAV, which
+    /// every browser plays whatever the codec.
+    fn sound_wav(&self, path: &str) -> Result<Reply, ViewError> {
+        let opened = self.open_sound(path)?;
+        Ok(Reply::bytes("audio/wav", write_pcm16(&opened.decoded)))
+    }
+
+    /// The record `path`, or the record beside the sound file `path`, with
+    /// the sound file the record names, decoded.
+    fn open_sound(&self, path: &str) -> Result<OpenedSound, ViewError> {
+        let record_path = sound::record_path(path);
+        let bytes = self.store.read(&record_path).map_err(|e| match e {
+            ViewError::NotFound(_) if record_path != path => {
+                ViewError::NotFound(format!("{record_path} (the record of {path})"))
+            }
+            other => other,
+        })?;
+        let record = hsnd::read_hsnd(&bytes).map_err(|e| ViewError::invalid(&record_path, e))?;
+        let sound_path = self.ids().remove(&record.sound).ok_or_else(|| {
+            let what = format!("its sound {} is not in the manifest", hex_id(record.sound));
+            ViewError::invalid(&record_path, what)
+        })?;
+        if path != record_path && path != sound_path {
+            let what = format!("its record {record_path} is of {sound_path}");
+            return Err(ViewError::invalid(path, what));
+        }
+        sound::check_size(&record_path, &record)?;
+        let decoded = sound::decode_file(&sound_path, &self.store.read(&sound_path)?)?;
+        Ok(OpenedSound {
+            record_path,
+            record,
+            sound_path,
+            decoded,
+        })
     }
 
     /// The packs beside the output folder, or the pack served.

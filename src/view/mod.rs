@@ -9,9 +9,11 @@
 //! decoded to PNG by [`texture`] (UASTC through the Basis Universal
 //! transcoder the encoder already links), fonts by [`font`], animations by
 //! [`anim`], materials by [`material`], SPIR-V modules reflected by
-//! [`shader`] and embedded files shown as text or hex by [`embed`]; a
-//! texture's PSNR is measured against its source, found through the
-//! build's fragments, by [`source`]; the texel probe is [`probe`], the
+//! [`shader`], embedded files shown as text or hex by [`embed`] and sounds
+//! (a record, its waveform, its loudness before and after processing, and
+//! its sound as WAV for the browser) by [`sound`]; a texture's PSNR is
+//! measured against its source, found through the build's fragments, by
+//! [`source`]; the texel probe is [`probe`], the
 //! lighting sets of the mesh view [`environment`], and live refresh from
 //! `assetc watch` [`live`]. A file that does not parse is
 //! answered with its reader's error (file, field and byte offset), never a
@@ -29,6 +31,7 @@ pub mod mesh;
 pub mod probe;
 pub mod server;
 pub mod shader;
+pub mod sound;
 pub mod source;
 pub mod store;
 pub mod texture;

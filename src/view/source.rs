@@ -1,5 +1,6 @@
 //! A texture's source image, found through the build's fragments, and the
-//! PSNR of the texture against it.
+//! PSNR of the texture against it; the same fragments name a sound's source
+//! ([`Sources::file_source`]).
 //!
 //! The fragment of the edge that wrote `a/b.ktx2` is `frag/a/b.<ext>.frag`
 //! for an image source and `frag/a/b.<gltf|glb|obj>.tex_<n>.frag` for image
@@ -80,6 +81,28 @@ impl Sources {
 
     /// `frag/<folder>/<name>.<ext>.frag` that wrote `path`.
     fn image_source(&self, path: &str, folder: &str, name: &str) -> Option<TextureSource> {
+        self.named_source(path, folder, name)
+            .map(|source| TextureSource {
+                source,
+                image: None,
+            })
+    }
+
+    /// The source of the output `path` (`a/b.<suffix>`) that a fragment
+    /// named after it, `frag/a/b.<ext>.frag`, records writing: how a
+    /// sound's record and sound file find the sound they were made from.
+    pub fn file_source(&self, path: &str) -> Option<String> {
+        let (folder, file) = match path.rsplit_once('/') {
+            Some((folder, file)) => (folder, file),
+            None => ("", path),
+        };
+        let name = file.rsplit_once('.').map_or(file, |(name, _)| name);
+        self.named_source(path, folder, name)
+    }
+
+    /// The source of the fragment `frag/<folder>/<name>.<ext>.frag` that
+    /// wrote `path`.
+    fn named_source(&self, path: &str, folder: &str, name: &str) -> Option<String> {
         let prefix = format!("{name}.");
         self.fragments_in(folder)
             .filter(|file| {
@@ -88,10 +111,6 @@ impl Sources {
                     .is_some_and(|extension| !extension.contains('.'))
             })
             .find_map(|file| self.wrote(folder, &file, path))
-            .map(|source| TextureSource {
-                source,
-                image: None,
-            })
     }
 
     /// `frag/<parent>/<mesh>.<ext>.tex_<n>.frag` that wrote `path`, for
@@ -450,5 +469,21 @@ mod tests {
         assert_eq!(found.label(), "models/crate.glb image 2");
         // A fragment that does not record the file is not its source.
         assert_eq!(sources.texture_source("models/crate/tex_1.ktx2"), None);
+    }
+
+    #[test]
+    fn a_sounds_record_and_file_name_their_source() {
+        let (_dir, sources) = sources_with(
+            "sfx/step.v2.flac.frag",
+            "assetc-fragment 1\nsource sfx/step.v2.flac\nfile sfx/step.v2.qoa\nfile sfx/step.v2.hsnd\n",
+        );
+        for written in ["sfx/step.v2.hsnd", "sfx/step.v2.qoa"] {
+            assert_eq!(
+                sources.file_source(written).as_deref(),
+                Some("sfx/step.v2.flac")
+            );
+        }
+        assert_eq!(sources.file_source("sfx/step.v2.wav"), None);
+        assert_eq!(sources.file_source("step.v2.hsnd"), None);
     }
 }

@@ -377,13 +377,14 @@ fn codec_config() -> String {
     config
 }
 
-/// A project with every source in every codec's folder.
+/// A project with every source in every codec's folder, and the looping
+/// one in `pcm48/`.
 fn codec_project() -> Project {
     let p = Project::new(&codec_config());
     for (codec, _) in CODECS {
         write_sources(&p, codec);
     }
-    write_sources(&p, "pcm48");
+    p.write("assets/pcm48/loop.wav", &write_pcm16(&looped_chord()));
     p
 }
 

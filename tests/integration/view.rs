@@ -1494,3 +1494,175 @@ fn the_page_fits_windows_1280_and_1920_pixels_wide() {
     assert_no_page_errors(&view);
     keep_shots(shots.path());
 }
+
+/// `seconds` of a sine at `rate` and `amplitude` on each of `channels`
+/// channels (220 Hz, then a fifth higher on each next one), with `looping`.
+fn tone(
+    rate: u32,
+    channels: usize,
+    seconds: f32,
+    amplitude: f32,
+    looping: Option<assetc::encode::audio::Loop>,
+) -> assetc::encode::audio::Sound {
+    let frames = (rate as f32 * seconds) as usize;
+    let samples = (0..frames)
+        .flat_map(|i| {
+            (0..channels).map(move |channel| {
+                let hz = 220.0 * 1.5_f32.powi(channel as i32);
+                amplitude * (std::f32::consts::TAU * hz * i as f32 / rate as f32).sin()
+            })
+        })
+        .collect();
+    assetc::encode::audio::Sound {
+        rate,
+        channels,
+        samples,
+        looping,
+    }
+}
+
+/// Two short sounds: a looping stereo WAV kept as PCM and a mono one made
+/// QOA by a rule, neither at -16 LUFS. The API gives each record's figures,
+/// a waveform of 800 [min, max] buckets per channel, the loop in frames and
+/// seconds, and the source's loudness beside the record's (the same answer
+/// for the record and for its sound file); the WAV endpoint serves the QOA
+/// sound as 16-bit PCM of the record's shape; and the page shows the panel,
+/// the waveform canvas and, for the looping sound only, the seam button.
+#[test]
+fn sounds_show_their_figures_waveform_and_loudness_and_play_as_wav() {
+    use assetc::encode::audio::decode::decode;
+    use assetc::encode::audio::process::measure;
+    use assetc::encode::audio::{Loop, wav::write_pcm16};
+    use assetc::format::hsnd::read_hsnd;
+
+    let p = Project::new(
+        "input: assets\noutput: out\ndefault:\n  rules:\n    - match: \"ui/**\"\n      audio: { format: qoa }\n",
+    );
+    let looping = Some(Loop {
+        start: 2205,
+        end: 11025,
+    });
+    let sources = [
+        ("music/loop.wav", tone(22050, 2, 0.6, 0.2, looping)),
+        ("ui/click.wav", tone(16000, 1, 0.3, 0.5, None)),
+    ];
+    for (path, sound) in &sources {
+        p.write(&format!("assets/{path}"), &write_pcm16(sound));
+    }
+    p.build(&[]);
+    let view = Viewer::start(p.root(), &[]);
+
+    for ((source, sound), (stem, sound_file)) in sources.iter().zip([
+        ("music/loop", "music/loop.wav"),
+        ("ui/click", "ui/click.qoa"),
+    ]) {
+        let record = read_hsnd(&fs::read(p.path(&format!("out/{stem}.hsnd"))).unwrap()).unwrap();
+        let shown = view.json(&format!("/api/sound?path={stem}.hsnd"));
+        assert_eq!(shown["sound_path"], sound_file);
+        let figures = (
+            shown["codec"].as_str(),
+            shown["rate"].as_u64(),
+            shown["channels"].as_u64(),
+            shown["frames"].as_u64(),
+        );
+        let stated = (
+            record.codec().map(|c| c.name()),
+            Some(u64::from(record.rate)),
+            Some(u64::from(record.channels)),
+            Some(record.frames),
+        );
+        assert_eq!(figures, stated, "{stem}");
+        assert_eq!(shown["seconds"].as_f64(), Some(record.duration_seconds()));
+        assert_eq!(
+            view.json(&format!("/api/sound?path={sound_file}")),
+            shown,
+            "the sound file shows its record's panel"
+        );
+
+        let waveform = &shown["waveform"];
+        assert_eq!(waveform["buckets"], 800);
+        let channels = waveform["channels"].as_array().unwrap();
+        assert_eq!(channels.len(), sound.channels);
+        for outline in channels {
+            let outline = outline.as_array().unwrap();
+            assert_eq!(outline.len(), 800);
+            assert!(outline.iter().all(|b| b[0].as_f64() <= b[1].as_f64()));
+        }
+
+        let loudness = &shown["loudness"];
+        assert_eq!(loudness["source"], *source);
+        let (lufs, peak) = measure(sound).unwrap();
+        let before = (
+            loudness["before"]["lufs"].as_f64().unwrap(),
+            f64::from(lufs),
+        );
+        assert!(
+            (before.0 - before.1).abs() < 0.2,
+            "{stem}: before {before:?}"
+        );
+        let true_peak = loudness["before"]["true_peak"].as_f64().unwrap();
+        assert!((true_peak - f64::from(peak)).abs() < 0.2, "{stem}");
+        // The API writes the record's f32 figures as short as they go.
+        let after_figures = ["lufs", "true_peak"].map(|key| loudness["after"][key].as_f64());
+        let (after, after_peak) = record.loudness().unwrap();
+        assert_eq!(
+            after_figures.map(|v| v.map(|v| v as f32)),
+            [Some(after), Some(after_peak)]
+        );
+        assert!(
+            (before.0 - f64::from(after)).abs() > 0.5,
+            "{stem}: the source was not at -16 LUFS"
+        );
+
+        let (status, content_type, wav) = view.request(
+            &format!("127.0.0.1:{}", view.port),
+            &format!("/api/sound/wav?path={stem}.hsnd"),
+        );
+        assert_eq!((status, content_type.as_str()), (200, "audio/wav"));
+        let played = decode(&wav, "wav").unwrap();
+        assert_eq!(
+            (played.rate, played.channels as u32, played.frames() as u64),
+            (record.rate, record.channels, record.frames),
+            "{stem}"
+        );
+    }
+
+    let music = view.json("/api/sound?path=music/loop.hsnd");
+    let seconds = |key: &str| music["loop"][key].as_f64().unwrap();
+    assert_eq!(
+        (
+            music["loop"]["start"].as_u64(),
+            music["loop"]["end"].as_u64()
+        ),
+        (Some(2205), Some(11025))
+    );
+    assert!(
+        (seconds("start_seconds") - 0.1).abs() < 1e-9
+            && (seconds("end_seconds") - 0.5).abs() < 1e-9
+    );
+    assert_eq!(
+        view.json("/api/sound?path=ui/click.hsnd")["loop"],
+        Value::Null
+    );
+    let error = view.error("/api/sound?path=assets.h", 404);
+    assert!(
+        error.starts_with("assets.hsnd (the record of assets.h)"),
+        "{error}"
+    );
+
+    let shots = tempfile::tempdir().unwrap();
+    for (route, seam) in [("music%2Floop.hsnd", true), ("ui%2Fclick.qoa", false)] {
+        let url = format!("http://127.0.0.1:{}/?layout#asset={route}", view.port);
+        let name = format!("view-sound-{}.png", if seam { "loop" } else { "click" });
+        let (dom, body, _) = shot_page_at(&url, 1280, shots.path(), &name);
+        assert_ready(&url, &body);
+        assert_eq!(attribute(&body, "data-view").as_deref(), Some("sound"));
+        assert_eq!(attribute(&body, "data-cut").as_deref(), Some(""), "{route}");
+        assert!(dom.contains(r#"<section class="panel sound">"#), "{route}");
+        assert!(dom.contains(r#"<canvas class="waveform""#), "{route}");
+        assert!(dom.contains(r#"<button type="button" class="play">Play</button>"#));
+        assert_eq!(dom.contains("Play the loop seam"), seam, "{route}");
+    }
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
+}

@@ -1,5 +1,6 @@
 //! `assetc watch` through real Ninja on a copy of the demo: each edit's
-//! published block names exactly the files whose bytes changed (checked
+//! published block (images, meshes, materials, sounds) names exactly the
+//! files whose bytes changed (checked
 //! against a byte diff of the output folder), a broken `assetc.yml` keeps
 //! the last good outputs and the repair recovers, a burst gives few builds,
 //! and the outputs end equal to a clean build's.
@@ -12,6 +13,8 @@ use std::time::Duration;
 
 use crate::common::Project;
 use crate::common::watch::Watch;
+use assetc::encode::audio::Sound;
+use assetc::encode::audio::wav::write_pcm16;
 use assetc::format::hman;
 use assetc::hot_reload::Build;
 
@@ -26,6 +29,20 @@ fn changed(
         .filter(|(path, bytes)| before.get(*path) != Some(bytes))
         .map(|(path, _)| path.clone())
         .collect()
+}
+
+/// A 16-bit WAV of a 440 Hz tone, `seconds` long, at 22050 Hz.
+fn tone_wav(seconds: f32) -> Vec<u8> {
+    let frames = (22050.0 * seconds) as usize;
+    let samples = (0..frames)
+        .map(|i| 0.3 * (std::f32::consts::TAU * 440.0 * i as f32 / 22050.0).sin())
+        .collect();
+    write_pcm16(&Sound {
+        rate: 22050,
+        channels: 1,
+        samples,
+        looping: None,
+    })
 }
 
 /// The ids the output's manifest gives each path.
@@ -124,6 +141,20 @@ fn every_edit_is_published_with_exactly_the_files_it_changed() {
             .iter()
             .any(|c| c.path == "ui/added.ktx2" && c.id.is_some())
     );
+
+    // A sound: its file and its record are published, and again when an
+    // edit changes its length.
+    let mut after = after;
+    for (seconds, what) in [(0.5, "added sound"), (0.75, "edited sound")] {
+        let before = after;
+        p.write("assets/sfx/added.wav", &tone_wav(seconds));
+        let build = watch.next();
+        after = p.tree(out);
+        assert_told_exactly(&build, &before, &after, what);
+        let told: BTreeSet<&str> = build.changed.iter().map(|c| c.path.as_str()).collect();
+        let both = told.contains("sfx/added.wav") && told.contains("sfx/added.hsnd");
+        assert!(both, "{what}: {told:?}");
+    }
 
     let before = after;
     fs::remove_file(p.path("assets/ui/added.png")).unwrap();

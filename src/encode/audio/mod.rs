@@ -13,6 +13,7 @@
 //! [`AudioError::Crashed`].
 
 pub mod decode;
+pub mod ogg_stream;
 pub mod opus;
 pub mod process;
 pub mod qoa;
@@ -174,7 +175,7 @@ pub enum AudioError {
     Qoa(#[from] qoa::QoaError),
     /// The Vorbis or Opus side refused the sound.
     #[error(transparent)]
-    Ogg(#[from] opus::OggError),
+    Ogg(#[from] ogg_stream::OggError),
     /// The decoder panicked.
     #[error("the decoder failed on this file (it is probably damaged)")]
     Crashed,

@@ -1,7 +1,8 @@
 //! Ogg Opus (RFC 7845), both ways: [`write_opus`] encodes a 48 kHz
 //! [`Sound`] to a standard `.opus` file (libopusfile, miniaudio, ffmpeg,
 //! browsers), and [`read_opus`] decodes one back, so Opus files can be
-//! sources too. [`OggError`], shared with the Vorbis writer, lives here.
+//! sources too. What it shares with Vorbis (the error, Ogg packets, the
+//! comments, the channel order) is in [`super::ogg_stream`].
 //!
 //! # The stream we write
 //!
@@ -36,17 +37,14 @@
 //! an [`OggError`], and the decoded size is capped at
 //! [`MAX_DECODED_BYTES`] of `f32` samples.
 
-use std::io::Cursor;
-
 use ::opus::{Application, Bitrate, MSDecoder, MSEncoder};
-use ogg::Packet;
-use ogg::reading::{OggReadError, PacketReader};
 use ogg::writing::{PacketWriteEndInfo, PacketWriter};
 
-use super::vorbis::{
-    check_channels, from_vorbis_order, loop_from_comments, loop_tags, to_vorbis_order,
+use super::Sound;
+use super::ogg_stream::{
+    OggError, StreamPackets, check_channels, from_vorbis_order, loop_from_comments, loop_tags,
+    parse_comments, to_vorbis_order,
 };
-use super::{MAX_CHANNELS, Sound};
 use crate::encode::limits::MAX_DECODED_BYTES;
 
 /// The one sample rate of Opus streams (and of what we decode them to).
@@ -90,100 +88,6 @@ const TAGS_MAGIC: &[u8; 8] = b"OpusTags";
 
 /// The length of an `OpusHead` without its channel mapping table.
 const HEAD_BYTES: usize = 19;
-
-/// Why an Ogg file cannot be written or read.
-#[derive(Debug, thiserror::Error)]
-pub enum OggError {
-    /// Zero channels, or more than [`MAX_CHANNELS`].
-    #[error("{0} channels: an Ogg Vorbis or Opus sound here has 1 to {MAX_CHANNELS}")]
-    Channels(usize),
-    /// The sample rate is 0 Hz.
-    #[error("a sound of {0} Hz cannot be encoded")]
-    Rate(u32),
-    /// An Opus sound is not at 48 kHz.
-    #[error("Opus encodes 48000 Hz sound only; this one is {0} Hz (resample it first)")]
-    OpusRate(u32),
-    /// The Opus bitrate per channel is out of range.
-    #[error(
-        "{0} b/s per channel is outside the Opus range \
-         {MIN_OPUS_BITRATE_PER_CHANNEL}..={MAX_OPUS_BITRATE_PER_CHANNEL}"
-    )]
-    Bitrate(u32),
-    /// The Vorbis quality is out of range (or NaN).
-    #[error("Vorbis quality {0} is outside -0.2..=1.0")]
-    Quality(f32),
-    /// The loop region does not fit the sound, or is empty.
-    #[error(
-        "the loop {start}..{end} (frames, end exclusive) does not fit the sound's {frames} frames"
-    )]
-    LoopOutside {
-        /// First frame of the loop.
-        start: u64,
-        /// One past the last frame of the loop.
-        end: u64,
-        /// Frames in the sound.
-        frames: usize,
-    },
-    /// A loop comment holds something other than a whole number.
-    #[error("the loop comment {0:?} is not a whole number of frames")]
-    LoopComment(String),
-    /// libvorbis refused the sound or failed.
-    #[error("the Vorbis encoder failed: {0}")]
-    Vorbis(#[from] vorbis_rs::VorbisError),
-    /// libopus refused a setting or a packet.
-    #[error("libopus failed: {0}")]
-    Opus(#[from] ::opus::Error),
-    /// Writing Ogg pages to memory failed (it cannot, in practice).
-    #[error("cannot write the Ogg pages: {0}")]
-    Write(#[from] std::io::Error),
-    /// The bytes are not a well-formed Ogg stream (no capture pattern, a
-    /// bad checksum, or a page cut short).
-    #[error("not a readable Ogg stream: {0}")]
-    Ogg(String),
-    /// The file holds no Ogg packet at all.
-    #[error("the file holds no Ogg packets")]
-    NoPackets,
-    /// The first packet is not an `OpusHead`.
-    #[error("not an Ogg Opus file: the first packet is not an OpusHead header")]
-    NotOpus,
-    /// The first packet is not a Vorbis identification header.
-    #[error("not an Ogg Vorbis file: the first packet is not a Vorbis header")]
-    NotVorbis,
-    /// The `OpusHead` is malformed or declares something unsupported.
-    #[error("bad OpusHead header: {0}")]
-    Head(String),
-    /// The comment header (`OpusTags`, Vorbis comments) is malformed.
-    #[error("bad comment header: {0}")]
-    Tags(&'static str),
-    /// An audio packet is empty or not valid Opus.
-    #[error("audio packet {index} cannot be decoded: {reason}")]
-    Packet {
-        /// The packet's index among the audio packets.
-        index: usize,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The stream holds no audio packets.
-    #[error("the Opus stream holds no audio packets")]
-    NoAudio,
-    /// The file ends before the page that closes the stream.
-    #[error("the file ends before the end of its Opus stream (truncated?)")]
-    Truncated,
-    /// The granule positions contradict the packets.
-    #[error("inconsistent granule positions: {0}")]
-    Granule(String),
-    /// The pre-skip is longer than the whole stream.
-    #[error("the header's pre-skip of {pre_skip} samples is longer than the stream's {samples}")]
-    PreSkipTooLong {
-        /// The pre-skip the header declares.
-        pre_skip: u64,
-        /// The samples the stream holds, pre-skip included.
-        samples: u64,
-    },
-    /// Decoding would pass the memory limit.
-    #[error("more than {} MiB of decoded samples", MAX_DECODED_BYTES >> 20)]
-    TooLarge,
-}
 
 // ---------------------------------------------------------------------------
 // The channel layout shared by writer and reader.
@@ -419,57 +323,6 @@ pub fn read_opus(source: &[u8]) -> Result<Sound, OggError> {
     })
 }
 
-/// The packets of the first logical stream of an Ogg file, in order.
-pub(super) struct StreamPackets<'s> {
-    /// The page reader.
-    reader: PacketReader<Cursor<&'s [u8]>>,
-    /// The serial of the stream we follow.
-    serial: u32,
-    /// Its first packet (the identification header).
-    pub(super) first: Vec<u8>,
-}
-
-impl<'s> StreamPackets<'s> {
-    /// Opens `source` and reads the first packet.
-    pub(super) fn new(source: &'s [u8]) -> Result<Self, OggError> {
-        let mut reader = PacketReader::new(Cursor::new(source));
-        let first = reader
-            .read_packet()
-            .map_err(describe_ogg)?
-            .ok_or(OggError::NoPackets)?;
-        Ok(StreamPackets {
-            reader,
-            serial: first.stream_serial(),
-            first: first.data,
-        })
-    }
-
-    /// The next packet of our stream; the end of the file before the
-    /// stream's last page is [`OggError::Truncated`].
-    pub(super) fn next(&mut self) -> Result<Packet, OggError> {
-        loop {
-            let packet = self
-                .reader
-                .read_packet()
-                .map_err(describe_ogg)?
-                .ok_or(OggError::Truncated)?;
-            if packet.stream_serial() == self.serial {
-                return Ok(packet);
-            }
-        }
-    }
-}
-
-/// The Ogg reader's error as ours; a page cut short reads as truncation.
-fn describe_ogg(error: OggReadError) -> OggError {
-    match error {
-        OggReadError::ReadError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            OggError::Truncated
-        }
-        other => OggError::Ogg(other.to_string()),
-    }
-}
-
 /// What the `OpusHead` declares.
 #[derive(Debug)]
 struct Head {
@@ -554,52 +407,6 @@ fn parse_family_one(channels: usize, table: &[u8]) -> Result<Layout, OggError> {
         coupled,
         mapping: mapping.to_vec(),
     })
-}
-
-/// The user comments (`NAME=value`) of a comment header that opens with
-/// `magic` (`OpusTags`, or `\x03vorbis`); those that are not UTF-8 are
-/// skipped.
-pub(super) fn parse_comments(packet: &[u8], magic: &[u8]) -> Result<Vec<String>, OggError> {
-    let body = packet
-        .strip_prefix(magic)
-        .ok_or(OggError::Tags("the second packet is not a comment header"))?;
-    let mut reader = ByteReader(body);
-    reader.counted()?; // vendor string
-    let count = reader.u32()?;
-    let mut comments = Vec::new();
-    for _ in 0..count {
-        if let Ok(comment) = std::str::from_utf8(reader.counted()?) {
-            comments.push(comment.to_owned());
-        }
-    }
-    Ok(comments)
-}
-
-/// A cursor over the bytes of a comment header.
-struct ByteReader<'b>(&'b [u8]);
-
-impl<'b> ByteReader<'b> {
-    /// The next little-endian `u32`.
-    fn u32(&mut self) -> Result<u32, OggError> {
-        let bytes = self.take(4)?;
-        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-    }
-
-    /// The next length-prefixed byte string.
-    fn counted(&mut self) -> Result<&'b [u8], OggError> {
-        let length = self.u32()? as usize;
-        self.take(length)
-    }
-
-    /// The next `count` bytes.
-    fn take(&mut self, count: usize) -> Result<&'b [u8], OggError> {
-        if count > self.0.len() {
-            return Err(OggError::Tags("a length runs past the end of the packet"));
-        }
-        let (taken, rest) = self.0.split_at(count);
-        self.0 = rest;
-        Ok(taken)
-    }
 }
 
 /// Every sample of a stream's audio packets, with the granule positions

@@ -22,6 +22,7 @@ import { showAnimation } from './anim.js';
 import { showMesh } from './mesh.js';
 import { showEmbed } from './embed.js';
 import { showShader } from './shader.js';
+import { showSound } from './sound.js';
 
 /** Shows the view the hash names, replacing the current one. */
 async function route() {
@@ -45,22 +46,31 @@ async function route() {
 // The view of each file type; any other type gets the generic file view.
 const VIEW_BY_TYPE = {
   mesh: 'mesh', texture: 'texture', font: 'font', material: 'material', animation: 'animation',
-  embed: 'embed', shader: 'shader',
+  embed: 'embed', shader: 'shader', sound: 'sound',
 };
+
+// A sound file is an embed; the sound view shows it with its record.
+const SOUND_FILE = /\.(wav|qoa|ogg|opus)$/i;
+
+/** The view of a file (`file` is its /api/file or asset list row, or undefined). */
+function viewOf(path, file) {
+  if (file && file.type === 'embed' && SOUND_FILE.test(path)) return 'sound';
+  return (file && VIEW_BY_TYPE[file.type]) || 'file';
+}
 
 /** Opens one file in the view of its type. */
 async function openAsset(ctx, path) {
   const listed = listedFile(path);
-  ctx.begin((listed && VIEW_BY_TYPE[listed.type]) || 'file');
+  ctx.begin(viewOf(path, listed));
   ctx.root.append(assetHead(path, listed));
   const file = await apiGet('/api/file', { path });
   if (!ctx.alive()) return;
-  const view = VIEW_BY_TYPE[file.type] || 'file';
+  const view = viewOf(path, file);
   ctx.begin(view);
   ctx.root.replaceChildren(assetHead(path, file));
   const show = {
     mesh: showMesh, texture: showTexture, font: showFont, material: showMaterial, animation: showAnimation,
-    embed: showEmbed, shader: showShader,
+    embed: showEmbed, shader: showShader, sound: showSound,
   }[view] || showFile;
   await show(ctx, path, file);
 }

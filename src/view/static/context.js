@@ -49,12 +49,13 @@ export function makeContext(seq, root, params) {
 }
 
 /**
- * Records where the view's main canvas (mesh, texture or text preview) sits
+ * Records where the view's main canvas (mesh, texture, text preview or
+ * waveform) sits
  * on the page, as `data-canvas="x,y,width,height"` in CSS pixels, so a test
  * can find it in a screenshot.
  */
 function markMainCanvas(root) {
-  const canvas = root.querySelector('canvas.gl, canvas.texture-canvas, canvas.preview');
+  const canvas = root.querySelector('canvas.gl, canvas.texture-canvas, canvas.preview, canvas.waveform');
   if (!canvas) {
     delete document.body.dataset.canvas;
     return;
