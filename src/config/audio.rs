@@ -17,6 +17,41 @@ use serde::de::Visitor;
 
 use super::texture::PlatformSetting;
 
+/// `name()`, `Display` and `FromStr` for a setting written as one of a few
+/// words: `$key` names it in messages, each variant gets its word.
+macro_rules! words {
+    ($ty:ident, $key:literal, [$($variant:ident => $word:literal),+ $(,)?]) => {
+        impl $ty {
+            /// The word used in `assetc.yml` and on the encoder's command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $word,)+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+
+            fn from_str(text: &str) -> Result<Self, String> {
+                [$(Self::$variant),+]
+                    .into_iter()
+                    .find(|setting| setting.name() == text)
+                    .ok_or_else(|| {
+                        let words = [$($word),+].join(", ");
+                        format!("{} must be one of {words}, not {text:?}", $key)
+                    })
+            }
+        }
+    };
+}
+
 /// The file a sound is written as, once `auto` is settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AudioCodec {
@@ -146,6 +181,22 @@ impl AudioPlatformSetting {
     }
 }
 
+/// `audio.normalize`: what the one gain a sound gets aims at.
+///
+/// `Loudness` comes first: the key probe of `keys.rs` offers the first
+/// variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormalizeSetting {
+    /// The integrated loudness `audio.loudness` names (unless it is `off`),
+    /// never past the `true_peak` ceiling.
+    Loudness,
+    /// The true peak at the `true_peak` ceiling, whatever the loudness.
+    Peak,
+}
+
+words!(NormalizeSetting, "normalize", [Loudness => "loudness", Peak => "peak"]);
+
 /// `audio.loop`: where a sound's loop comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LoopSetting {
@@ -158,33 +209,7 @@ pub enum LoopSetting {
     Off,
 }
 
-impl LoopSetting {
-    /// The word used in `assetc.yml` and on the encoder's command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Auto => "auto",
-            Self::On => "true",
-            Self::Off => "false",
-        }
-    }
-}
-
-impl std::fmt::Display for LoopSetting {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for LoopSetting {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        [Self::Auto, Self::On, Self::Off]
-            .into_iter()
-            .find(|setting| setting.name() == text)
-            .ok_or_else(|| format!("loop must be true, false or auto, not {text:?}"))
-    }
-}
+words!(LoopSetting, "loop", [Auto => "auto", On => "true", Off => "false"]);
 
 impl<'de> Deserialize<'de> for LoopSetting {
     /// Reads `true`, `false` or `auto`; a unit (the key probe's offer) is

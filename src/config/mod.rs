@@ -56,7 +56,9 @@ mod readme_keys;
 #[cfg(test)]
 mod tests;
 
-pub use audio::{AudioCodec, AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting};
+pub use audio::{
+    AudioCodec, AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting, NormalizeSetting,
+};
 pub use configured::{Configured, Given, POINTER_FILE, RECORD_FILE, Record, default_build_dir};
 pub use error::{ConfigError, ConfigWarning, Place};
 pub use font::{Charset, FontMode};

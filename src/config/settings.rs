@@ -9,7 +9,9 @@
 
 use serde::Deserialize;
 
-use super::audio::{AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting};
+use super::audio::{
+    AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting, NormalizeSetting,
+};
 use super::font::{Charset, FontMode};
 use super::texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
 
@@ -489,6 +491,9 @@ settings_group! {
         loudness: Loudness = Loudness(Some(-16.0)),
         /// The true-peak ceiling (dBTP) the loudness gain never passes.
         true_peak: TruePeak = TruePeak(-1.0),
+        /// What the gain aims at: `loudness` (the target, under the
+        /// ceiling) or `peak` (the true peak at the ceiling).
+        normalize: NormalizeSetting = NormalizeSetting::Loudness,
         /// Cut leading and trailing silence below -50 dBFS.
         trim: bool = false,
         /// The file written: `pcm16`, `qoa`, `vorbis`, `opus`, or `auto`

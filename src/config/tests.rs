@@ -810,7 +810,7 @@ fn audio_codecs_loops_and_rates_are_read_from_rules() {
         "    - match: \"music/*\"\n",
         "      audio: { format: vorbis, vorbis_quality: 3, loop: true, loop_start: 2.5s, loop_end: 96000 }\n",
         "    - match: \"sfx/*\"\n",
-        "      audio: { loop: false, rate: off, format: opus, opus_bitrate: 48 }\n",
+        "      audio: { loop: false, rate: off, format: opus, opus_bitrate: 48, normalize: peak }\n",
     ));
     let selection = config.select(None, None).unwrap();
     let base = selection.settings_for("a.wav").audio;
@@ -830,13 +830,16 @@ fn audio_codecs_loops_and_rates_are_read_from_rules() {
     assert_eq!(sfx.r#loop, LoopSetting::Off);
     assert_eq!(sfx.rate, SampleRate(None));
     assert_eq!(sfx.opus_bitrate, OpusBitrate(48));
+    assert_eq!(sfx.normalize, NormalizeSetting::Peak);
+    assert_eq!(music.normalize, NormalizeSetting::Loudness);
     for (bad, says) in [
         ("rate: 7999", "rate must be"),
         ("rate: 44100.5", "rate must be"),
         ("format: mp3", "mp3"),
         ("loop_start: -3", "cannot be negative"),
         ("loop_end: 1.5", "write seconds as \"1.5s\""),
-        ("loop: sometimes", "loop must be true, false or auto"),
+        ("loop: sometimes", "loop must be one of auto, true, false"),
+        ("normalize: rms", "rms"),
         ("opus_bitrate: 512", "opus_bitrate must be 6 to 256"),
     ] {
         let error = load_error(&format!("default:\n  audio: {{ {bad} }}\n")).to_string();

@@ -731,6 +731,7 @@ fn audio_flags(audio: &AudioSettings, codec: AudioCodec) -> Vec<String> {
         ("--mono", audio.mono.to_string()),
         ("--loudness", audio.loudness.to_string()),
         ("--true-peak", audio.true_peak.to_string()),
+        ("--normalize", audio.normalize.to_string()),
         ("--trim", audio.trim.to_string()),
         ("--loop", audio.r#loop.to_string()),
     ]);

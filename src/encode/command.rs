@@ -29,8 +29,8 @@ use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
     AudioCodec, AudioSettings, Charset, FontMode, FontSettings, FormatSetting, IblFormat,
-    IblSettings, IblSize, LoopPoint, LoopSetting, Loudness, OpusBitrate, PxPerEm, Rdo, SampleRate,
-    Spread, TextureSettings, TruePeak, UastcQuality, VorbisQuality, ZstdLevel,
+    IblSettings, IblSize, LoopPoint, LoopSetting, Loudness, NormalizeSetting, OpusBitrate, PxPerEm,
+    Rdo, SampleRate, Spread, TextureSettings, TruePeak, UastcQuality, VorbisQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 
@@ -218,6 +218,9 @@ pub struct AudioArgs {
     /// The true-peak ceiling in dBTP that the loudness gain never passes.
     #[arg(long, default_value_t = AudioSettings::default().true_peak, allow_negative_numbers = true)]
     pub true_peak: TruePeak,
+    /// What the gain aims at: `loudness` or `peak`.
+    #[arg(long, default_value_t = NormalizeSetting::Loudness)]
+    pub normalize: NormalizeSetting,
     /// Cut leading and trailing silence below -50 dBFS.
     #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
     pub trim: bool,
@@ -255,6 +258,7 @@ impl AudioArgs {
             mono: self.mono,
             loudness: self.loudness.0,
             true_peak: self.true_peak.0,
+            normalize: self.normalize,
             trim: self.trim,
             codec: self.codec,
             rate: self.rate.0,

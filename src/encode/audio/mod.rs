@@ -26,7 +26,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use record::record;
 
-use crate::config::{AudioCodec, LoopPoint};
+use crate::config::{AudioCodec, LoopPoint, NormalizeSetting};
 
 /// A decoded sound: interleaved samples in `[-1, 1]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +69,8 @@ pub struct AudioOptions {
     pub loudness: Option<f32>,
     /// The true-peak ceiling in dBTP that loudness gain never passes.
     pub true_peak: f32,
+    /// What the gain aims at: the loudness target, or the ceiling.
+    pub normalize: NormalizeSetting,
     /// Cut leading and trailing silence (below [`process::SILENCE_DBFS`]).
     pub trim: bool,
     /// The file written.

@@ -1,14 +1,15 @@
 //! What the `audio:` settings do to a decoded [`Sound`], in this order:
 //! downmix (`mono`), trim silence (`trim`), resample (`rate`, or 48 kHz for
 //! Opus), then gain to the loudness target (`loudness`) capped by the
-//! true-peak ceiling (`true_peak`), measured on what is written. Every step
+//! true-peak ceiling (`true_peak`), or with `normalize: peak` to the ceiling
+//! itself, measured on what is written. Every step
 //! is plain arithmetic in a fixed order, so the same source gives the same
 //! samples on every run and every CPU.
 
 use ebur128::{EbuR128, Mode};
 
 use super::{AudioError, AudioOptions, Sound, opus, resample};
-use crate::config::AudioCodec;
+use crate::config::{AudioCodec, NormalizeSetting};
 
 /// Frames quieter than this (dBFS) at both ends are cut by `trim`.
 pub const SILENCE_DBFS: f32 = -50.0;
@@ -29,11 +30,13 @@ pub fn apply(sound: &mut Sound, options: &AudioOptions) -> Result<Option<(f32, f
     let Some((loudness, peak)) = measure(sound) else {
         return Ok(None);
     };
-    let Some(target) = options.loudness else {
-        return Ok(Some((loudness, peak)));
+    let ceiling = options.true_peak - peak;
+    let gain = match (options.normalize, options.loudness) {
+        (NormalizeSetting::Peak, _) => ceiling,
+        (NormalizeSetting::Loudness, Some(target)) => (target - loudness).min(ceiling),
+        (NormalizeSetting::Loudness, None) => return Ok(Some((loudness, peak))),
     };
     // One gain for the whole sound, so both figures move by exactly it.
-    let gain = (target - loudness).min(options.true_peak - peak);
     let factor = 10f32.powf(gain / 20.0);
     sound.samples.iter_mut().for_each(|s| *s *= factor);
     Ok(Some((loudness + gain, peak + gain)))

@@ -2,7 +2,7 @@
 //! loop carried over, each processing step, and hostile files.
 
 use super::*;
-use crate::config::AudioCodec;
+use crate::config::{AudioCodec, NormalizeSetting};
 
 /// PCM sample encodings of the generated sources.
 #[derive(Clone, Copy)]
@@ -82,6 +82,7 @@ const PLAIN: AudioOptions = AudioOptions {
     mono: false,
     loudness: None,
     true_peak: -1.0,
+    normalize: NormalizeSetting::Loudness,
     trim: false,
     codec: AudioCodec::Pcm16,
     rate: None,
@@ -237,6 +238,23 @@ fn loudness_reaches_its_target_under_the_ceiling() {
     let out = processed(&wav(Layout::F32, 48000, 1, &square, None), &loud);
     let (_, peak) = process::measure(&out).unwrap();
     assert!(peak <= -1.0 + 0.05, "{peak} dBTP");
+}
+
+#[test]
+fn peak_normalisation_puts_the_true_peak_on_the_ceiling() {
+    let quiet = sine(44100, 1, 44100, 440.0, 0.05);
+    let options = AudioOptions {
+        normalize: NormalizeSetting::Peak,
+        loudness: Some(-30.0),
+        true_peak: -3.0,
+        ..PLAIN
+    };
+    let out = processed(&wav(Layout::F32, 44100, 1, &quiet, None), &options);
+    let (loudness, peak) = process::measure(&out).unwrap();
+    assert!((peak + 3.0).abs() < 0.05, "{peak} dBTP");
+    // The loudness target plays no part: a sine peaking at -3 dBTP is
+    // about -6 LUFS, far above the -30 asked.
+    assert!(loudness > -8.0, "{loudness} LUFS");
 }
 
 #[test]
