@@ -231,7 +231,7 @@ pub fn refusal(input: &Path, clashes: &[Clash]) -> String {
         text.push_str(&clash.describe());
     }
     text.push_str(&format!(
-        "\n{RESOLUTION}; or build the rest with --keep-going"
+        "\n{RESOLUTION}; or build the rest with `assetc configure --keep-going`"
     ));
     text
 }

@@ -235,7 +235,7 @@ fn a_strict_configure_names_every_clash_at_once_and_keeps_its_graph() {
          ui/Icon.png and ui/icon.jpg both write ui/Icon.ktx2 (a runtime path drops the \
          source's extension, and paths and ids ignore case)\n\
          Rename one of them, or leave one out with an `exclude:` glob in assetc.yml; or build \
-         the rest with --keep-going\n",
+         the rest with `assetc configure --keep-going`\n",
         input.display()
     );
     assert!(run.stderr.ends_with(&expected), "{}", run.stderr);
