@@ -768,6 +768,7 @@ fn check_keys(channel: &ChannelView<'_>, at: u64, (c, j): (usize, usize)) -> For
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::test_support::{assert_error, put_u32};
 
     fn sample_clips() -> Vec<AnimClip> {
         vec![
@@ -821,23 +822,11 @@ mod tests {
         }
     }
 
-    #[track_caller]
-    fn assert_error<T: core::fmt::Debug>(result: FormatResult<T>, field: &str, offset: u64) {
-        match result {
-            Ok(value) => panic!("expected {field} at {offset}, got Ok({value:?})"),
-            Err(err) => assert_eq!((err.field, err.offset), (field, offset), "{err}"),
-        }
-    }
-
     /// The sample with `change` applied to its bytes, parsed.
     fn parse_changed(change: impl FnOnce(&mut Vec<u8>)) -> FormatResult<Vec<AnimClip>> {
         let mut bytes = write(&sample_clips());
         change(&mut bytes);
         read_hanim(&bytes)
-    }
-
-    fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
-        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
     }
 
     // Offsets in the sample: clip 0 "Walk" at 16, its channel 0 at 30.

@@ -710,6 +710,7 @@ fn has_glyph(table: &[u8], codepoint: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::test_support::{assert_error, put_u32};
 
     fn glyph(codepoint: u32, plane: [f32; 4], uv: [f32; 4]) -> GpuGlyph {
         GpuGlyph {
@@ -768,18 +769,6 @@ mod tests {
         match write_hfont(font) {
             Ok(bytes) => bytes,
             Err(err) => panic!("the fixture is invalid: {err}"),
-        }
-    }
-
-    fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
-        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-    }
-
-    #[track_caller]
-    fn assert_error<T: core::fmt::Debug>(result: FormatResult<T>, field: &str, offset: u64) {
-        match result {
-            Ok(value) => panic!("expected {field} at {offset}, got Ok({value:?})"),
-            Err(err) => assert_eq!((err.field, err.offset), (field, offset), "{err}"),
         }
     }
 

@@ -387,6 +387,7 @@ fn read_header(bytes: &[u8]) -> FormatResult<MatFileHeader> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::test_support::{assert_error, put_u32};
 
     fn sample_rows() -> Vec<GpuMaterial> {
         let textured = GpuMaterial {
@@ -410,18 +411,6 @@ mod tests {
             ..GpuMaterial::default()
         };
         vec![GpuMaterial::default(), textured, blended]
-    }
-
-    fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
-        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-    }
-
-    #[track_caller]
-    fn assert_error<T: core::fmt::Debug>(result: FormatResult<T>, field: &str, offset: u64) {
-        match result {
-            Ok(value) => panic!("expected {field} at {offset}, got Ok({value:?})"),
-            Err(err) => assert_eq!((err.field, err.offset), (field, offset), "{err}"),
-        }
     }
 
     /// Row 1 of the sample starts here.

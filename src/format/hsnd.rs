@@ -428,6 +428,7 @@ fn check_loudness(record: &SoundRecord) -> FormatResult<()> {
 mod tests {
     use super::*;
     use crate::format::hash::asset_hash;
+    use crate::format::test_support::{assert_error, put_u32};
 
     /// A looping stereo Vorbis sound with its loudness.
     fn sample() -> SoundRecord {
@@ -449,20 +450,8 @@ mod tests {
         }
     }
 
-    fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
-        bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-    }
-
     fn put_u64(bytes: &mut [u8], at: usize, value: u64) {
         bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
-    }
-
-    #[track_caller]
-    fn assert_error<T: core::fmt::Debug>(result: FormatResult<T>, field: &str, offset: u64) {
-        match result {
-            Ok(value) => panic!("expected {field} at {offset}, got Ok({value:?})"),
-            Err(err) => assert_eq!((err.field, err.offset), (field, offset), "{err}"),
-        }
     }
 
     /// The sample's bytes with `change` applied, validated.

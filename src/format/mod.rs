@@ -27,6 +27,8 @@ pub mod ktx2;
 pub mod oct;
 pub mod open;
 pub mod rgb9e5;
+#[cfg(test)]
+mod test_support;
 pub mod texel;
 
 pub use open::{AssetFile, FileType, identify, open};

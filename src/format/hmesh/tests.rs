@@ -10,8 +10,8 @@ use bytemuck::Pod;
 use super::read::with_aligned;
 use super::write::{assemble, lay_out};
 use super::*;
-use crate::format::error::FormatResult;
 use crate::format::oct::{oct_encode, oct_encode_tangent};
+use crate::format::test_support::assert_error;
 
 // -- fixtures ------------------------------------------------------------
 
@@ -222,18 +222,6 @@ fn entry_field_at(bytes: &[u8], id: u32, field: usize) -> usize {
 
 fn put<T: Pod>(bytes: &mut [u8], at: usize, value: T) {
     bytes[at..at + size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&value));
-}
-
-#[track_caller]
-fn assert_error<T: core::fmt::Debug>(result: FormatResult<T>, field: &str, offset: u64) {
-    match result {
-        Ok(value) => panic!("expected {field} at {offset}, got Ok({value:?})"),
-        Err(err) => assert_eq!(
-            (err.field, err.offset),
-            (field, offset),
-            "unexpected error: {err}"
-        ),
-    }
 }
 
 /// The error for `full_mesh` after `change`, which must keep every array
