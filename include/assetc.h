@@ -681,6 +681,58 @@ static inline int assetc_is_ktx2(const void *data, size_t size)
            memcmp(data, ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES) == 0;
 }
 
+/* The KTX2 key/value key of assetc's sampler hint, and the value that asks
+ * for nearest (unfiltered) sampling: pixel art (docs/formats/ktx2.md). */
+#define ASSETC_KTX2_SAMPLER_KEY "assetc.sampler"
+#define ASSETC_KTX2_SAMPLER_NEAREST "nearest"
+
+/*
+ * Finds `key` in the key/value data of the KTX 2.0 file `data[0 .. size)`.
+ * Returns 1 and sets `*value` and `*value_len` (the value's bytes, a string's
+ * terminating NUL included) when found; 0 when the key is absent or the file
+ * is not KTX 2.0 or its key/value data runs past its end.
+ */
+static inline int assetc_ktx2_find_key(const void *data, size_t size, const char *key,
+                                       const uint8_t **value, size_t *value_len)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    size_t key_len = key == NULL ? 0 : strlen(key);
+    size_t at, end;
+    if (!assetc_is_ktx2(data, size) || size < 80 || key == NULL || value == NULL || value_len == NULL)
+        return 0;
+    at = assetc_load_u32le(bytes + 56);
+    end = assetc_load_u32le(bytes + 60);
+    if (!assetc_detail_fits(at, end, size))
+        return 0;
+    end += at;
+    while (at < end && end - at >= 4) {
+        size_t length = assetc_load_u32le(bytes + at);
+        const uint8_t *entry = bytes + at + 4;
+        if (length > end - at - 4)
+            return 0;
+        if (length > key_len && memcmp(entry, key, key_len) == 0 && entry[key_len] == 0) {
+            *value = entry + key_len + 1;
+            *value_len = length - key_len - 1;
+            return 1;
+        }
+        /* Each entry is padded to a multiple of 4 bytes; the last one may
+         * end without its padding. */
+        at += 4 + length + (4 - length % 4) % 4;
+    }
+    return 0;
+}
+
+/* Whether the KTX 2.0 file `data[0 .. size)` asks to be sampled with nearest
+ * filtering (its "assetc.sampler" value is "nearest"): 1 or 0. */
+static inline int assetc_ktx2_wants_nearest(const void *data, size_t size)
+{
+    const uint8_t *value;
+    size_t length;
+    static const char nearest[] = ASSETC_KTX2_SAMPLER_NEAREST;
+    return assetc_ktx2_find_key(data, size, ASSETC_KTX2_SAMPLER_KEY, &value, &length) &&
+           length == sizeof nearest && memcmp(value, nearest, sizeof nearest) == 0;
+}
+
 /* The texel block of a vkFormat assetc writes: its width and height in
  * texels (1 x 1 for uncompressed formats) and its bytes. */
 typedef struct assetc_texel_block {

@@ -299,6 +299,8 @@ fn timed_encode(
         max_size: 0,
         flip_green: false,
         hdr_format: Default::default(),
+        min_psnr: None,
+        pixel_art: None,
     };
     let mut best = (Vec::new(), f64::INFINITY);
     for _ in 0..repeat.max(1) {

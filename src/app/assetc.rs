@@ -40,7 +40,7 @@ pub enum Command {
     Configure(Box<ConfigureArgs>),
     /// Configure when needed, then run Ninja under a jobserver with a
     /// progress line (see docs/build.md).
-    Build(BuildArgs),
+    Build(Box<BuildArgs>),
     /// Write a commented starter assetc.yml here (never overwrites).
     Init,
     /// Print per-file figures and totals for an output folder.

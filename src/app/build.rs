@@ -13,6 +13,7 @@ use crate::build::summary::{exit_code, print};
 use crate::build::{Request, run};
 use crate::cli::report_error;
 use crate::config::{CONFIG_FILE_NAME, ConfigError};
+use crate::configure::command::{ConfigureFlags, configure_from};
 
 /// The name messages start with.
 const NAME: &str = "assetc build";
@@ -20,10 +21,12 @@ const NAME: &str = "assetc build";
 /// Options of `assetc build`.
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// Preset to build; when it differs from the one build.ninja was
-    /// configured with, assetc configures again first.
-    #[arg(long)]
-    pub preset: Option<String>,
+    /// What to configure: `--preset` configures again first when it differs
+    /// from the one build.ninja was configured with; any other configure
+    /// flag (`--keep-going`, `--pack`, `--cache` …) always configures again
+    /// with it first, and configure remembers it for later builds.
+    #[command(flatten)]
+    pub configure: ConfigureFlags,
     /// Threads in all for the build's edges and their workers (the
     /// jobserver's tokens; default: the cores). Ignored when MAKEFLAGS
     /// already names a jobserver.
@@ -46,7 +49,7 @@ pub fn run_build(args: &BuildArgs) -> ExitCode {
         }
     };
     let program = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("assetc"));
-    if !configure_if_needed(&program, &root, args.preset.as_deref()) {
+    if !configure_first(&program, &root, &args.configure) {
         return ExitCode::FAILURE;
     }
     catch_interrupts();
@@ -67,6 +70,17 @@ pub fn run_build(args: &BuildArgs) -> ExitCode {
             report_error(NAME, &e);
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Configures the project at `root` when the build needs it first: with
+/// every flag when flags beyond `--preset` are given, else when build.ninja
+/// is missing or was configured for another preset. False when that fails.
+fn configure_first(program: &Path, root: &Path, flags: &ConfigureFlags) -> bool {
+    if flags.any_beyond_preset() {
+        configure_from(root.to_owned(), flags) == ExitCode::SUCCESS
+    } else {
+        configure_if_needed(program, root, flags.preset.as_deref())
     }
 }
 

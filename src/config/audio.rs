@@ -16,41 +16,7 @@ use serde::Deserialize;
 use serde::de::Visitor;
 
 use super::texture::PlatformSetting;
-
-/// `name()`, `Display` and `FromStr` for a setting written as one of a few
-/// words: `$key` names it in messages, each variant gets its word.
-macro_rules! words {
-    ($ty:ident, $key:literal, [$($variant:ident => $word:literal),+ $(,)?]) => {
-        impl $ty {
-            /// The word used in `assetc.yml` and on the encoder's command line.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(Self::$variant => $word,)+
-                }
-            }
-        }
-
-        impl std::fmt::Display for $ty {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
-        impl std::str::FromStr for $ty {
-            type Err = String;
-
-            fn from_str(text: &str) -> Result<Self, String> {
-                [$(Self::$variant),+]
-                    .into_iter()
-                    .find(|setting| setting.name() == text)
-                    .ok_or_else(|| {
-                        let words = [$($word),+].join(", ");
-                        format!("{} must be one of {words}, not {text:?}", $key)
-                    })
-            }
-        }
-    };
-}
+use super::words::{Toggle, words};
 
 /// The file a sound is written as, once `auto` is settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -197,54 +163,11 @@ pub enum NormalizeSetting {
 
 words!(NormalizeSetting, "normalize", [Loudness => "loudness", Peak => "peak"]);
 
-/// `audio.loop`: where a sound's loop comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LoopSetting {
-    /// The source's own loop, if it has one (a WAV `smpl` chunk, Ogg
-    /// `LOOPSTART` comments).
-    Auto,
-    /// A loop from `loop_start` to `loop_end`, whatever the source says.
-    On,
-    /// No loop, even if the source has one.
-    Off,
-}
-
-words!(LoopSetting, "loop", [Auto => "auto", On => "true", Off => "false"]);
-
-impl<'de> Deserialize<'de> for LoopSetting {
-    /// Reads `true`, `false` or `auto`; a unit (the key probe's offer) is
-    /// `auto`.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(LoopSettingVisitor)
-    }
-}
-
-/// Reads a [`LoopSetting`] from a boolean or a word.
-struct LoopSettingVisitor;
-
-impl Visitor<'_> for LoopSettingVisitor {
-    type Value = LoopSetting;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("true, false or auto")
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<LoopSetting, E> {
-        Ok(LoopSetting::Auto)
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<LoopSetting, E> {
-        Ok(if value {
-            LoopSetting::On
-        } else {
-            LoopSetting::Off
-        })
-    }
-
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<LoopSetting, E> {
-        text.parse().map_err(E::custom)
-    }
-}
+/// `audio.loop`: where a sound's loop comes from: `auto` (the source's own
+/// loop, if it has one: a WAV `smpl` chunk, Ogg `LOOPSTART` comments), `true`
+/// (a loop from `loop_start` to `loop_end`, whatever the source says) or
+/// `false` (no loop, even if the source has one).
+pub type LoopSetting = Toggle;
 
 /// `audio.loop_start` and `audio.loop_end`: a place in the source, as a
 /// frame number (`44100`), in seconds (`2.5s`), or its end (`end`).

@@ -84,12 +84,17 @@ default:
     # The simplifier's error budget, relative to the mesh's size.
     lod_error: 0.05
   texture:
-    # true: encode as UASTC (small, GPU-ready).
-    # false: store raw RGBA8 with lossless Zstd, exact to the pixel.
-    compress: true
-    # UASTC quality level: 0 (fastest) to 4 (slowest, best).
+    # The GPU format. auto: the native format of `platform` for each
+    # texture (desktop: BC7 colour, BC5 normal maps, BC4 masks; mobile:
+    # ASTC 6x6, normal maps ASTC 4x4). Or name one for every texture: uastc
+    # (one file for every GPU, transcoded when loaded), bc7, bc5, bc4, bc1,
+    # astc-4x4 … astc-8x8, or rgba8 (raw with lossless Zstd, exact to the
+    # pixel). The presets below set `platform`.
+    format: auto
+    platform: desktop
+    # Encoder effort: 0 (fastest) to 4 (slowest, best).
     quality: 2
-    # UASTC rate-distortion optimisation: off, or a lambda (0.5 to 4 is
+    # UASTC only: rate-distortion optimisation, off or a lambda (0.5 to 4 is
     # typical); higher compresses better under Zstandard and looks worse.
     rdo: off
     # Zstandard level of every mip level (1 to 22); 0 stores them as is.
@@ -98,6 +103,14 @@ default:
     mips: true
     # Halve larger sources until neither side exceeds this; 0: no limit.
     max_size: 0
+    # The quality floor of colour textures in dB: an encode that reads back
+    # below it steps up to a finer format (ASTC 6x6 -> 5x5 -> 4x4 -> rgba8,
+    # BC1 -> BC7 -> rgba8), so small sprites stay sharp. off: no floor.
+    min_psnr: 40
+    # Pixel art: raw, without mips, with a nearest-filter hint for the
+    # engine. auto: decided from the image (few colours, hard edges) and
+    # folder names such as pixel_art/; true or false: that, always.
+    pixel_art: auto
     # How texels are read. auto: by the name (rock_normal.png is a normal
     # map, rock_NormalDX.png one with green flipped, rock_ao.png grayscale,
     # rock_orm.png linear data; docs/textures.md has the table). color,
@@ -109,9 +122,10 @@ default:
     builtin_suffixes: true
     # SVG sources: the larger side in pixels; 0: the file's own size.
     svg_size: 0
-    # Float sources (.hdr, .exr, float TIFF): rgba16f, or rgb9e5 (half the
-    # size; no alpha, no negatives).
-    hdr_format: rgba16f
+    # Float sources (.hdr, .exr, float TIFF). auto: BC6H on desktop, ASTC
+    # HDR on mobile; or rgba16f, rgb9e5 (half the size; no alpha, no
+    # negatives), bc6h, astc-hdr-6x6.
+    hdr_format: auto
   font:
     # Codepoints to compile, as hexadecimal codepoints or ranges (0x or U+);
     # those the font lacks are skipped. This is ASCII plus Latin-1; `font`
@@ -129,25 +143,26 @@ default:
   rules:
     - match: "ui/*"
       texture:
-        compress: false
-        # UI art is colour even when named like button_normal.png.
+        # UI art stays exact to the pixel, and is colour even when named
+        # like button_normal.png.
+        format: rgba8
         mode: color
 
 # Named variants of the build, picked with `--preset <name>`. A preset's
 # settings sit on top of `default`, and its rules win over the default rules.
+# These two differ in the GPUs they target: `format: auto` writes BCn for
+# desktop and ASTC for mobile.
 presets:
   desktop:
     output: runtime/desktop
+    texture:
+      platform: desktop
   mobile:
     output: runtime/mobile
-    mesh:
-      merge: true
     texture:
-      compress: true
-    rules:
-      - match: "decals/*"
-        texture:
-          compress: false
+      platform: mobile
+      # Smaller downloads for slower, one-off compression.
+      zstd_level: 18
 "#;
 
 /// Writes [`STARTER_CONFIG`] to `dir/assetc.yml` and returns that path.

@@ -49,6 +49,7 @@ mod select;
 mod settings;
 mod size;
 mod texture;
+mod words;
 mod yaml;
 
 #[cfg(test)]
@@ -75,11 +76,13 @@ pub use settings::{
 };
 pub use settings::{
     ConeWeight, FontSettings, LodError, LodRatios, MAX_QUALITY, MeshSettings, MeshletTriangles,
-    MeshletVertices, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality, ZstdLevel,
+    MeshletVertices, MinPsnr, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality,
+    ZstdLevel,
 };
 pub use settings::{IblFormat, IblSettings, IblSize};
 pub use size::ByteSize;
 pub use texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
+pub use words::Toggle;
 
 /// The name of the config file that [`Config::discover`] looks for.
 pub const CONFIG_FILE_NAME: &str = "assetc.yml";

@@ -14,6 +14,7 @@ use super::audio::{
 };
 use super::font::{Charset, FontMode};
 use super::texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
+use super::words::Toggle;
 
 /// Declares a resolved settings group, its optional layer twin and the overlay.
 ///
@@ -111,6 +112,14 @@ settings_group! {
         /// The texel format of float sources (`.hdr`, `.exr`, float TIFF):
         /// `rgba16f` or `rgb9e5`.
         hdr_format: HdrFormatSetting = HdrFormatSetting::Rgba16f,
+        /// The quality floor of colour and linear textures in dB: a lossy
+        /// encode whose level 0 reads back below it steps up to a finer
+        /// format (`docs/textures.md`); `off` keeps whatever the format gives.
+        min_psnr: MinPsnr = MinPsnr(Some(40.0)),
+        /// Whether a colour image is pixel art, kept lossless, without mips
+        /// and with a nearest-filter hint: `auto` decides from the image and
+        /// its folder names.
+        pixel_art: Toggle = Toggle::Auto,
     }
 }
 
@@ -306,7 +315,30 @@ impl ExactBits for u32 {
     }
 }
 
+/// `texture.min_psnr`: off, or the floor in dB (above 0, at most 100).
+///
+/// In `assetc.yml` it is `off` or a number; on the encoder's command line it
+/// is the same text, which `Display` and `FromStr` round-trip exactly.
+#[derive(Debug, Clone, Copy)]
+pub struct MinPsnr(pub Option<f32>);
+
+impl OffOrNumber for MinPsnr {
+    const EXPECTING: &'static str = "`off` or a number of dB above 0 and at most 100";
+    const OFF: Self = Self(None);
+
+    /// The floor as a `MinPsnr`, if it is above 0 and at most 100.
+    fn number(value: f64) -> Result<Self, String> {
+        let floor = value as f32;
+        if floor > 0.0 && floor <= 100.0 {
+            Ok(Self(Some(floor)))
+        } else {
+            Err(format!("min_psnr must be {}, not {value}", Self::EXPECTING))
+        }
+    }
+}
+
 off_or_number_impls!(Rdo, "rdo");
+off_or_number_impls!(MinPsnr, "min_psnr");
 off_or_number_impls!(Loudness, "loudness");
 
 /// Reads `off` or a number as `T`; `key` names the setting in messages.

@@ -838,7 +838,10 @@ fn audio_codecs_loops_and_rates_are_read_from_rules() {
         ("format: mp3", "mp3"),
         ("loop_start: -3", "cannot be negative"),
         ("loop_end: 1.5", "write seconds as \"1.5s\""),
-        ("loop: sometimes", "loop must be one of auto, true, false"),
+        (
+            "loop: sometimes",
+            "must be one of auto, true, false, not \"sometimes\"",
+        ),
         ("normalize: rms", "rms"),
         ("opus_bitrate: 512", "opus_bitrate must be 6 to 256"),
     ] {

@@ -14,9 +14,9 @@ use crate::fsutil::shown;
 /// The program named in messages.
 const PROGRAM: &str = "assetc";
 
-/// Options of `assetc configure`.
-#[derive(Debug, Args)]
-pub struct ConfigureArgs {
+/// The options of `assetc configure` that `assetc build` takes as well.
+#[derive(Debug, Default, Args)]
+pub struct ConfigureFlags {
     /// Use this preset from assetc.yml instead of its `preset:` key.
     #[arg(long)]
     pub preset: Option<String>,
@@ -59,6 +59,46 @@ pub struct ConfigureArgs {
     /// The REAPI server (also `remote:` in assetc.yml); see docs/remote.md.
     #[command(flatten)]
     pub remote: RemoteSettings,
+}
+
+impl ConfigureFlags {
+    /// Whether any flag beyond `--preset` is given, which `assetc build`
+    /// passes on by configuring again.
+    pub fn any_beyond_preset(&self) -> bool {
+        let Self {
+            preset: _,
+            output,
+            build_dir,
+            pack,
+            no_pack,
+            keep_going,
+            no_keep_going,
+            fresh,
+            cache,
+            cache_max_size,
+            launcher,
+            remote,
+        } = self;
+        output.is_some()
+            || build_dir.is_some()
+            || *pack
+            || *no_pack
+            || *keep_going
+            || *no_keep_going
+            || *fresh
+            || cache.is_some()
+            || cache_max_size.is_some()
+            || launcher.is_some()
+            || *remote != RemoteSettings::default()
+    }
+}
+
+/// Options of `assetc configure`.
+#[derive(Debug, Args)]
+pub struct ConfigureArgs {
+    /// What to configure.
+    #[command(flatten)]
+    pub flags: ConfigureFlags,
     /// Print the presets defined in assetc.yml and exit.
     #[arg(long)]
     pub list_presets: bool,
@@ -70,6 +110,12 @@ pub fn run_configure(args: &ConfigureArgs) -> ExitCode {
     if args.list_presets {
         return list_presets(&start_dir);
     }
+    configure_from(start_dir, &args.flags)
+}
+
+/// Configures the project whose `assetc.yml` is found from `start_dir` up,
+/// with `flags`, printing the summary (as `assetc configure` does).
+pub fn configure_from(start_dir: PathBuf, flags: &ConfigureFlags) -> ExitCode {
     let tools = match ToolPaths::beside_current_exe() {
         Ok(t) => t,
         Err(e) => {
@@ -79,18 +125,18 @@ pub fn run_configure(args: &ConfigureArgs) -> ExitCode {
     };
     let options = ConfigureOptions {
         start_dir,
-        preset: args.preset.clone(),
-        output: args.output.clone(),
-        build_dir: args.build_dir.clone(),
-        pack: args.pack,
-        no_pack: args.no_pack,
-        keep_going: args.keep_going,
-        no_keep_going: args.no_keep_going,
-        fresh: args.fresh,
-        cache: args.cache.clone(),
-        cache_max_size: args.cache_max_size,
-        launcher: args.launcher.clone(),
-        remote: args.remote.clone(),
+        preset: flags.preset.clone(),
+        output: flags.output.clone(),
+        build_dir: flags.build_dir.clone(),
+        pack: flags.pack,
+        no_pack: flags.no_pack,
+        keep_going: flags.keep_going,
+        no_keep_going: flags.no_keep_going,
+        fresh: flags.fresh,
+        cache: flags.cache.clone(),
+        cache_max_size: flags.cache_max_size,
+        launcher: flags.launcher.clone(),
+        remote: flags.remote.clone(),
         tools,
     };
     finish(PROGRAM, run(&options).map(|report| print_report(&report)))

@@ -26,12 +26,12 @@ use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::cache::remote::service::{edges_file, prefetch};
 use crate::config::{
     AudioCodec, AudioSettings, Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings,
-    LoopSetting, MeshSettings, Selection, Settings, TextureSettings,
+    LoopSetting, MeshSettings, Selection, Settings, TextureSettings, Toggle,
 };
 use crate::encode::blocks::target;
 use crate::encode::mesh::args::TextureList;
 use crate::encode::mesh::scene::{ImageSource, TextureUse};
-use crate::encode::texture::TextureMode;
+use crate::encode::texture::{TextureMode, floor};
 use crate::format::hman::MANIFEST_FILE;
 use crate::fsutil;
 use crate::link::pack::pack_path;
@@ -613,6 +613,9 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Texture(mode) | SourceKind::TextureArray(mode) => {
             let mut flags = vec!["--mode".into(), mode_name(mode)];
             flags.extend(surface_flags(texture, mode));
+            if mode == TextureMode::Color && texture.pixel_art != Toggle::Off {
+                flags.extend(["--pixel-art".into(), texture.pixel_art.to_string()]);
+            }
             flags
         }
         SourceKind::Cubemap => surface_flags(texture, TextureMode::Color),
@@ -809,6 +812,10 @@ fn surface_flags(texture: &TextureSettings, mode: TextureMode) -> Vec<String> {
     // them alone (and the textures they do not apply to) stay as they were.
     if texture.svg_size != 0 {
         flags.extend(["--svg-size".into(), texture.svg_size.to_string()]);
+    }
+    let floored = floor::applies_to(mode) && !format.is_raw();
+    if floored && texture.min_psnr != TextureSettings::default().min_psnr {
+        flags.extend(["--min-psnr".into(), texture.min_psnr.to_string()]);
     }
     let hdr_format = match texture.hdr_format {
         HdrFormatSetting::Auto => target::resolve_auto_hdr(texture.platform).name(),

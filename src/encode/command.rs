@@ -24,13 +24,15 @@ use super::texture::{
     BlockOptions, Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_sources,
     gpu_source::{self, GpuFormat},
     hdr::HdrFormat,
+    pixel_art,
 };
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
     AudioCodec, AudioSettings, Charset, FontMode, FontSettings, FormatSetting, IblFormat,
-    IblSettings, IblSize, LoopPoint, LoopSetting, Loudness, NormalizeSetting, OpusBitrate, PxPerEm,
-    Rdo, SampleRate, Spread, TextureSettings, TruePeak, UastcQuality, VorbisQuality, ZstdLevel,
+    IblSettings, IblSize, LoopPoint, LoopSetting, Loudness, MinPsnr, NormalizeSetting, OpusBitrate,
+    PxPerEm, Rdo, SampleRate, Spread, TextureSettings, Toggle, TruePeak, UastcQuality,
+    VorbisQuality, ZstdLevel,
 };
 use crate::format::kind::{AssetKind, ColorSpace};
 
@@ -82,6 +84,10 @@ pub struct TextureArgs {
     /// normal map, the output follows OpenGL's (as glTF does).
     #[arg(long)]
     pub flip_green: bool,
+    /// Whether a colour image is pixel art (raw, no mips, nearest-filter
+    /// hint): `true`, `false`, or `auto` (from the image and its folders).
+    #[arg(long, default_value_t = Toggle::Off)]
+    pub pixel_art: Toggle,
     /// The texture settings.
     #[command(flatten)]
     pub surface: SurfaceArgs,
@@ -123,6 +129,10 @@ pub struct SurfaceArgs {
     /// The texel format of float (HDR) sources.
     #[arg(long, value_enum, default_value_t = HdrFormat::Rgba16f)]
     pub hdr_format: HdrFormat,
+    /// The quality floor in dB of colour and linear textures, or `off`: a
+    /// lossy encode that reads back below it steps up to a finer format.
+    #[arg(long, default_value_t = TextureSettings::default().min_psnr)]
+    pub min_psnr: MinPsnr,
     /// The job.
     #[command(flatten)]
     pub job: JobArgs,
@@ -151,6 +161,8 @@ impl SurfaceArgs {
             max_size: self.max_size,
             flip_green: false,
             hdr_format: self.hdr_format,
+            min_psnr: self.min_psnr.0,
+            pixel_art: None,
         })
     }
 
@@ -169,6 +181,20 @@ impl TextureArgs {
         Ok(TextureOptions {
             flip_green: self.flip_green,
             ..self.surface.options(self.mode)?
+        })
+    }
+
+    /// [`Self::options`] for `images` of the source `job`, with `--pixel-art`
+    /// settled.
+    pub fn options_for(
+        &self,
+        job: &JobArgs,
+        images: &SourceImages,
+    ) -> Result<TextureOptions, EncodeError> {
+        let options = self.options().map_err(|e| unsuitable(job, e))?;
+        Ok(TextureOptions {
+            pixel_art: pixel_art::settle(self.pixel_art, options.mode, images, &job.source),
+            ..options
         })
     }
 }
@@ -378,14 +404,16 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
         Some(index) => gltf_image(job, index)?,
         None => (job::read_source(&job.input)?, Vec::new()),
     };
-    let options = args.options().map_err(|e| unsuitable(job, e))?;
     if let Some(format) = gpu_source::sniff(&source) {
+        let options = args.options().map_err(|e| unsuitable(job, e))?;
         return passed_through(job, source, format, &options, extra_inputs);
     }
     let hints = args.surface.hints(&job.input);
     let image = decode_source(&source, &hints).map_err(|e| cannot_encode(job, e.into()))?;
     let float = image.is_hdr();
-    let bytes = encode_reporting(job, &image.into(), Shape::Plain, &options)?;
+    let images = SourceImages::from(image);
+    let options = args.options_for(job, &images)?;
+    let bytes = encode_reporting(job, &images, Shape::Plain, &options)?;
     Ok(texture_output(bytes, args.mode, float, extra_inputs))
 }
 
@@ -452,7 +480,7 @@ fn cubemap(job: &JobArgs, args: &SurfaceArgs) -> Result<Encoded, EncodeError> {
 
 fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let layers = folder::array_layers(&job.input, args.surface.hints(&job.input).svg_size)?;
-    let options = args.options().map_err(|e| unsuitable(job, e))?;
+    let options = args.options_for(job, &layers.images)?;
     let bytes = encode_reporting(job, &layers.images, Shape::Array, &options)?;
     let float = matches!(layers.images, SourceImages::Hdr(_));
     Ok(texture_output(bytes, args.mode, float, layers.inputs))

@@ -25,8 +25,11 @@
 //! filtered and written as floats ([`hdr`]).
 
 pub mod deep;
+pub mod floor;
 pub mod gpu_source;
 pub mod hdr;
+pub mod pixel_art;
+pub mod readback;
 
 use core::ops::Range;
 use std::borrow::Cow;
@@ -41,8 +44,8 @@ use super::strips::{self, Strip};
 pub use super::texture_mode::TextureMode;
 use super::uastc::{UastcError, UastcOptions, encode_uastc};
 use crate::format::ktx2::{
-    Ktx2Image, Ktx2Level, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TexelFormat,
-    write_ktx2_with,
+    CHOICE_KEY, Ktx2Image, Ktx2Level, SAMPLER_KEY, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD,
+    TexelFormat, write_ktx2_with,
 };
 
 /// How the images are arranged in the texture.
@@ -77,6 +80,12 @@ pub struct TextureOptions {
     pub flip_green: bool,
     /// The texel format of float (HDR) sources.
     pub hdr_format: hdr::HdrFormat,
+    /// The quality floor in dB of colour and linear 8-bit textures (see
+    /// [`floor`]); `None` keeps whatever the format gives.
+    pub min_psnr: Option<f32>,
+    /// Why the texture is pixel art, if it is: written raw, without mips,
+    /// with a nearest-filter hint (see [`pixel_art`]).
+    pub pixel_art: Option<pixel_art::PixelArt>,
 }
 
 /// The decoded images of one texture (one, six faces or the layers), all
@@ -128,6 +137,9 @@ pub enum TextureError {
     /// A native-format encoder failed.
     #[error(transparent)]
     Blocks(#[from] BlockError),
+    /// The quality floor could not read the encoded level 0 back.
+    #[error("the encoded texture does not read back for the quality floor: {0}")]
+    ReadBack(String),
     /// Zstandard refused to compress a level.
     #[error("Zstandard compression of mip level {level} failed")]
     Compress {
@@ -211,40 +223,161 @@ pub fn encode_images_reporting(
     options: &TextureOptions,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<u8>, TextureError> {
-    let chains = filtered_chains(images, options);
-    let (format, levels) = match (&options.blocks, &options.uastc) {
+    let mut options = options.for_pixel_art();
+    let chains = filtered_chains(images, &options);
+    let mut notes = Notes::of(&options);
+    loop {
+        let (format, levels) = encode_levels(images, &chains, &options, warnings)?;
+        let below = below_floor(format, &chains, shape, &options, &levels)?;
+        match below.and_then(|psnr| Some((psnr, floor::finer(&options)?))) {
+            Some((psnr, finer)) => {
+                notes.stepped(&options, psnr, &finer);
+                options = finer;
+            }
+            None => {
+                let extra = notes.key_values();
+                return write_texture_with(format, &chains, shape, &options, &levels, &extra);
+            }
+        }
+    }
+}
+
+/// The texel format and the bytes of every level of `chains` as `options`
+/// encode them.
+fn encode_levels(
+    images: &[Rgba8Image],
+    chains: &[Vec<Rgba8Image>],
+    options: &TextureOptions,
+    warnings: &mut Vec<String>,
+) -> Result<(TexelFormat, Vec<Vec<u8>>), TextureError> {
+    Ok(match (&options.blocks, &options.uastc) {
         (Some(blocks), _) => {
             warnings.extend(alpha_dropped(images, blocks.format));
-            (blocks.format, block_levels(&chains, options.mode, blocks)?)
+            (blocks.format, block_levels(chains, options.mode, blocks)?)
         }
         (None, None) => (
             TexelFormat::Rgba8 {
                 srgb: options.mode.is_srgb(),
             },
-            raw_levels(&chains),
+            raw_levels(chains),
         ),
         (None, Some(uastc)) => {
-            let encoded = encode_uastc(&chains, options.mode.is_srgb(), uastc)?;
+            let encoded = encode_uastc(chains, options.mode.is_srgb(), uastc)?;
             let format = TexelFormat::Uastc {
                 srgb: options.mode.is_srgb(),
                 alpha: encoded.alpha,
             };
             (format, encoded.levels)
         }
-    };
-    write_texture(format, &chains, shape, options, &levels)
+    })
 }
 
-/// Writes the KTX2 file of `levels` (each holding every image's texels,
-/// image 0 first) in `format`, sized and arranged as `chains` (the images'
-/// kept mip levels) and `shape` say, with the mode's swizzle and the
-/// options' Zstandard level.
+/// The worst PSNR of level 0 when it is below the floor `options` set for
+/// a lossy encode, read back from an uncompressed file; `None` when the
+/// floor is off, does not apply, or holds.
+fn below_floor(
+    format: TexelFormat,
+    chains: &[Vec<Rgba8Image>],
+    shape: Shape,
+    options: &TextureOptions,
+    levels: &[Vec<u8>],
+) -> Result<Option<f64>, TextureError> {
+    let lossless = matches!(format, TexelFormat::Rgba8 { .. });
+    let floor = match options.min_psnr {
+        Some(floor) if !lossless && floor::applies_to(options.mode) => f64::from(floor),
+        _ => return Ok(None),
+    };
+    let stored = TextureOptions {
+        zstd_level: 0,
+        ..*options
+    };
+    let file = write_texture(format, chains, shape, &stored, levels)?;
+    let sources: Vec<&Rgba8Image> = chains.iter().map(|chain| &chain[0]).collect();
+    let worst = floor::worst_psnr(&file, &sources).map_err(TextureError::ReadBack)?;
+    Ok((worst < floor).then_some(worst))
+}
+
+/// What a texture records about the choices made for it, as key/value data:
+/// [`CHOICE_KEY`] (why the format written is not the one asked for) and
+/// [`SAMPLER_KEY`] (`nearest` for pixel art).
+struct Notes {
+    /// The sentences of `assetcChoice`.
+    choice: Vec<String>,
+    /// Whether the texture asks for nearest filtering.
+    nearest: bool,
+}
+
+impl Notes {
+    /// The notes of a texture about to be encoded with `options`.
+    fn of(options: &TextureOptions) -> Self {
+        let choice = options
+            .pixel_art
+            .map(|why| format!("pixel art ({why}): rgba8 without mips"));
+        Self {
+            choice: choice.into_iter().collect(),
+            nearest: options.pixel_art.is_some(),
+        }
+    }
+
+    /// Records that `from` read back at `psnr` dB, below the floor, and
+    /// that `to` is tried next.
+    fn stepped(&mut self, from: &TextureOptions, psnr: f64, to: &TextureOptions) {
+        self.choice.push(format!(
+            "{} read back at {psnr:.2} dB, below the {} dB floor: {}",
+            floor::written_name(from),
+            from.min_psnr.unwrap_or_default(),
+            floor::written_name(to)
+        ));
+    }
+
+    /// The key/value pairs to write (none when nothing was chosen).
+    fn key_values(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let mut pairs = Vec::new();
+        if !self.choice.is_empty() {
+            let text = format!("{}\0", self.choice.join("; "));
+            pairs.push((CHOICE_KEY, text.into_bytes()));
+        }
+        if self.nearest {
+            pairs.push((SAMPLER_KEY, b"nearest\0".to_vec()));
+        }
+        pairs
+    }
+}
+
+impl TextureOptions {
+    /// These options with pixel art's choices made: raw RGBA8, no mips.
+    fn for_pixel_art(&self) -> Self {
+        match self.pixel_art {
+            Some(_) => Self {
+                uastc: None,
+                blocks: None,
+                mips: false,
+                ..*self
+            },
+            None => *self,
+        }
+    }
+}
+
+/// Writes the KTX 2.0 file of `levels`, encoded from `chains` in `format`.
 pub(crate) fn write_texture<T>(
     format: TexelFormat,
     chains: &[Vec<RgbaImage<T>>],
     shape: Shape,
     options: &TextureOptions,
     levels: &[Vec<u8>],
+) -> Result<Vec<u8>, TextureError> {
+    write_texture_with(format, chains, shape, options, levels, &[])
+}
+
+/// [`write_texture`] with `extra` key/value pairs.
+fn write_texture_with<T>(
+    format: TexelFormat,
+    chains: &[Vec<RgbaImage<T>>],
+    shape: Shape,
+    options: &TextureOptions,
+    levels: &[Vec<u8>],
+    extra: &[(&str, Vec<u8>)],
 ) -> Result<Vec<u8>, TextureError> {
     let base = &chains[0][0];
     let layout = Ktx2Image {
@@ -262,7 +395,11 @@ pub(crate) fn write_texture<T>(
         swizzle: target::swizzle(format, options.mode),
         levels: &[],
     };
-    write_supercompressed(layout, levels, options.zstd_level)
+    let extra: Vec<(&str, &[u8])> = extra
+        .iter()
+        .map(|(key, value)| (*key, value.as_slice()))
+        .collect();
+    write_supercompressed_with(layout, levels, options.zstd_level, &extra)
         .map_err(|(level, source)| TextureError::Compress { level, source })
 }
 
@@ -464,6 +601,8 @@ mod tests {
             max_size: 0,
             flip_green: false,
             hdr_format: hdr::HdrFormat::Rgba16f,
+            min_psnr: None,
+            pixel_art: None,
         }
     }
 

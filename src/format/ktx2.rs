@@ -47,6 +47,16 @@ pub use super::texel::{
 /// specification.
 pub const IRRADIANCE_SH_KEY: &str = "assetc.irradianceSH";
 
+/// The key/value key of the sentence saying why a texture is written in the
+/// format it is when that is not the format its settings asked for (pixel
+/// art, or a step up past the quality floor): NUL-terminated UTF-8.
+pub const CHOICE_KEY: &str = "assetc.choice";
+
+/// The key/value key of the texture's sampler hint: `nearest` (NUL
+/// terminated) asks the engine to sample it without filtering (pixel art).
+/// Absent means the usual linear filtering.
+pub const SAMPLER_KEY: &str = "assetc.sampler";
+
 /// Supercompression scheme 0: level data is stored as is.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
 
@@ -475,6 +485,19 @@ impl<'a> Ktx2View<'a> {
         self.key_values()
             .find(|&(found, _)| found == key)
             .map(|(_, value)| value)
+    }
+
+    /// The text stored under `key`, without its terminating NUL, if present
+    /// and valid UTF-8.
+    pub fn key_text(&self, key: &str) -> Option<&'a str> {
+        let value = self.key_value(key)?;
+        core::str::from_utf8(value.strip_suffix(&[0]).unwrap_or(value)).ok()
+    }
+
+    /// Whether the texture asks to be sampled without filtering
+    /// ([`SAMPLER_KEY`] is `nearest`).
+    pub fn wants_nearest(&self) -> bool {
+        self.key_text(SAMPLER_KEY) == Some("nearest")
     }
 
     /// The nine RGB irradiance coefficients stored under

@@ -337,6 +337,12 @@ fn describe(details: &Details) -> String {
                 let [r, g, b] = sh[0].map(|c| c * 0.282_095);
                 let _ = write!(line, ", irradiance SH (mean {r:.3} {g:.3} {b:.3})");
             }
+            if let Some(sampler) = &x.sampler {
+                let _ = write!(line, ", {sampler} filter");
+            }
+            if let Some(choice) = &x.choice {
+                let _ = write!(line, " [{choice}]");
+            }
             line
         }
         Details::Font(f) => format!(

@@ -260,6 +260,13 @@ pub struct TextureStats {
     /// coefficients (`docs/ibl.md`); absent from other textures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub irradiance_sh: Option<[[f32; 3]; 9]>,
+    /// Why the texture is in the format it is, when the encoder chose
+    /// another than the settings asked for (pixel art, the quality floor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choice: Option<String>,
+    /// The sampler filter the texture asks for (`nearest`), when it asks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampler: Option<String>,
 }
 
 /// Reads one file's figures. `path` decides the format by its extension;
@@ -480,6 +487,8 @@ fn texture_stats(view: &ktx2::Ktx2View<'_>) -> TextureStats {
         transfer: transfer_name(view.transfer_function()),
         texels: texels(header),
         irradiance_sh: view.irradiance_sh(),
+        choice: view.key_text(ktx2::CHOICE_KEY).map(str::to_owned),
+        sampler: view.key_text(ktx2::SAMPLER_KEY).map(str::to_owned),
     }
 }
 

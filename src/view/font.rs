@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use super::material::Ids;
-use super::texture::{ImageIndex, image_url};
+use super::texture::image_url;
+use crate::encode::texture::readback::ImageIndex;
 use crate::format::hash::hex_id;
 use crate::format::hfont::{FLAG_MSDF, HFont};
 

@@ -12,7 +12,7 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::texture::{ImageIndex, StoredImage, Texels, decode_stored};
+use crate::encode::texture::readback::{ImageIndex, StoredImage, Texels, decode_stored};
 use crate::format::ktx2::{Ktx2View, TexelFormat};
 
 /// The largest image whose values `/api/texture/values` sends (texels).

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::texture::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels, swizzle_of};
+use super::texture::swizzle_of;
 use crate::encode::image::{
     Rgba8Image, RgbaImage, SourceHints, SourceImage, decode_source, round_to_8_bits,
 };
@@ -33,6 +33,7 @@ use crate::encode::mesh::gltf as gltf_source;
 use crate::encode::mesh::obj as obj_source;
 use crate::encode::mesh::scene::ImageSource;
 use crate::encode::mips::{Sample, level_size, mip_level_count, mip_levels};
+use crate::encode::texture::readback::{ALL_CHANNELS, ImageIndex, decode, psnr_of_channels};
 use crate::encode::texture_mode::TextureMode;
 use crate::format::ktx2::{DFD_TRANSFER_SRGB, Ktx2View, TexelFormat};
 use crate::fragment::Fragment;
@@ -394,7 +395,7 @@ mod tests {
             texel[2] = 0; // a BC5 normal map decodes with B = 0
         }
         let rg = psnr_of_channels(&decoded, &source, &[(0, 0), (1, 1)]);
-        assert_eq!(rg, Some(super::super::texture::IDENTICAL_PSNR));
+        assert_eq!(rg, Some(crate::encode::texture::readback::IDENTICAL_PSNR));
         let all = psnr_of_channels(&decoded, &source, &ALL_CHANNELS).unwrap();
         assert!(all < 40.0, "{all}");
         assert_eq!(channel_names(&[(0, 0), (3, 1)]), "RG");

@@ -253,7 +253,19 @@ static int print_material(const reader *r, const assetc_pack_entry *entry)
     return status;
 }
 
-/* Walks the pack again and reports every mesh and material. */
+/* Reports a texture's sampler hint: nearest (pixel art) or linear. */
+static int print_sampler(const assetc_pack_entry *entry)
+{
+    unsigned char *bytes = copy_payload(entry);
+    if (bytes == NULL)
+        return 2;
+    printf("texture %.*s %s\n", (int)entry->path_len, entry->path,
+           assetc_ktx2_wants_nearest(bytes, (size_t)entry->size) ? "nearest" : "linear");
+    free(bytes);
+    return 0;
+}
+
+/* Walks the pack again and reports every mesh, material and texture. */
 static int print_meshes_and_materials(const reader *r)
 {
     assetc_pack_cursor cursor = assetc_pack_begin();
@@ -265,6 +277,8 @@ static int print_meshes_and_materials(const reader *r)
             status = print_mesh(r, &entry);
         else if (entry.kind == ASSETC_PACK_MATERIAL)
             status = print_material(r, &entry);
+        else if (entry.kind == ASSETC_PACK_TEXTURE)
+            status = print_sampler(&entry);
         if (status != 0)
             return status;
     }

@@ -199,6 +199,15 @@ fn expected_listing(bytes: &[u8]) -> String {
         match entry.kind {
             PackKind::Mesh => describe_mesh(&mut out, &pack, &manifest, &entry),
             PackKind::Material => describe_material(&mut out, &pack, &manifest, &entry),
+            PackKind::Texture => {
+                let view = ktx2::parse(pack.data(&entry)).expect("valid texture");
+                let sampler = if view.wants_nearest() {
+                    "nearest"
+                } else {
+                    "linear"
+                };
+                let _ = writeln!(out, "texture {} {sampler}", entry.path);
+            }
             _ => {}
         }
     }

@@ -23,6 +23,37 @@ fn init_writes_a_starter_that_configures_and_never_overwrites() {
     );
 }
 
+/// The texel format name of the KTX2 file `rel`, through the crate's reader.
+fn format_name(p: &Project, rel: &str) -> String {
+    let bytes = std::fs::read(p.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let view = assetc::format::ktx2::parse(&bytes).unwrap();
+    view.texel_format()
+        .map_or_else(|| "uastc?".into(), |f| f.name().to_owned())
+}
+
+#[test]
+fn init_then_build_writes_each_platforms_native_formats() {
+    let p = Project::new("");
+    std::fs::remove_file(p.path("assetc.yml")).unwrap();
+    p.assetc(&["init"]).expect_ok("init");
+    // A smooth colour picture and a normal map, both 32x32.
+    let smooth = |x: u32, y: u32| [(40 + x * 5) as u8, (30 + y * 6) as u8, 120, 255];
+    let normal = |x: u32, y: u32| [(112 + x) as u8, (112 + y) as u8, 250, 255];
+    p.write("assets/wall.png", &common::png_of(32, 32, smooth));
+    p.write("assets/wall_normal.png", &common::png_of(32, 32, normal));
+    let run = p.assetc(&["build"]).expect_ok("assetc build, desktop");
+    assert!(run.stdout.contains("preset 'desktop'"), "{}", run.stdout);
+    assert_eq!(format_name(&p, "runtime/desktop/wall.ktx2"), "bc7");
+    assert_eq!(format_name(&p, "runtime/desktop/wall_normal.ktx2"), "bc5");
+    p.assetc(&["build", "--preset", "mobile"])
+        .expect_ok("assetc build, mobile");
+    assert_eq!(format_name(&p, "runtime/mobile/wall.ktx2"), "astc-6x6");
+    assert_eq!(
+        format_name(&p, "runtime/mobile/wall_normal.ktx2"),
+        "astc-4x4"
+    );
+}
+
 #[test]
 fn list_presets_prints_them_in_file_order() {
     let p = Project::new("preset: mobile\npresets:\n  desktop: {}\n  mobile: {}\n");

@@ -13,21 +13,7 @@ use crate::common::Project;
 use assetc::format::ktx2;
 use assetc::format::texel as vk;
 
-/// Two presets that differ only in the platform `format: auto` targets.
-const PRESETS: &str = r#"
-input: assets
-output: runtime
-embed: ["data/*.json"]
-default:
-  texture: { zstd_level: 3 }
-presets:
-  desktop:
-    output: runtime/desktop
-    texture: { format: auto, platform: desktop }
-  mobile:
-    output: runtime/mobile
-    texture: { format: auto, platform: mobile }
-"#;
+use crate::common::NATIVE_PRESETS as PRESETS;
 
 /// Width and height of every source: a multiple of neither 4, 5 nor 6, so
 /// every format has partial edge blocks.

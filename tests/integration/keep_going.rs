@@ -438,3 +438,32 @@ fn assert_good_png_left_out(p: &Project, run: &Run, failed: usize) {
     p.link(&["check", "--root", "runtime", "--pack", "runtime.hpack"])
         .expect_ok("the output is consistent");
 }
+
+#[test]
+fn assetc_build_takes_keep_going_and_configure_remembers_it() {
+    let p = project("");
+    let run = p.assetc(&["build", "--keep-going"]);
+    assert!(!run.ok, "the build must fail:\n{}", all(&run));
+    assert!(
+        all(&run).contains("2 asset(s) failed to build"),
+        "{}",
+        all(&run)
+    );
+    assert!(p.path("runtime/ui/good.ktx2").is_file());
+    assert_eq!(manifest_paths(&p), GOOD[..4].to_vec());
+    let report = fs::read_to_string(p.path(".assetc/default/failed.txt")).unwrap();
+    assert!(report.contains("assets/ui/bad.png"), "{report}");
+    // A later plain build keeps going too: configure remembered the flag.
+    let again = p.assetc(&["build"]);
+    assert!(!again.ok);
+    assert!(
+        all(&again).contains("2 asset(s) failed to build"),
+        "{}",
+        all(&again)
+    );
+    // `--no-keep-going` drops it: the manifest is withheld again.
+    fs::remove_file(p.path("runtime/assets.hman")).unwrap();
+    let strict = p.assetc(&["build", "--no-keep-going"]);
+    assert!(!strict.ok);
+    assert!(!p.path("runtime/assets.hman").exists());
+}

@@ -47,6 +47,7 @@ mod manual;
 mod meshes;
 mod packs;
 mod pipeline;
+mod pixel_art;
 mod processors;
 mod real_assets;
 mod relay;

@@ -144,6 +144,8 @@ mod tests {
             max_size: 0,
             flip_green: false,
             hdr_format: Default::default(),
+            min_psnr: None,
+            pixel_art: None,
         }
     }
 

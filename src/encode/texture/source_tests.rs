@@ -20,6 +20,8 @@ fn raw(mode: TextureMode) -> TextureOptions {
         max_size: 0,
         flip_green: false,
         hdr_format: HdrFormat::Rgba16f,
+        min_psnr: None,
+        pixel_art: None,
     }
 }
 
@@ -161,6 +163,8 @@ fn float_sources_can_be_written_as_rgb9e5() {
     let image = float_image();
     let options = TextureOptions {
         hdr_format: HdrFormat::Rgb9e5,
+        min_psnr: None,
+        pixel_art: None,
         mips: false,
         ..raw(TextureMode::Color)
     };

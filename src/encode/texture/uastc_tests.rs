@@ -94,6 +94,8 @@ fn uastc_options(mode: TextureMode, quality: u8) -> TextureOptions {
         max_size: 0,
         flip_green: false,
         hdr_format: Default::default(),
+        min_psnr: None,
+        pixel_art: None,
     }
 }
 

@@ -64,6 +64,8 @@ function textureFigures(info, file) {
     ['layers', info.layers], ['faces', info.faces], ['mip levels', info.mips],
     ['format', info.format], ['supercompression', info.supercompression || 'none'],
     ['transfer', info.transfer], ['swizzle', info.swizzle || 'rgba'],
+    ['sampler hint', info.sampler || 'linear'],
+    ['format chosen because', info.choice || undefined],
     ['texels', file && file.texels != null ? fmtInt(file.texels) : undefined],
     ['source', info.source || undefined],
   ]);

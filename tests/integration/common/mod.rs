@@ -291,6 +291,33 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 /// Encodes an RGBA8 PNG with a deterministic pattern.
 pub fn rgba_png(width: u32, height: u32, seed: u8) -> Vec<u8> {
     let pixels = pattern(width, height, seed);
+    png_of(width, height, |x, y| {
+        let at = ((y * width + x) * 4) as usize;
+        [pixels[at], pixels[at + 1], pixels[at + 2], pixels[at + 3]]
+    })
+}
+
+/// Two presets that differ only in the platform `format: auto` targets.
+pub const NATIVE_PRESETS: &str = r#"
+input: assets
+output: runtime
+embed: ["data/*.json"]
+default:
+  texture: { zstd_level: 3 }
+presets:
+  desktop:
+    output: runtime/desktop
+    texture: { format: auto, platform: desktop }
+  mobile:
+    output: runtime/mobile
+    texture: { format: auto, platform: mobile }
+"#;
+
+/// An RGBA PNG of `width` x `height` whose texel at (x, y) is `texel(x, y)`.
+pub fn png_of(width: u32, height: u32, texel: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
+    let pixels: Vec<u8> = (0..width * height)
+        .flat_map(|i| texel(i % width, i / width))
+        .collect();
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgba);
