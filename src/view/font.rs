@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::material::Ids;
 use super::texture::{ImageIndex, image_url};
 use crate::format::hash::hex_id;
-use crate::format::hfont::{FLAG_MSDF, HFont};
+use crate::format::hfont::{FLAG_BITMAP, FLAG_MSDF, HFont};
 
 /// The page's view of a font, its atlas resolved through the manifest.
 pub fn font_json(path: &str, font: &HFont<'_>, ids: &Ids) -> Value {
@@ -41,6 +41,7 @@ pub fn font_json(path: &str, font: &HFont<'_>, ids: &Ids) -> Value {
         "atlas_width": header.atlas_width,
         "atlas_height": header.atlas_height,
         "msdf": header.flags & FLAG_MSDF != 0,
+        "bitmap": header.flags & FLAG_BITMAP != 0,
         "atlas": {
             "id": hex_id(atlas_id),
             "path": atlas_path,
