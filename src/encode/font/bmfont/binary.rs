@@ -194,8 +194,12 @@ fn common(body: &[u8], start: usize) -> Result<(Metrics, u32, Place), BmError> {
     Ok((metrics, u32::from(u16_at(body, 8)), Place::Offset(start)))
 }
 
-/// The pages block: NUL-terminated names of one length.
+/// The pages block: NUL-terminated names of one length (none in an empty
+/// block).
 fn pages(body: &[u8], start: usize) -> Result<PageList, BmError> {
+    if body.is_empty() {
+        return Ok(PageList::default());
+    }
     let length = body.iter().position(|&b| b == 0).ok_or_else(|| {
         BmError::at(
             Place::Offset(start),

@@ -1,7 +1,6 @@
 //! AngelCode BMFont bitmap fonts: a `.fnt` file (text, XML or binary
-//! version 3) and its page images in, an `.hfont` with
-//! [`FLAG_BITMAP`](crate::format::hfont::FLAG_BITMAP) and its atlas KTX2
-//! out.
+//! version 3) and its page images in, an `.hfont` with [`FLAG_BITMAP`] and
+//! its atlas KTX2 out.
 //!
 //! 1. [`parse`] tells the encoding from the first bytes (`BMF` is binary,
 //!    `<` XML, anything else text) and reads it with [`binary`], [`xml`] or
