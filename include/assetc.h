@@ -199,8 +199,12 @@ typedef enum assetc_anim_interpolation {
     ASSETC_ANIM_LINEAR = 1 /* lerp (slerp for rotations) */
 } assetc_anim_interpolation;
 
-/* assetc_font_file_header.flags bit 0: multi-channel SDF atlas (reserved in v1). */
+/* assetc_font_file_header.flags bit 0: multi-channel atlas (an MSDF, or RGBA
+ * glyph images with bit 1; reserved in the reference's v1). */
 #define ASSETC_FONT_FLAG_MSDF 0x01u
+/* assetc_font_file_header.flags bit 1: the atlas holds glyph bitmaps, not a
+ * distance field; distance_range and edge_value are 0. */
+#define ASSETC_FONT_FLAG_BITMAP 0x02u
 
 /* ------------------------------------------------------------------------ */
 /* .hsnd constants                                                           */

@@ -25,6 +25,7 @@
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`, `*.font.ktx2` |
+//! | `*.fnt` (BMFont, with its pages) | bitmap font   | `*.hfont`, `*.font.ktx2` |
 //! | `*.wav`, `*.aif`, `*.aiff`, `*.flac`, `*.ogg`, `*.oga`, `*.opus`, `*.mp3`, `*.qoa` | audio | `*.wav`, `*.qoa`, `*.ogg` or `*.opus` (by `audio.format`) |
 //! | `*.shader/` folder               | shader        | `*/<entry>.spv` (see below) |
 //!
@@ -72,6 +73,8 @@ pub enum SourceKind {
     Material,
     /// A TrueType or OpenType font.
     Font,
+    /// A BMFont `.fnt` bitmap font and its page images.
+    BitmapFont,
     /// A sound (WAV, AIFF, FLAC, Ogg Vorbis or Opus, MP3, QOA).
     Audio,
     /// A `*.shader/` folder of shader sources.
@@ -98,6 +101,7 @@ impl SourceKind {
             SourceKind::Mesh => "mesh",
             SourceKind::Material => "material",
             SourceKind::Font => "font",
+            SourceKind::BitmapFont => "bitmap-font",
             SourceKind::Audio => "audio",
             SourceKind::Shader => "shader",
             SourceKind::Embed => "embed",
@@ -183,6 +187,7 @@ const FILE_KINDS: &[(&str, SourceKind)] = &[
     (".mat", SourceKind::Material),
     (".ttf", SourceKind::Font),
     (".otf", SourceKind::Font),
+    (".fnt", SourceKind::BitmapFont),
 ];
 
 /// Sound files: decoded, processed and written as 16-bit PCM WAV.
@@ -442,7 +447,7 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
             replace_extension(rel, MESH_EXTENSIONS, ".hmat"),
         ],
         SourceKind::Material => vec![replace_extension(rel, &[".mat"], ".hmat")],
-        SourceKind::Font => vec![
+        SourceKind::Font | SourceKind::BitmapFont => vec![
             replace_extension(rel, FONT_EXTENSIONS, ".hfont"),
             replace_extension(rel, FONT_EXTENSIONS, ".font.ktx2"),
         ],
@@ -483,7 +488,7 @@ fn ibl_output(rel: &str, part: &str) -> String {
 }
 
 /// The font extensions, stripped to form a font source's output stem.
-const FONT_EXTENSIONS: &[&str] = &[".ttf", ".otf"];
+const FONT_EXTENSIONS: &[&str] = &[".ttf", ".otf", ".fnt"];
 
 /// The mesh extensions, stripped to form a mesh source's output stem.
 const MESH_EXTENSIONS: &[&str] = &[".gltf", ".glb", ".obj"];

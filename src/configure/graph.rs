@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use super::bitmap_fonts;
 use super::clashes::{self, LeftOut};
 use super::classify::{self, SourceKind};
 use super::job::{Deps, Job};
@@ -97,7 +98,7 @@ impl Plan {
         let mut jobs = Vec::with_capacity(scanned.sources.len());
         let mut inspected = Vec::new();
         let mut warnings = Vec::new();
-        let mut mesh_images = HashSet::new();
+        let mut claimed_images = HashSet::new();
         for source in &scanned.sources {
             if let SourceKind::Processor(index) = source.kind {
                 jobs.push(processors::job(config, index, &source.rel)?);
@@ -127,6 +128,11 @@ impl Plan {
                 inspected.extend(choice.read);
                 warnings.extend(choice.warning);
             }
+            if kind == SourceKind::BitmapFont {
+                let pages = bitmap_fonts::pages(&config.input, &source.rel);
+                claimed_images.extend(pages.images);
+                inspected.push(pages.read);
+            }
             if source.kind != SourceKind::Mesh {
                 jobs.push(job);
                 continue;
@@ -147,7 +153,7 @@ impl Plan {
                                 &job.source,
                                 texture.mode,
                             ));
-                            mesh_images.insert(job.input.clone());
+                            claimed_images.insert(job.input.clone());
                         }
                         texture_jobs.push((texture.index, job));
                     }
@@ -165,11 +171,12 @@ impl Plan {
             warnings.extend(inspection.warnings);
         }
         // An image file a mesh source's material uses is compiled as that
-        // source's texture, in the mode its slot needs, not also on its own.
+        // source's texture, in the mode its slot needs, not also on its own;
+        // a bitmap font's page images go into its atlas alone.
         jobs.retain(|job| {
             !(matches!(job.kind, SourceKind::Texture(_))
                 && job.input == job.source
-                && mesh_images.contains(&job.input))
+                && claimed_images.contains(&job.input))
         });
         jobs.extend(brdf_lut_job(&jobs));
         check_names(&config.input, &jobs)?;
@@ -619,7 +626,9 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
             flags
         }
         SourceKind::Cubemap => surface_flags(texture, TextureMode::Color),
-        SourceKind::Lut => vec!["--zstd-level".into(), texture.zstd_level.0.to_string()],
+        SourceKind::Lut | SourceKind::BitmapFont => {
+            vec!["--zstd-level".into(), texture.zstd_level.0.to_string()]
+        }
         SourceKind::Mesh => mesh_flags(&settings.mesh),
         SourceKind::Font => font_flags(&settings.font, texture),
         SourceKind::Ibl => ibl_flags(&settings.ibl, texture),

@@ -45,7 +45,8 @@ impl Job {
     /// Whether this edge needs a depfile, and where `deps = gcc` comes from.
     /// Single-file kinds (a plain image, a LUT, a font, a material, an
     /// embedded file) read only their input; a texture that a glTF embeds
-    /// also reads the glTF's buffers; every other kind may read more files.
+    /// also reads the glTF's buffers; every other kind may read more files
+    /// (a bitmap font reads its pages).
     pub fn deps(&self) -> Deps {
         match self.kind {
             SourceKind::Texture(_) if self.flags.iter().any(|f| f == "--gltf-image") => Deps::Edge,
@@ -59,6 +60,7 @@ impl Job {
             | SourceKind::BrdfLut => Deps::None,
             SourceKind::Cubemap
             | SourceKind::TextureArray(_)
+            | SourceKind::BitmapFont
             | SourceKind::Mesh
             | SourceKind::Shader
             | SourceKind::Processor(_) => Deps::Rule,

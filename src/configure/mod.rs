@@ -11,6 +11,7 @@
 //! `<build-dir>/configure.lock` from before the scan until its last write, so
 //! they take turns and the files one of them writes always belong together.
 
+pub mod bitmap_fonts;
 pub mod clashes;
 pub mod classify;
 pub mod command;

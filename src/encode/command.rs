@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::audio::{self, AudioOptions, LoopChoice, encode_audio};
 use super::blocks::target::{self, Unsuitable};
+use super::font::bmfont::compile_bitmap_font;
 use super::font::{FontOptions, compile_font};
 use super::ibl::{IblOptions, brdf_lut_ktx2, encode_ibl};
 use super::image::{SourceHints, decode_source};
@@ -42,7 +43,7 @@ pub enum Command {
     /// An image (PNG, JPEG, WebP, TGA, BMP, TIFF, HDR, EXR or SVG) to KTX2.
     Texture(TextureArgs),
     /// A `.cube` 3D LUT to KTX2.
-    Lut(LutArgs),
+    Lut(ZstdArgs),
     /// A `*.env/` folder of six faces to a cubemap KTX2.
     Cubemap(SurfaceArgs),
     /// A `*.array/` folder of layers to an array KTX2.
@@ -53,6 +54,9 @@ pub enum Command {
     Material(JobArgs),
     /// A TrueType or OpenType font to `.hfont` plus its atlas KTX2.
     Font(FontArgs),
+    /// A BMFont `.fnt` bitmap font (text, XML or binary) and its page images
+    /// to `.hfont` plus its lossless atlas KTX2 (`docs/fonts.md`).
+    BitmapFont(ZstdArgs),
     /// A sound (WAV, AIFF, FLAC, Ogg Vorbis or MP3) to a 16-bit PCM WAV
     /// (`docs/audio.md`).
     Audio(AudioArgs),
@@ -303,8 +307,10 @@ impl AudioArgs {
 }
 
 /// 3D LUT settings.
+/// The settings of the kinds whose only knob is the Zstandard level (a LUT,
+/// a bitmap font's atlas).
 #[derive(Debug, Args)]
-pub struct LutArgs {
+pub struct ZstdArgs {
     /// Zstandard level for the texels, 1 to 22; 0 stores them as is.
     #[arg(long, default_value_t = TextureSettings::default().zstd_level)]
     pub zstd_level: ZstdLevel,
@@ -361,7 +367,7 @@ impl Command {
         match self {
             Command::Texture(t) | Command::Array(t) => &t.surface.job,
             Command::Cubemap(s) => &s.job,
-            Command::Lut(l) => &l.job,
+            Command::Lut(l) | Command::BitmapFont(l) => &l.job,
             Command::Ibl(i) => &i.job,
             Command::Mesh(m) => &m.job,
             Command::Font(f) => &f.job,
@@ -392,6 +398,7 @@ impl Command {
             Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(f) => job::run(&f.job, |j| font(j, f)),
+            Command::BitmapFont(b) => job::run(&b.job, |j| bitmap_font(j, b)),
             Command::Audio(a) => job::run(&a.job, |j| audio(j, a)),
             Command::Shader(j) => shader::output::run(j),
             Command::Process(p) => process::run(p),
@@ -547,7 +554,7 @@ fn texture_output(
     }
 }
 
-fn lut(job: &JobArgs, args: &LutArgs) -> Result<Encoded, EncodeError> {
+fn lut(job: &JobArgs, args: &ZstdArgs) -> Result<Encoded, EncodeError> {
     let source = job::read_source(&job.input)?;
     let bytes = encode_lut(&source, args.zstd_level.0).map_err(|e| EncodeError::Invalid {
         path: job.input.clone(),
@@ -625,7 +632,8 @@ fn linear_textures(files: Vec<Vec<u8>>) -> Encoded {
     }
 }
 
-fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
+/// The manifest id of a font job's atlas, its second output.
+fn atlas_id(job: &JobArgs) -> Result<u64, EncodeError> {
     let atlas_path = job.outputs.get(1).ok_or_else(|| EncodeError::Invalid {
         path: job.input.clone(),
         what: "a font job needs two outputs, the .hfont and the atlas .ktx2; re-run `assetc configure`"
@@ -633,7 +641,56 @@ fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
         source: None,
     })?;
     let atlas_runtime = job::runtime_path(&job.root, atlas_path)?;
-    let atlas_tex = AssetKind::Texture.id_for_path(&atlas_runtime);
+    Ok(AssetKind::Texture.id_for_path(&atlas_runtime))
+}
+
+/// Prints a font encoder's warnings, naming the source.
+fn warn_all(job: &JobArgs, warnings: &[String]) {
+    for warning in warnings {
+        crate::cli::warn(
+            "assetc-encode",
+            &format!("{}: {warning}", job.input.display()),
+        );
+    }
+}
+
+fn bitmap_font(job: &JobArgs, args: &ZstdArgs) -> Result<Encoded, EncodeError> {
+    let atlas_tex = atlas_id(job)?;
+    let source = job::read_source(&job.input)?;
+    let compiled =
+        compile_bitmap_font(&job.input, &source, args.zstd_level.0, atlas_tex).map_err(|e| {
+            EncodeError::Invalid {
+                path: job.input.clone(),
+                what: e.to_string(),
+                source: None,
+            }
+        })?;
+    warn_all(job, &compiled.warnings);
+    let atlas_space = if compiled.colour {
+        ColorSpace::Srgb
+    } else {
+        ColorSpace::Linear
+    };
+    Ok(Encoded {
+        files: vec![
+            OutputFile {
+                bytes: compiled.hfont,
+                kind: AssetKind::Font,
+                colorspace: ColorSpace::Linear,
+            },
+            OutputFile {
+                bytes: compiled.atlas,
+                kind: AssetKind::Texture,
+                colorspace: atlas_space,
+            },
+        ],
+        extra_inputs: compiled.pages,
+        copies_source: false,
+    })
+}
+
+fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
+    let atlas_tex = atlas_id(job)?;
     let source = job::read_source(&job.input)?;
     let compiled =
         compile_font(&source, &args.options(), atlas_tex).map_err(|e| EncodeError::Invalid {
@@ -641,12 +698,7 @@ fn font(job: &JobArgs, args: &FontArgs) -> Result<Encoded, EncodeError> {
             what: "cannot compile font".into(),
             source: Some(Box::new(e)),
         })?;
-    for warning in &compiled.warnings {
-        crate::cli::warn(
-            "assetc-encode",
-            &format!("{}: {warning}", job.input.display()),
-        );
-    }
+    warn_all(job, &compiled.warnings);
     let file = |bytes, kind| OutputFile {
         bytes,
         kind,

@@ -1,5 +1,6 @@
 //! `.hfont` v1: the glyph metrics and kerning of a font whose glyph images
-//! live in a companion signed-distance-field `.ktx2` atlas.
+//! live in a companion `.ktx2` atlas: a signed distance field, or with
+//! [`FLAG_BITMAP`] the glyph bitmaps themselves.
 //!
 //! # Layout (little-endian, no padding)
 //!
@@ -24,7 +25,8 @@
 //!
 //! # What a valid file satisfies
 //!
-//! - the magic `HFNT`, version 1, no flag bits other than [`FLAG_MSDF`];
+//! - the magic `HFNT`, version 1, no flag bits other than [`FLAG_MSDF`] and
+//!   [`FLAG_BITMAP`]; a bitmap font has `distanceRange` and `edgeValue` 0;
 //! - the exact size above, at least one glyph, a non-zero atlas size and
 //!   finite header metrics;
 //! - glyph 0 has codepoint 0 (the `.notdef` glyph drawn for any codepoint the
@@ -51,11 +53,18 @@ use super::error::{FormatError, FormatResult};
 pub const MAGIC: u32 = u32::from_le_bytes(*b"HFNT");
 /// The version this module reads and writes.
 pub const VERSION: u32 = 1;
-/// `FontFileHeader::flags` bit 0: the atlas is a multi-channel SDF. Reserved
-/// by v1 (which always writes a single-channel atlas) but accepted.
+/// `FontFileHeader::flags` bit 0: the atlas is multi-channel (a
+/// multi-channel SDF, or with [`FLAG_BITMAP`] RGBA glyph images). Reserved
+/// by the reference's v1 (which always writes a single-channel SDF) but
+/// accepted.
 pub const FLAG_MSDF: u32 = 1;
+/// `FontFileHeader::flags` bit 1: the atlas holds the glyphs' bitmaps (one
+/// coverage channel, or RGBA with [`FLAG_MSDF`]), not a distance field;
+/// `distanceRange` and `edgeValue` are then 0. Older readers refuse the bit,
+/// so they never draw a bitmap as a field.
+pub const FLAG_BITMAP: u32 = 2;
 /// Every header flag bit that has a meaning; the rest must be 0.
-pub const KNOWN_FLAGS: u32 = FLAG_MSDF;
+pub const KNOWN_FLAGS: u32 = FLAG_MSDF | FLAG_BITMAP;
 /// The codepoint of the fallback glyph, always glyph 0.
 pub const NOTDEF: u32 = 0;
 
@@ -81,15 +90,15 @@ pub struct FontFileHeader {
     pub descent: f32,
     /// Extra em units between lines.
     pub line_gap: f32,
-    /// Width of the distance field in atlas texels.
+    /// Width of the distance field in atlas texels (0 for a bitmap font).
     pub distance_range: f32,
-    /// Normalised atlas value on a glyph's outline.
+    /// Normalised atlas value on a glyph's outline (0 for a bitmap font).
     pub edge_value: f32,
     /// Atlas width in texels, at least 1.
     pub atlas_width: u16,
     /// Atlas height in texels, at least 1.
     pub atlas_height: u16,
-    /// [`FLAG_MSDF`] or 0.
+    /// [`FLAG_MSDF`], [`FLAG_BITMAP`], both or 0.
     pub flags: u32,
 }
 const _: () = assert!(size_of::<FontFileHeader>() == 52);
@@ -243,7 +252,7 @@ pub struct FontData {
     pub atlas_width: u16,
     /// Atlas height in texels.
     pub atlas_height: u16,
-    /// Header flags ([`FLAG_MSDF`] or 0).
+    /// Header flags ([`FLAG_MSDF`], [`FLAG_BITMAP`], both or 0).
     pub flags: u32,
     /// Glyphs by ascending codepoint, the `.notdef` glyph (codepoint 0) first.
     pub glyphs: Vec<GpuGlyph>,
@@ -544,6 +553,28 @@ fn check_header_values(header: &FontFileHeader) -> FormatResult<()> {
             "FontFileHeader.flags",
             format!("unknown flag bits {unknown:#x}"),
         ));
+    }
+    check_bitmap_fields(header)
+}
+
+/// A bitmap font has no distance field: its `distanceRange` and `edgeValue`
+/// must be 0, so no engine mistakes its atlas for one.
+fn check_bitmap_fields(header: &FontFileHeader) -> FormatResult<()> {
+    if header.flags & FLAG_BITMAP == 0 {
+        return Ok(());
+    }
+    // The last two metrics: distanceRange and edgeValue.
+    let fields = &header.metrics()[3..];
+    for &(field, at, value) in fields {
+        if value.to_bits() != 0 {
+            return Err(FormatError::new(
+                at as u64,
+                field,
+                format!(
+                    "is {value}; a bitmap font (flags bit 1) has no distance field and stores 0"
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -977,8 +1008,37 @@ mod tests {
             "FontFileHeader.atlasHeight",
             46,
         );
-        assert_error(write_changed(|f| f.flags = 2), "FontFileHeader.flags", 48);
+        assert_error(write_changed(|f| f.flags = 4), "FontFileHeader.flags", 48);
         assert_error(check_changed(|b| b[51] = 0x80), "FontFileHeader.flags", 48);
+    }
+
+    #[test]
+    fn round_trips_a_bitmap_font_without_a_distance_field() {
+        for flags in [FLAG_BITMAP, FLAG_BITMAP | FLAG_MSDF] {
+            let mut font = sample_font();
+            font.flags = flags;
+            font.distance_range = 0.0;
+            font.edge_value = 0.0;
+            let bytes = write(&font);
+            assert_eq!(&bytes[48..52], flags.to_le_bytes());
+            assert_eq!(read_hfont(&bytes).unwrap(), font);
+        }
+    }
+
+    #[test]
+    fn rejects_a_bitmap_font_with_a_distance_field() {
+        let bitmap = |f: &mut FontData| {
+            f.flags = FLAG_BITMAP;
+            f.edge_value = 0.0;
+        };
+        let range = write_changed(|f| bitmap(f));
+        assert_error(range, "FontFileHeader.distanceRange", 36);
+        let edge = write_changed(|f| {
+            bitmap(f);
+            f.distance_range = 0.0;
+            f.edge_value = 0.5;
+        });
+        assert_error(edge, "FontFileHeader.edgeValue", 40);
     }
 
     #[test]

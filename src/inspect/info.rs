@@ -352,7 +352,12 @@ fn describe(details: &Details) -> String {
             f.atlas,
             f.atlas_width,
             f.atlas_height,
-            if f.msdf { "MSDF" } else { "SDF" },
+            match (f.bitmap, f.msdf) {
+                (false, false) => "SDF",
+                (false, true) => "MSDF",
+                (true, false) => "bitmap",
+                (true, true) => "RGBA bitmap",
+            },
             f.line_advance
         ),
         Details::Pack(p) => format!(

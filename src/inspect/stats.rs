@@ -180,8 +180,10 @@ pub struct FontStats {
     pub atlas_width: u16,
     /// Atlas height in texels.
     pub atlas_height: u16,
-    /// Whether the atlas is multi-channel (MSDF).
+    /// Whether the atlas is multi-channel (an MSDF, or RGBA bitmaps).
     pub msdf: bool,
+    /// Whether the atlas holds glyph bitmaps, not a distance field.
+    pub bitmap: bool,
     /// Baseline-to-baseline distance, in em.
     pub line_advance: f32,
     /// SDF spread in atlas texels.
@@ -447,6 +449,7 @@ fn font_stats(font: &hfont::HFont<'_>) -> FontStats {
         atlas_width: header.atlas_width,
         atlas_height: header.atlas_height,
         msdf: header.flags & hfont::FLAG_MSDF != 0,
+        bitmap: header.flags & hfont::FLAG_BITMAP != 0,
         line_advance: font.line_advance(),
         distance_range: header.distance_range,
     }
@@ -628,6 +631,7 @@ mod tests {
         assert_eq!(font.atlas, "0x0000000000000abc");
         assert_eq!((font.atlas_width, font.atlas_height), (64, 32));
         assert!(!font.msdf);
+        assert!(!font.bitmap);
         assert_eq!(font.line_advance, 1.125);
     }
 

@@ -7,7 +7,7 @@ use super::material::Ids;
 use super::texture::image_url;
 use crate::encode::texture::readback::ImageIndex;
 use crate::format::hash::hex_id;
-use crate::format::hfont::{FLAG_MSDF, HFont};
+use crate::format::hfont::{FLAG_BITMAP, FLAG_MSDF, HFont};
 
 /// The page's view of a font, its atlas resolved through the manifest.
 pub fn font_json(path: &str, font: &HFont<'_>, ids: &Ids) -> Value {
@@ -42,6 +42,7 @@ pub fn font_json(path: &str, font: &HFont<'_>, ids: &Ids) -> Value {
         "atlas_width": header.atlas_width,
         "atlas_height": header.atlas_height,
         "msdf": header.flags & FLAG_MSDF != 0,
+        "bitmap": header.flags & FLAG_BITMAP != 0,
         "atlas": {
             "id": hex_id(atlas_id),
             "path": atlas_path,

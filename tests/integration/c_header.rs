@@ -937,6 +937,7 @@ fn constants(out: &mut String) {
             ("ANIM_STEP", Interpolation::Step as u64),
             ("ANIM_LINEAR", Interpolation::Linear as u64),
             ("FONT_FLAG_MSDF", hfont::FLAG_MSDF.into()),
+            ("FONT_FLAG_BITMAP", hfont::FLAG_BITMAP.into()),
             ("HSND_BYTES", hsnd::RECORD_BYTES as u64),
             ("SOUND_FLAG_LOOPS", hsnd::FLAG_LOOPS.into()),
             ("SOUND_FLAG_LOUDNESS", hsnd::FLAG_LOUDNESS.into()),

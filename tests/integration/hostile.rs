@@ -1,7 +1,7 @@
 //! Hostile inputs through the real pipeline: truncated and corrupt images,
 //! decompression bombs, absurd declared sizes, broken glTF/GLB and OBJ
-//! files, URIs that try to leave the assets folder, broken LUTs, fonts and
-//! sounds, incomplete folder assets and symbolic-link traps
+//! files, URIs that try to leave the assets folder, broken LUTs, fonts
+//! (TrueType and BMFont) and sounds, incomplete folder assets and symbolic-link traps
 //! (docs/limits.md).
 //!
 //! Each family of cases is one project holding every malformed source of the
@@ -657,6 +657,103 @@ fn broken_fonts_are_refused() {
             "text.otf",
             "not a font",
             &["not a TrueType or OpenType font"],
+        ),
+    ];
+    check_family(&cases);
+}
+
+/// A committed file of the bitmap font fixture (`tests/data/bmfont/`).
+fn bitmap_font_fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/bmfont")
+        .join(name);
+    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A BMFont case: the `.fnt` beside the fixture's two pages.
+fn bitmap_font_case(source: &str, bytes: impl Into<Vec<u8>>, expect: &[&str]) -> Case {
+    Case::file(source, bytes, expect)
+        .with("pix_0.png", bitmap_font_fixture("pix_0.png"))
+        .with("pix_1.png", bitmap_font_fixture("pix_1.png"))
+}
+
+#[test]
+fn broken_bitmap_fonts_are_refused() {
+    let text = String::from_utf8(bitmap_font_fixture("pix-text.fnt")).unwrap();
+    let binary = bitmap_font_fixture("pix-binary.fnt");
+    let edited = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        text.replacen(from, to, 1)
+    };
+    let mut version = binary.clone();
+    version[3] = 2;
+    let mut unknown_block = binary.clone();
+    unknown_block[4] = 9;
+    // The common block starts at byte 27: type 2, then its size.
+    let mut short_common = binary.clone();
+    short_common[28] = 14;
+    let mut huge_block = binary.clone();
+    huge_block[5..9].copy_from_slice(&u32::MAX.to_le_bytes());
+    let mut bad_utf8 = text.clone().into_bytes();
+    bad_utf8[10] = 0xFF;
+    let cases = vec![
+        bitmap_font_case(
+            "cut.fnt",
+            &binary[..100],
+            &["byte 73: block 4 declares 100 bytes, but only 23 follow"],
+        ),
+        bitmap_font_case(
+            "version.fnt",
+            version,
+            &["byte 3: binary version 2 is not supported"],
+        ),
+        bitmap_font_case(
+            "block.fnt",
+            unknown_block,
+            &["byte 4: unknown block type 9"],
+        ),
+        bitmap_font_case(
+            "common.fnt",
+            short_common,
+            &["the common block is 14 bytes, not 15"],
+        ),
+        bitmap_font_case(
+            "huge.fnt",
+            huge_block,
+            &["byte 5: block 1 declares 4294967295 bytes"],
+        ),
+        bitmap_font_case(
+            "outside.fnt",
+            edited("x=9  y=2", "x=15 y=2"),
+            &[
+                "line 10: char id=106: its rect 3x9 at (15, 2)",
+                "outside page 1 (16x16)",
+            ],
+        ),
+        bitmap_font_case(
+            "missing.fnt",
+            edited("pix_1.png", "gone.png"),
+            &["line 4: page 1 \"gone.png\": cannot read"],
+        ),
+        bitmap_font_case(
+            "page.fnt",
+            edited("page=1 chnl=15", "page=9 chnl=15"),
+            &["line 9: char id=86 is on page 9, but the font has 2 page(s)"],
+        ),
+        bitmap_font_case(
+            "count.fnt",
+            edited("chars count=5", "chars count=4294967295"),
+            &["line 5: chars count=4294967295, but the file has 5 char record(s)"],
+        ),
+        bitmap_font_case(
+            "utf8.fnt",
+            bad_utf8,
+            &["line 1: byte 11 of the line is not UTF-8"],
+        ),
+        bitmap_font_case(
+            "tag.xml.fnt",
+            bitmap_font_fixture("pix-xml.fnt")[..400].to_vec(),
+            &["not well-formed XML"],
         ),
     ];
     check_family(&cases);

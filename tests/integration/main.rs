@@ -25,6 +25,7 @@ mod test_font;
 
 // One module per area; each says what it covers in its own doc comment.
 mod audio;
+mod bitmap_fonts;
 mod build;
 mod c_header;
 mod cache;

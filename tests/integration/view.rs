@@ -1666,3 +1666,18 @@ fn sounds_show_their_figures_waveform_and_loudness_and_play_as_wav() {
     assert_no_page_errors(&view);
     keep_shots(shots.path());
 }
+
+#[test]
+fn a_bitmap_font_is_served_with_its_flags_and_atlas() {
+    let p = crate::bitmap_fonts::project();
+    p.build(&[]);
+    let view = Viewer::start(p.root(), &[]);
+    let font = view.json("/api/font?path=ui/pix-text.hfont");
+    assert_eq!(font["bitmap"], true);
+    assert_eq!(font["msdf"], false);
+    assert_eq!(font["distance_range"], 0.0);
+    assert_eq!(font["glyphs"].as_array().unwrap().len(), 5);
+    assert_eq!(font["atlas"]["path"], "ui/pix-text.font.ktx2");
+    let atlas = font["atlas"]["image_url"].as_str().unwrap();
+    assert_eq!(view.get(atlas).0, 200);
+}

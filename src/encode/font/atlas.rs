@@ -58,18 +58,24 @@ pub fn atlas_ktx2(image: &Rgba8Image, mode: FontMode, zstd_level: i32) -> std::i
             chain.into_iter().map(|level| level.pixels).collect(),
         ),
     };
-    let layout = Ktx2Image {
+    let layout = atlas_layout(format, image.width, image.height);
+    write_supercompressed(layout, &levels, zstd_level).map_err(|(_, e)| e)
+}
+
+/// The KTX2 layout of a font atlas: one 2D image of `format`, its levels
+/// still to be filled in.
+pub fn atlas_layout(format: TexelFormat, width: u32, height: u32) -> Ktx2Image<'static> {
+    Ktx2Image {
         format,
-        width: image.width,
-        height: image.height,
+        width,
+        height,
         depth: 0,
         layers: 0,
         faces: 1,
         supercompression: 0,
         swizzle: None,
         levels: &[],
-    };
-    write_supercompressed(layout, &levels, zstd_level).map_err(|(_, e)| e)
+    }
 }
 
 /// The first byte of every RGBA texel.

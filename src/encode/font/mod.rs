@@ -19,6 +19,7 @@
 //! encode runs under `catch_unwind` and a panic becomes [`FontError::Crashed`].
 
 pub mod atlas;
+pub mod bmfont;
 pub mod coverage;
 pub mod face;
 pub mod kerning;

@@ -33,7 +33,11 @@ function layoutText(font, text) {
   return { placed, width: pen };
 }
 
-/** Distance field → coverage for one glyph quad, drawn into a small canvas. */
+/**
+ * One glyph quad drawn into a small canvas: a distance field turned into
+ * coverage, or a bitmap atlas (flags bit 1) sampled nearest as it is, its
+ * one coverage channel tinted with the text colour.
+ */
 function glyphInk(font, field, glyph, rect, colour) {
   const [u0, v0, u1, v1] = glyph.uv;
   const ix = Math.floor(rect.x0);
@@ -43,7 +47,7 @@ function glyphInk(font, field, glyph, rect, colour) {
   if (w <= 0 || h <= 0) return null;
   const canvas = el('canvas', { width: w, height: h });
   const c2d = canvas.getContext('2d', { willReadFrequently: true });
-  c2d.imageSmoothingEnabled = true;
+  c2d.imageSmoothingEnabled = !font.bitmap;
   c2d.imageSmoothingQuality = 'high';
   const sw = (u1 - u0) * field.width;
   const sh = (v1 - v0) * field.height;
@@ -55,6 +59,13 @@ function glyphInk(font, field, glyph, rect, colour) {
   const halfWidth = Math.max(1e-3, (0.5 * texelsPerPixel) / Math.max(1e-6, font.distance_range || 1));
   const edge = font.edge_value ?? 0.5;
   for (let i = 0; i < px.length; i += 4) {
+    if (font.bitmap) {
+      if (!font.msdf) {
+        px[i + 3] = px[i];
+        px[i] = colour[0]; px[i + 1] = colour[1]; px[i + 2] = colour[2];
+      }
+      continue;
+    }
     const r = px[i] / 255;
     const d = font.msdf ? Math.max(Math.min(r, px[i + 1] / 255), Math.min(Math.max(r, px[i + 1] / 255), px[i + 2] / 255)) : r;
     const coverage = clamp((d - edge) / (2 * halfWidth) + 0.5, 0, 1) * (px[i + 3] / 255);
@@ -148,12 +159,18 @@ function glyphDescription(g) {
   return `U+${hex}${ch}: advance ${fmtNum(g.advance)} em, plane ${fmtVec(g.plane)}, uv ${fmtVec(g.uv)}`;
 }
 
+/** What the atlas holds, from the header flags. */
+function atlasKind(font) {
+  if (font.bitmap) return font.msdf ? 'bitmap (RGBA, straight alpha)' : 'bitmap (coverage in one channel)';
+  return font.msdf ? 'MSDF (median of R, G, B)' : 'SDF (one channel)';
+}
+
 function fontFigures(font) {
   return figureTable([
     ['glyphs', fmtInt(font.glyphs.length)], ['kerning pairs', fmtInt((font.kerning || new Map()).size)],
     ['ascent', fmtNum(font.ascent)], ['descent', fmtNum(font.descent)], ['line gap', fmtNum(font.line_gap)],
     ['line advance', fmtNum(font.line_advance)], ['distance range', fmtNum(font.distance_range)],
-    ['edge value', fmtNum(font.edge_value)], ['field', font.msdf ? 'MSDF (median of R, G, B)' : 'SDF (one channel)'],
+    ['edge value', fmtNum(font.edge_value)], ['field', atlasKind(font)],
     ['atlas', `${font.atlas_width} × ${font.atlas_height}`],
     ['atlas file', font.atlas && font.atlas.path ? assetLink(font.atlas.path) : (font.atlas && font.atlas.id) || '—'],
   ]);
@@ -176,7 +193,8 @@ export async function showFont(ctx, path) {
   if (!ctx.alive()) return;
   // The field keeps the raw channels (alpha forced opaque so nothing is premultiplied away);
   // the display shows a single-channel field as grey.
-  const field = texelsToCanvas(texels, true);
+  // A bitmap atlas keeps its alpha, which is the glyphs' own coverage.
+  const field = texelsToCanvas(texels, !font.bitmap);
   const display = font.msdf ? field : texelsToCanvas({ ...texels, data: isolateChannel(texels.data, 'r') });
 
   const preview = el('canvas', { class: 'preview' });
