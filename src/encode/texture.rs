@@ -228,13 +228,17 @@ pub fn encode_images_reporting(
     let mut notes = Notes::of(&options);
     loop {
         let (format, levels) = encode_levels(images, &chains, &options, warnings)?;
-        let below = below_floor(format, &chains, shape, &options, &levels)?;
-        match below.and_then(|psnr| Some((psnr, floor::finer(&options)?))) {
+        let measured = floor_psnr(format, &chains, shape, &options, &levels)?;
+        let step = measured
+            .filter(|&(psnr, floor)| psnr < floor)
+            .and_then(|(psnr, _)| Some((psnr, floor::finer(&options)?)));
+        match step {
             Some((psnr, finer)) => {
                 notes.stepped(&options, psnr, &finer);
                 options = finer;
             }
             None => {
+                notes.reached(measured.map(|(psnr, _)| psnr));
                 let extra = notes.key_values();
                 return write_texture_with(format, &chains, shape, &options, &levels, &extra);
             }
@@ -272,16 +276,16 @@ fn encode_levels(
     })
 }
 
-/// The worst PSNR of level 0 when it is below the floor `options` set for
-/// a lossy encode, read back from an uncompressed file; `None` when the
-/// floor is off, does not apply, or holds.
-fn below_floor(
+/// The worst PSNR of level 0 and the floor `options` set, for a lossy
+/// encode under a floor, read back from an uncompressed file; `None` when
+/// the floor is off or does not apply.
+fn floor_psnr(
     format: TexelFormat,
     chains: &[Vec<Rgba8Image>],
     shape: Shape,
     options: &TextureOptions,
     levels: &[Vec<u8>],
-) -> Result<Option<f64>, TextureError> {
+) -> Result<Option<(f64, f64)>, TextureError> {
     let lossless = matches!(format, TexelFormat::Rgba8 { .. });
     let floor = match options.min_psnr {
         Some(floor) if !lossless && floor::applies_to(options.mode) => f64::from(floor),
@@ -294,7 +298,7 @@ fn below_floor(
     let file = write_texture(format, chains, shape, &stored, levels)?;
     let sources: Vec<&Rgba8Image> = chains.iter().map(|chain| &chain[0]).collect();
     let worst = floor::worst_psnr(&file, &sources).map_err(TextureError::ReadBack)?;
-    Ok((worst < floor).then_some(worst))
+    Ok(Some((worst, floor)))
 }
 
 /// What a texture records about the choices made for it, as key/value data:
@@ -328,6 +332,15 @@ impl Notes {
             from.min_psnr.unwrap_or_default(),
             floor::written_name(to)
         ));
+    }
+
+    /// Records the PSNR the written format read back at, when it was
+    /// reached by stepping up and is not lossless.
+    fn reached(&mut self, psnr: Option<f64>) {
+        let stepped = self.choice.iter().any(|note| note.contains("floor"));
+        if let (true, Some(psnr), Some(last)) = (stepped, psnr, self.choice.last_mut()) {
+            last.push_str(&format!(" at {psnr:.2} dB"));
+        }
     }
 
     /// The key/value pairs to write (none when nothing was chosen).

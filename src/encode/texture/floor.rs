@@ -205,8 +205,7 @@ mod tests {
 
     fn choice(file: &[u8]) -> Option<String> {
         let view = ktx2::parse(file).unwrap();
-        view.key_value(ktx2::CHOICE_KEY)
-            .map(|text| String::from_utf8_lossy(text).into_owned())
+        view.key_text(ktx2::CHOICE_KEY).map(str::to_owned)
     }
 
     fn format_of(file: &[u8]) -> Option<TexelFormat> {
@@ -267,6 +266,11 @@ mod tests {
             matches!(written, TexelFormat::Astc { block, .. } if block != AstcBlock::B6x6),
             "{}",
             written.name()
+        );
+        let why = choice(&file).unwrap();
+        assert!(
+            why.ends_with(" dB") && why.contains(&format!("{} at ", written.name())),
+            "{why}"
         );
     }
 
