@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
+use super::atlas::AtlasSection;
 use super::globs::GlobList;
 use super::ids::IdsSection;
 use super::processors::ProcessorSection;
@@ -72,6 +73,9 @@ pub(crate) struct DefaultSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals.
     pub(crate) font: Option<FontLayer>,
+    /// Sprite-atlas settings (`docs/atlases.md`); in a rule, `atlas: NAME`
+    /// packs the matching images into atlas NAME.
+    pub(crate) atlas: Option<AtlasSection>,
     /// Sound globals (`docs/audio.md`).
     pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
@@ -91,6 +95,9 @@ pub(crate) struct PresetSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals of the preset.
     pub(crate) font: Option<FontLayer>,
+    /// Sprite-atlas settings (`docs/atlases.md`); in a rule, `atlas: NAME`
+    /// packs the matching images into atlas NAME.
+    pub(crate) atlas: Option<AtlasSection>,
     /// Sound globals of the preset (`docs/audio.md`).
     pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
@@ -111,6 +118,9 @@ pub(crate) struct RuleSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font settings for matching sources.
     pub(crate) font: Option<FontLayer>,
+    /// Sprite-atlas settings (`docs/atlases.md`); in a rule, `atlas: NAME`
+    /// packs the matching images into atlas NAME.
+    pub(crate) atlas: Option<AtlasSection>,
     /// Sound settings for matching sources (`docs/audio.md`).
     pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
@@ -126,6 +136,7 @@ impl DefaultSection {
             font: self.font.clone(),
             audio: self.audio.clone(),
             ibl: self.ibl.clone(),
+            atlas: self.atlas.clone().map(AtlasSection::into_layer),
         }
     }
 }
@@ -139,6 +150,7 @@ impl PresetSection {
             font: self.font.clone(),
             audio: self.audio.clone(),
             ibl: self.ibl.clone(),
+            atlas: self.atlas.clone().map(AtlasSection::into_layer),
         }
     }
 }
@@ -152,6 +164,7 @@ impl RuleSection {
             font: self.font.clone(),
             audio: self.audio.clone(),
             ibl: self.ibl.clone(),
+            atlas: self.atlas.clone().map(AtlasSection::into_layer),
         }
     }
 }
