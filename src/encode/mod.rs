@@ -5,6 +5,7 @@
 //! on failure. [`command`] maps subcommands to encoders. Each kind module turns
 //! source bytes into output bytes and knows nothing about Ninja.
 
+pub mod atlas;
 pub mod audio;
 pub mod blocks;
 pub mod command;
