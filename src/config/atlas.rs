@@ -1,75 +1,12 @@
-//! The values of the `atlas:` section: the section itself, which a rule may
-//! write as just the atlas's name, the name, and the pivot.
-//!
-//! `atlas: ui/icons` in a rule is shorthand for `atlas: { name: ui/icons }`:
-//! both put the images the rule matches into atlas `ui/icons`
-//! (`ui/icons.atlas.ktx2` and `ui/icons.hatlas`). A mapping sets any of the
-//! atlas settings, with or without a name, so a rule matching a
-//! `*.atlas/` folder tunes that atlas the same way.
+//! The values of the `atlas:` section: the atlas name and the pivot (the
+//! section's two written forms are read in `schema.rs`).
 
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::{Deserializer, Visitor};
 
-use super::keys::SCALAR_OR_STRUCT;
-use super::settings::AtlasLayer;
 use crate::format::bytes::check_runtime_path;
-
-/// `atlas:` as written: settings, or the name alone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct AtlasSection(AtlasLayer);
-
-impl AtlasSection {
-    /// The settings the section sets.
-    pub(crate) fn into_layer(self) -> AtlasLayer {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for AtlasSection {
-    /// A name (a string) or a mapping of settings. The key probe of
-    /// `keys.rs` answers the [`SCALAR_OR_STRUCT`] request with `visit_some`,
-    /// and so learns the mapping's keys.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_newtype_struct(SCALAR_OR_STRUCT, SectionVisitor)
-    }
-}
-
-/// Reads either form of the section.
-struct SectionVisitor;
-
-impl<'de> Visitor<'de> for SectionVisitor {
-    type Value = AtlasSection;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an atlas name, or a mapping of atlas settings")
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(
-        self,
-        inner: D,
-    ) -> Result<AtlasSection, D::Error> {
-        inner.deserialize_any(self)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<AtlasSection, D::Error> {
-        AtlasLayer::deserialize(inner).map(AtlasSection)
-    }
-
-    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<AtlasSection, E> {
-        let name = AtlasName::new(name).map_err(E::custom)?;
-        Ok(AtlasSection(AtlasLayer {
-            name: Some(name),
-            ..AtlasLayer::default()
-        }))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AtlasSection, A::Error> {
-        AtlasLayer::deserialize(MapAccessDeserializer::new(map)).map(AtlasSection)
-    }
-}
 
 /// The name of a rule atlas: a runtime path without extension (`ui/icons`),
 /// or empty for "no atlas".
