@@ -217,8 +217,21 @@ fn a_folder_atlas_is_trimmed_padded_and_extruded_as_its_table_says() {
     }
     check_gaps(&table, &pages, 2, 3);
     let info = p.assetc(&["info", "--json"]).expect_ok("info");
-    assert!(info.stdout.contains("ui/icons.hatlas"), "{}", info.stdout);
+    assert!(info.stdout.contains("\"efficiency\""), "{}", info.stdout);
     p.assert_no_op();
+
+    // A table that no longer fits its pages is caught by the check.
+    let mut stale = table.clone();
+    stale.page_width += 4;
+    let bytes = assetc::format::hatlas::write_hatlas(&stale).unwrap();
+    p.write("runtime/ui/icons.hatlas", &bytes);
+    let check = p.link(&["check", "--root", "runtime"]);
+    assert!(!check.ok);
+    let expected = format!(
+        "ui/icons.hatlas: states {}x{} pages but ui/icons.atlas.ktx2 is {}x{}",
+        stale.page_width, stale.page_height, table.page_width, table.page_height
+    );
+    assert!(check.stderr.contains(&expected), "{}", check.stderr);
 }
 
 #[test]
