@@ -6,14 +6,15 @@
  * later. It holds:
  *
  *   - the magic numbers, versions, chunk ids, flag bits and enumerations of
- *     .hmesh, .hmat, .hman, .hanim, .hfont, .hpack, .hsnd and the KTX2
- *     identifier;
+ *     .hmesh, .hmat, .hman, .hanim, .hfont, .hpack, .hsnd, .hatlas and the
+ *     KTX2 identifier;
  *   - a byte-packed struct for every fixed-size record on disk, each with a
  *     compile-time size check;
  *   - small static inline helpers: the asset-id hash, and bounds-checked,
  *     allocation-free readers for .hpack (table of contents), .hman (entries,
  *     lookup by id), .hmesh (header, chunk table, DESC and array sizes),
- *     .hmat (header and rows) and .hsnd (the whole record).
+ *     .hmat (header and rows), .hsnd (the whole record) and .hatlas (every
+ *     rule, sprites by index and by name).
  *
  * Every multi-byte value on disk is little-endian. The helpers decode header
  * and table fields byte by byte, so they work on any host and on buffers of
@@ -91,6 +92,9 @@ extern "C" {
 /* .hsnd: the 64-byte record of one compiled sound. */
 #define ASSETC_HSND_MAGIC ASSETC_FOURCC('H', 'S', 'N', 'D')
 #define ASSETC_HSND_VERSION 1u
+/* .hatlas: the sprite table of an atlas whose pages are a KTX2 array. */
+#define ASSETC_HATLAS_MAGIC ASSETC_FOURCC('H', 'A', 'T', 'L')
+#define ASSETC_HATLAS_VERSION 1u
 
 /* The 12 bytes every KTX 2.0 file starts with (the literal holds a 13th NUL). */
 #define ASSETC_KTX2_IDENTIFIER "\xABKTX 20\xBB\r\n\x1A\n"
@@ -231,6 +235,21 @@ typedef enum assetc_sound_codec {
     ASSETC_SOUND_OPUS = 3,   /* Opus in Ogg, decoded at 48 kHz */
     ASSETC_SOUND_CODEC_COUNT = 4
 } assetc_sound_codec;
+
+/* ------------------------------------------------------------------------ */
+/* .hatlas constants                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* assetc_atlas_header.flags bit 0: sample the pages with a nearest filter. */
+#define ASSETC_ATLAS_FLAG_NEAREST 0x01u
+/* assetc_atlas_header.flags bit 1: the rows are animation frames in play order. */
+#define ASSETC_ATLAS_FLAG_ANIMATION 0x02u
+/* Every assetc_atlas_header.flags bit with a meaning; the others are 0. */
+#define ASSETC_ATLAS_KNOWN_FLAGS (ASSETC_ATLAS_FLAG_NEAREST | ASSETC_ATLAS_FLAG_ANIMATION)
+/* assetc_atlas_sprite.flags bit 0: the content is stored turned 90 degrees clockwise. */
+#define ASSETC_SPRITE_FLAG_ROTATED 0x01u
+/* The widest and tallest page a table may describe. */
+#define ASSETC_ATLAS_MAX_PAGE_SIDE 16384u
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations stored as bytes in .hman and .hpack                          */
@@ -501,6 +520,39 @@ typedef struct assetc_sound_record {
     uint64_t sound;      /* asset id of the sound file (resolve it through the .hman) */
 } assetc_sound_record;
 
+/* .hatlas: the header; spriteCount rows and nameBytes of names follow. */
+typedef struct assetc_atlas_header {
+    uint32_t magic;        /* ASSETC_HATLAS_MAGIC */
+    uint32_t version;      /* ASSETC_HATLAS_VERSION */
+    uint32_t sprite_count; /* rows, at least 1 */
+    uint32_t page_count;   /* pages: the layers of the KTX2 array, at least 1 */
+    uint32_t page_width;   /* texels, 1 to ASSETC_ATLAS_MAX_PAGE_SIDE */
+    uint32_t page_height;  /* texels, 1 to ASSETC_ATLAS_MAX_PAGE_SIDE */
+    uint32_t flags;        /* ASSETC_ATLAS_FLAG_* */
+    uint32_t reserved;     /* 0 */
+    uint64_t atlas_tex;    /* asset id of the pages' .ktx2 (resolve it through the .hman) */
+    uint32_t name_bytes;   /* bytes of names after the rows */
+    uint32_t reserved2;    /* 0 */
+} assetc_atlas_header;
+
+/* .hatlas: one sprite (or animation frame); rects in texels, origin top left. */
+typedef struct assetc_atlas_sprite {
+    uint64_t name_hash;   /* assetc_hash of the name */
+    uint32_t page;        /* below page_count */
+    uint32_t flags;       /* ASSETC_SPRITE_FLAG_ROTATED or 0 */
+    uint32_t x, y, w, h;  /* the stored content in the page (w and h swapped when rotated) */
+    uint32_t trim_x;      /* where the content sits in the untrimmed sprite */
+    uint32_t trim_y;
+    uint32_t source_w;    /* the untrimmed sprite, at least 1 x 1 */
+    uint32_t source_h;
+    float pivot_x;        /* pivot in the untrimmed sprite, 0..1 from the top left */
+    float pivot_y;
+    uint32_t duration_ms; /* frame time with ASSETC_ATLAS_FLAG_ANIMATION; 0 otherwise */
+    uint32_t name_offset; /* the name: UTF-8 bytes [name_offset, name_offset + name_len) of the names */
+    uint32_t name_len;
+    uint32_t reserved;    /* 0 */
+} assetc_atlas_sprite;
+
 #pragma pack(pop)
 
 ASSETC_STATIC_ASSERT(sizeof(assetc_mesh_file_header) == 32, mesh_file_header_is_32_bytes);
@@ -537,6 +589,11 @@ ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, loop_start) == 32, sound_loop
 ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, loop_end) == 40, sound_loop_end_at_40);
 ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, loudness) == 48, sound_loudness_at_48);
 ASSETC_STATIC_ASSERT(offsetof(assetc_sound_record, sound) == 56, sound_id_at_56);
+ASSETC_STATIC_ASSERT(sizeof(assetc_atlas_header) == 48, atlas_header_is_48_bytes);
+ASSETC_STATIC_ASSERT(sizeof(assetc_atlas_sprite) == 72, atlas_sprite_is_72_bytes);
+ASSETC_STATIC_ASSERT(offsetof(assetc_atlas_header, atlas_tex) == 32, atlas_tex_at_32);
+ASSETC_STATIC_ASSERT(offsetof(assetc_atlas_sprite, pivot_x) == 48, sprite_pivot_at_48);
+ASSETC_STATIC_ASSERT(offsetof(assetc_atlas_sprite, name_offset) == 60, sprite_name_at_60);
 
 /* ------------------------------------------------------------------------ */
 /* Results                                                                   */
@@ -1602,6 +1659,245 @@ static inline assetc_result assetc_hsnd_read(const void *data, size_t size, asse
     if (result == ASSETC_OK)
         *record = decoded;
     return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* .hatlas reader                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A checked sprite table: its decoded header and where its rows and names are. */
+typedef struct assetc_hatlas {
+    assetc_atlas_header header;
+    const uint8_t *rows;  /* header.sprite_count * 72 bytes */
+    const uint8_t *names; /* header.name_bytes bytes */
+} assetc_hatlas;
+
+/* Decodes row `index` of `rows` (any host, any alignment); no checks. */
+static inline void assetc_detail_atlas_row(const uint8_t *rows, uint32_t index, assetc_atlas_sprite *sprite)
+{
+    const uint8_t *p = rows + (size_t)index * sizeof(assetc_atlas_sprite);
+    sprite->name_hash = assetc_load_u64le(p);
+    sprite->page = assetc_load_u32le(p + 8);
+    sprite->flags = assetc_load_u32le(p + 12);
+    sprite->x = assetc_load_u32le(p + 16);
+    sprite->y = assetc_load_u32le(p + 20);
+    sprite->w = assetc_load_u32le(p + 24);
+    sprite->h = assetc_load_u32le(p + 28);
+    sprite->trim_x = assetc_load_u32le(p + 32);
+    sprite->trim_y = assetc_load_u32le(p + 36);
+    sprite->source_w = assetc_load_u32le(p + 40);
+    sprite->source_h = assetc_load_u32le(p + 44);
+    sprite->pivot_x = assetc_detail_load_f32le(p + 48);
+    sprite->pivot_y = assetc_detail_load_f32le(p + 52);
+    sprite->duration_ms = assetc_load_u32le(p + 56);
+    sprite->name_offset = assetc_load_u32le(p + 60);
+    sprite->name_len = assetc_load_u32le(p + 64);
+    sprite->reserved = assetc_load_u32le(p + 68);
+}
+
+/* Whether `s[0 .. n)` is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF). */
+static inline int assetc_detail_is_utf8(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        size_t extra;
+        uint8_t low = 0x80u, high = 0xBFu;
+        if (c < 0x80u) {
+            ++i;
+            continue;
+        }
+        if (c >= 0xC2u && c <= 0xDFu) {
+            extra = 1;
+        } else if (c >= 0xE0u && c <= 0xEFu) {
+            extra = 2;
+            if (c == 0xE0u) low = 0xA0u;
+            if (c == 0xEDu) high = 0x9Fu;
+        } else if (c >= 0xF0u && c <= 0xF4u) {
+            extra = 3;
+            if (c == 0xF0u) low = 0x90u;
+            if (c == 0xF4u) high = 0x8Fu;
+        } else {
+            return 0;
+        }
+        if (n - i <= extra || s[i + 1] < low || s[i + 1] > high)
+            return 0;
+        for (size_t k = 2; k <= extra; ++k)
+            if (s[i + k] < 0x80u || s[i + k] > 0xBFu)
+                return 0;
+        i += extra + 1;
+    }
+    return 1;
+}
+
+/* The rules of one row, apart from the order and overlaps. */
+static inline assetc_result assetc_detail_atlas_check_row(const assetc_hatlas *atlas, const assetc_atlas_sprite *s)
+{
+    const assetc_atlas_header *h = &atlas->header;
+    uint32_t content_w = (s->flags & ASSETC_SPRITE_FLAG_ROTATED) != 0 ? s->h : s->w;
+    uint32_t content_h = (s->flags & ASSETC_SPRITE_FLAG_ROTATED) != 0 ? s->w : s->h;
+    if (s->page >= h->page_count)
+        return ASSETC_ERR_RANGE;
+    if ((s->flags & ~ASSETC_SPRITE_FLAG_ROTATED) != 0 || s->reserved != 0)
+        return ASSETC_ERR_RESERVED;
+    if ((uint64_t)s->x + s->w > h->page_width || (uint64_t)s->y + s->h > h->page_height)
+        return ASSETC_ERR_RANGE;
+    if (s->source_w == 0 || s->source_h == 0)
+        return ASSETC_ERR_VALUE;
+    if ((uint64_t)s->trim_x + content_w > s->source_w || (uint64_t)s->trim_y + content_h > s->source_h)
+        return ASSETC_ERR_RANGE;
+    if (!assetc_detail_f32_bits_finite(assetc_detail_f32_bits(s->pivot_x)) ||
+        !assetc_detail_f32_bits_finite(assetc_detail_f32_bits(s->pivot_y)))
+        return ASSETC_ERR_VALUE;
+    if ((h->flags & ASSETC_ATLAS_FLAG_ANIMATION) == 0 && s->duration_ms != 0)
+        return ASSETC_ERR_VALUE;
+    if (s->name_len == 0 || (uint64_t)s->name_offset + s->name_len > h->name_bytes)
+        return ASSETC_ERR_RANGE;
+    if (!assetc_detail_is_utf8(atlas->names + s->name_offset, s->name_len))
+        return ASSETC_ERR_VALUE;
+    if (assetc_hash((const char *)atlas->names + s->name_offset, s->name_len) != s->name_hash)
+        return ASSETC_ERR_VALUE;
+    return ASSETC_OK;
+}
+
+/* Whether two rows share a texel (both with content, on one page). */
+static inline int assetc_detail_atlas_overlap(const assetc_atlas_sprite *a, const assetc_atlas_sprite *b)
+{
+    if (a->w == 0 || a->h == 0 || b->w == 0 || b->h == 0 || a->page != b->page)
+        return 0;
+    return (uint64_t)a->x < (uint64_t)b->x + b->w && (uint64_t)b->x < (uint64_t)a->x + a->w &&
+           (uint64_t)a->y < (uint64_t)b->y + b->h && (uint64_t)b->y < (uint64_t)a->y + a->h;
+}
+
+/* The order and overlap rules across rows (quadratic in the sprite count). */
+static inline assetc_result assetc_detail_atlas_check_pairs(const assetc_hatlas *atlas)
+{
+    uint32_t count = atlas->header.sprite_count;
+    int animation = (atlas->header.flags & ASSETC_ATLAS_FLAG_ANIMATION) != 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        assetc_atlas_sprite a;
+        assetc_detail_atlas_row(atlas->rows, i, &a);
+        for (uint32_t j = i + 1; j < count; ++j) {
+            assetc_atlas_sprite b;
+            assetc_detail_atlas_row(atlas->rows, j, &b);
+            if (animation ? a.name_hash == b.name_hash : a.name_hash >= b.name_hash)
+                return ASSETC_ERR_ORDER;
+            if (assetc_detail_atlas_overlap(&a, &b))
+                return ASSETC_ERR_VALUE;
+        }
+    }
+    return ASSETC_OK;
+}
+
+/*
+ * Reads the sprite table in `data[0 .. size)` into `*atlas` and checks every
+ * rule of the format (docs/formats/hatlas.md): magic and version, known flags
+ * and zero reserved words (ASSETC_ERR_RESERVED), at least one sprite and one
+ * page, pages 1 to ASSETC_ATLAS_MAX_PAGE_SIDE texels a side, the exact file
+ * size, and for every row its page, rect, trim, pivot, duration and name
+ * (inside the names, UTF-8, hashing to name_hash), rows by ascending hash
+ * (distinct hashes for an animation; ASSETC_ERR_ORDER) and no two rects
+ * overlapping on a page. Decodes byte by byte, so any host and alignment
+ * work; `*atlas` points into `data` and is written only on success.
+ */
+static inline assetc_result assetc_hatlas_read(const void *data, size_t size, assetc_hatlas *atlas)
+{
+    const uint8_t *bytes = (const uint8_t *)data;
+    assetc_hatlas read;
+    assetc_atlas_header *h = &read.header;
+    uint64_t expected;
+    assetc_result result;
+    if (atlas == NULL || (data == NULL && size != 0))
+        return ASSETC_ERR_ARGUMENT;
+    if (size < sizeof(assetc_atlas_header))
+        return ASSETC_ERR_TRUNCATED;
+    h->magic = assetc_load_u32le(bytes);
+    h->version = assetc_load_u32le(bytes + 4);
+    h->sprite_count = assetc_load_u32le(bytes + 8);
+    h->page_count = assetc_load_u32le(bytes + 12);
+    h->page_width = assetc_load_u32le(bytes + 16);
+    h->page_height = assetc_load_u32le(bytes + 20);
+    h->flags = assetc_load_u32le(bytes + 24);
+    h->reserved = assetc_load_u32le(bytes + 28);
+    h->atlas_tex = assetc_load_u64le(bytes + 32);
+    h->name_bytes = assetc_load_u32le(bytes + 40);
+    h->reserved2 = assetc_load_u32le(bytes + 44);
+    if (h->magic != ASSETC_HATLAS_MAGIC)
+        return ASSETC_ERR_MAGIC;
+    if (h->version != ASSETC_HATLAS_VERSION)
+        return ASSETC_ERR_VERSION;
+    if ((h->flags & ~ASSETC_ATLAS_KNOWN_FLAGS) != 0 || h->reserved != 0 || h->reserved2 != 0)
+        return ASSETC_ERR_RESERVED;
+    if (h->sprite_count == 0 || h->page_count == 0 || h->page_width == 0 || h->page_height == 0 ||
+        h->page_width > ASSETC_ATLAS_MAX_PAGE_SIDE || h->page_height > ASSETC_ATLAS_MAX_PAGE_SIDE)
+        return ASSETC_ERR_VALUE;
+    expected = sizeof(assetc_atlas_header) + (uint64_t)h->sprite_count * sizeof(assetc_atlas_sprite) + h->name_bytes;
+    if ((uint64_t)size != expected)
+        return (uint64_t)size < expected ? ASSETC_ERR_TRUNCATED : ASSETC_ERR_SIZE;
+    read.rows = bytes + sizeof(assetc_atlas_header);
+    read.names = read.rows + (size_t)h->sprite_count * sizeof(assetc_atlas_sprite);
+    for (uint32_t i = 0; i < h->sprite_count; ++i) {
+        assetc_atlas_sprite sprite;
+        assetc_detail_atlas_row(read.rows, i, &sprite);
+        result = assetc_detail_atlas_check_row(&read, &sprite);
+        if (result != ASSETC_OK)
+            return result;
+    }
+    result = assetc_detail_atlas_check_pairs(&read);
+    if (result == ASSETC_OK)
+        *atlas = read;
+    return result;
+}
+
+/* Copies row `index` of a table assetc_hatlas_read accepted into `*sprite`. */
+static inline assetc_result assetc_hatlas_sprite(const assetc_hatlas *atlas, uint32_t index, assetc_atlas_sprite *sprite)
+{
+    if (atlas == NULL || atlas->rows == NULL || sprite == NULL)
+        return ASSETC_ERR_ARGUMENT;
+    if (index >= atlas->header.sprite_count)
+        return ASSETC_ERR_RANGE;
+    assetc_detail_atlas_row(atlas->rows, index, sprite);
+    return ASSETC_OK;
+}
+
+/* The name of `sprite`, a row of `atlas`: `*len` bytes, not NUL-terminated. */
+static inline const char *assetc_hatlas_name(const assetc_hatlas *atlas, const assetc_atlas_sprite *sprite, size_t *len)
+{
+    *len = sprite->name_len;
+    return (const char *)atlas->names + sprite->name_offset;
+}
+
+/*
+ * Finds the sprite named `name[0 .. n)` (ASCII case folded, as ids are) by
+ * binary search over the hashes, or by a scan in an animation; copies it into
+ * `*sprite`, or returns ASSETC_ERR_MISSING.
+ */
+static inline assetc_result assetc_hatlas_find(const assetc_hatlas *atlas, const char *name, size_t n, assetc_atlas_sprite *sprite)
+{
+    uint64_t hash = assetc_hash(name, n);
+    uint32_t low = 0, high;
+    if (atlas == NULL || atlas->rows == NULL || sprite == NULL || (name == NULL && n != 0))
+        return ASSETC_ERR_ARGUMENT;
+    high = atlas->header.sprite_count;
+    if ((atlas->header.flags & ASSETC_ATLAS_FLAG_ANIMATION) != 0) {
+        for (uint32_t i = 0; i < high; ++i) {
+            assetc_detail_atlas_row(atlas->rows, i, sprite);
+            if (sprite->name_hash == hash)
+                return ASSETC_OK;
+        }
+        return ASSETC_ERR_MISSING;
+    }
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        assetc_detail_atlas_row(atlas->rows, middle, sprite);
+        if (sprite->name_hash == hash)
+            return ASSETC_OK;
+        if (sprite->name_hash < hash)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return ASSETC_ERR_MISSING;
 }
 
 #ifdef __cplusplus

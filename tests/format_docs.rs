@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use assetc::format::hanim::{self, AnimChannel, AnimClip, AnimPath, Interpolation};
 use assetc::format::hash::asset_hash;
+use assetc::format::hatlas::{AtlasHeader, AtlasSprite};
 use assetc::format::hfont::{FontFileHeader, GpuGlyph, KerningPair};
 use assetc::format::hman::{self, ManHeader, ManifestEntry};
 use assetc::format::hmat::{GpuMaterial, MatFileHeader};
@@ -184,6 +185,19 @@ fn struct_layouts() -> Vec<(&'static str, usize, Vec<Field>)> {
             "rate" => rate, "channels" => channels, "frames" => frames,
             "loopStart" => loop_start, "loopEnd" => loop_end,
             "loudness" => loudness, "truePeak" => true_peak, "sound" => sound,
+        }),
+        layout!(AtlasHeader {
+            "magic" => magic, "version" => version, "spriteCount" => sprite_count,
+            "pageCount" => page_count, "pageWidth" => page_width,
+            "pageHeight" => page_height, "flags" => flags, "reserved" => reserved,
+            "atlasTex" => atlas_tex, "nameBytes" => name_bytes, "reserved2" => reserved2,
+        }),
+        layout!(AtlasSprite {
+            "nameHash" => name_hash, "page" => page, "flags" => flags, "x" => x, "y" => y,
+            "w" => w, "h" => h, "trimX" => trim_x, "trimY" => trim_y,
+            "sourceW" => source_w, "sourceH" => source_h, "pivotX" => pivot_x,
+            "pivotY" => pivot_y, "durationMs" => duration_ms, "nameOffset" => name_offset,
+            "nameLen" => name_len, "reserved" => reserved,
         }),
         layout!(Ktx2Header {
             "identifier" => identifier, "vkFormat" => vk_format, "typeSize" => type_size,

@@ -15,6 +15,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use assetc::format::hash::asset_hash;
+use assetc::format::hatlas::{self, ATLAS_ANIMATION, ATLAS_NEAREST, AtlasTable, SpriteEntry};
 use assetc::format::hsnd::{self, SoundCodec, SoundRecord};
 use assetc::format::ktx2::{self, Ktx2Image, Ktx2Level, TexelFormat};
 use targets::{TARGETS, Target};
@@ -366,6 +367,142 @@ fn the_corpus_holds_the_sound_record_seeds_and_faults() {
     for (name, bytes, field) in sound_faults(&opus) {
         let file = committed("hsnd", &name, &bytes);
         let error = hsnd::read_hsnd(&file).expect_err(&name);
+        assert_eq!(error.field, field, "{name}: {error}");
+    }
+}
+
+/// The corpus's `seed-*.hatlas` tables written by `hatlas::write_hatlas`: a
+/// still atlas of two pages (a sprite turned, one without texels, names in
+/// folders) and a three-frame animation. (The `seed-built-*` tables come
+/// from real builds.)
+fn atlas_seeds() -> Vec<(&'static str, AtlasTable)> {
+    let sprite = |name: &str, page, rect: [u32; 4]| SpriteEntry {
+        name: name.into(),
+        page,
+        rotated: false,
+        rect,
+        trim: [2, 1],
+        source_size: [rect[2] + 3, rect[3] + 2],
+        pivot: [0.5, 0.5],
+        duration_ms: 0,
+    };
+    let mut turned = sprite("ui/arrow", 1, [2, 2, 10, 4]);
+    turned.rotated = true;
+    turned.source_size = [4, 10];
+    turned.trim = [0, 0];
+    let still = AtlasTable {
+        atlas_tex: asset_hash("ui/icons.atlas"),
+        page_count: 2,
+        page_width: 32,
+        page_height: 16,
+        flags: ATLAS_NEAREST,
+        sprites: vec![
+            sprite("ui/button", 0, [1, 1, 12, 6]),
+            sprite("coin", 0, [16, 1, 6, 6]),
+            sprite("clear", 0, [0, 0, 0, 0]),
+            turned,
+        ],
+    };
+    let walk = AtlasTable {
+        atlas_tex: asset_hash("hero/walk.atlas"),
+        page_count: 3,
+        page_width: 16,
+        page_height: 16,
+        flags: ATLAS_ANIMATION,
+        sprites: (0..3)
+            .map(|i| SpriteEntry {
+                trim: [0, 0],
+                source_size: [16, 16],
+                duration_ms: 80 + 20 * i,
+                ..sprite(&format!("walk/{i}"), i, [0, 0, 16, 16])
+            })
+            .collect(),
+    };
+    vec![
+        ("seed-icons.hatlas", still),
+        ("seed-walk-frames.hatlas", walk),
+    ]
+}
+
+/// The corpus's `edge-*.hatlas` files: the still seed with one field
+/// broken, each with the field the reader must blame. Row 0 is `coin` (the
+/// lowest hash), row 1 `ui/button`.
+fn atlas_faults(seed: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
+    let u32_at = |value: u32| value.to_le_bytes().to_vec();
+    let row = |index: usize, field: usize| 48 + 72 * index + field;
+    let faults = [
+        ("magic", 0, b"HATX".to_vec(), "AtlasHeader.magic"),
+        ("version", 4, u32_at(2), "AtlasHeader.version"),
+        ("flags", 24, u32_at(4), "AtlasHeader.flags"),
+        ("pages-zero", 12, u32_at(0), "AtlasHeader.pageCount"),
+        ("page-side", 16, u32_at(16385), "AtlasHeader.pageWidth"),
+        ("sprite-page", row(0, 8), u32_at(2), "AtlasSprite.page"),
+        ("rect-outside", row(0, 16), u32_at(30), "AtlasSprite.x"),
+        ("overlap", row(0, 16), u32_at(8), "AtlasSprite.x"),
+        ("trim", row(0, 32), u32_at(9), "AtlasSprite.trimX"),
+        (
+            "pivot-nan",
+            row(0, 48),
+            u32_at(f32::NAN.to_bits()),
+            "AtlasSprite.pivotX",
+        ),
+        ("duration", row(0, 56), u32_at(40), "AtlasSprite.durationMs"),
+        (
+            "name-range",
+            row(0, 64),
+            u32_at(999),
+            "AtlasSprite.nameOffset",
+        ),
+        ("name-hash", row(0, 0), u32_at(7), "AtlasSprite.nameHash"),
+    ];
+    let mut files: Vec<(String, Vec<u8>, &'static str)> = faults
+        .into_iter()
+        .map(|(name, at, value, field)| {
+            let mut bytes = seed.to_vec();
+            bytes[at..at + value.len()].copy_from_slice(&value);
+            (format!("edge-{name}.hatlas"), bytes, field)
+        })
+        .collect();
+    let short = seed[..seed.len() - 1].to_vec();
+    files.push(("edge-short.hatlas".into(), short, "AtlasHeader"));
+    files.push((
+        "edge-long.hatlas".into(),
+        [seed, &[0]].concat(),
+        "AtlasHeader",
+    ));
+    files
+}
+
+/// The corpus holds the tables above, read back as written, and the broken
+/// copies, each refused naming its field; the `open` corpus holds the still
+/// table too. `ASSETC_WRITE_ATLAS_SEEDS=1 cargo test --test fuzz_corpus`
+/// (re)writes them after a deliberate change of the format.
+#[test]
+fn the_corpus_holds_the_atlas_table_seeds_and_faults() {
+    let write = std::env::var_os("ASSETC_WRITE_ATLAS_SEEDS").is_some();
+    let committed = |folder: &str, name: &str, bytes: &[u8]| {
+        let path = corpus_root().join(folder).join(name);
+        if write {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
+    };
+    let mut still = Vec::new();
+    for (name, table) in atlas_seeds() {
+        let bytes = hatlas::write_hatlas(&table).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let file = committed("hatlas", name, &bytes);
+        let read = hatlas::read_hatlas(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(read.sprites.len(), table.sprites.len(), "{name}");
+        if table.flags & ATLAS_ANIMATION == 0 {
+            still = file;
+        }
+    }
+    committed("open", "seed-icons.hatlas", &still);
+    for (name, bytes, field) in atlas_faults(&still) {
+        let file = committed("hatlas", &name, &bytes);
+        let error = hatlas::validate(&file).expect_err(&name);
         assert_eq!(error.field, field, "{name}: {error}");
     }
 }

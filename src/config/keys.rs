@@ -13,7 +13,10 @@
 //!    `presets.mobile.rules[0].texure`) and a suggestion when one is close.
 //!
 //! The probe understands what the schema uses: structs, options, sequences,
-//! string-keyed maps, scalars and unit-variant enums.
+//! string-keyed maps, scalars and unit-variant enums, plus one form of its
+//! own: a value written either as a scalar or as a struct (a rule's
+//! `atlas:`) asks for a newtype struct named [`SCALAR_OR_STRUCT`], and the
+//! probe answers with `visit_some`, on which the type probes its struct.
 
 use std::fmt;
 
@@ -24,6 +27,12 @@ use serde::de::{
 };
 
 use super::yaml::{Node, NodeKind, Position};
+
+/// The newtype-struct name by which a schema type says "a scalar, or a
+/// struct whose keys are checked": a real deserializer calls the visitor's
+/// `visit_newtype_struct` (the type then reads either form), the probe its
+/// `visit_some` (the type then asks for its struct).
+pub(crate) const SCALAR_OR_STRUCT: &str = "assetc::scalar_or_struct";
 
 /// Which keys a part of the document may hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,9 +237,12 @@ impl<'de> Deserializer<'de> for Probe<'_> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, ProbeError> {
+        if name == SCALAR_OR_STRUCT {
+            return visitor.visit_some(self);
+        }
         visitor.visit_newtype_struct(self)
     }
 

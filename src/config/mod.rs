@@ -24,10 +24,12 @@
 //! being loaded: globs and error positions), `paths.rs` (absolute paths),
 //! `select.rs` (presets and layering), `init.rs` (starter file), `error.rs`,
 //! `processors.rs` (user processors), `packs.rs` (named packs), `globs.rs`
-//! (one-or-many glob values), `ids.rs` (the `ids:` key), `size.rs` (byte
+//! (one-or-many glob values), `atlas.rs` (the `atlas:` section's
+//! two forms, the atlas name and the pivot), `ids.rs` (the `ids:` key), `size.rs` (byte
 //! sizes such as `5G`), `texture.rs` (the texture mode and name-suffix
 //! values).
 
+mod atlas;
 mod audio;
 mod configured;
 mod document;
@@ -57,6 +59,7 @@ mod readme_keys;
 #[cfg(test)]
 mod tests;
 
+pub use atlas::{AtlasName, Pivot};
 pub use audio::{
     AudioCodec, AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting, NormalizeSetting,
 };
@@ -71,6 +74,7 @@ pub use paths::absolute;
 pub use processors::{OutputNaming, Processor, required_extension};
 pub use remote::RemoteSettings;
 pub use select::Selection;
+pub use settings::{AtlasExtrude, AtlasPadding, AtlasSettings, AtlasSide};
 pub use settings::{
     AudioSettings, Loudness, OpusBitrate, SampleRate, StreamAfter, TruePeak, VorbisQuality,
 };

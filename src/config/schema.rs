@@ -11,13 +11,18 @@ use std::marker::PhantomData;
 use std::path::PathBuf;
 
 use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
+use super::atlas::AtlasName;
 use super::globs::GlobList;
 use super::ids::IdsSection;
+use super::keys::SCALAR_OR_STRUCT;
 use super::processors::ProcessorSection;
 use super::remote::RemoteSettings;
-use super::settings::{AudioLayer, FontLayer, IblLayer, MeshLayer, SettingsLayer, TextureLayer};
+use super::settings::{
+    AtlasLayer, AudioLayer, FontLayer, IblLayer, MeshLayer, SettingsLayer, TextureLayer,
+};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -72,6 +77,9 @@ pub(crate) struct DefaultSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals.
     pub(crate) font: Option<FontLayer>,
+    /// Sprite-atlas settings (`docs/atlases.md`); in a rule, `atlas: NAME`
+    /// packs the matching images into atlas NAME.
+    pub(crate) atlas: Option<AtlasSection>,
     /// Sound globals (`docs/audio.md`).
     pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
@@ -91,6 +99,9 @@ pub(crate) struct PresetSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font globals of the preset.
     pub(crate) font: Option<FontLayer>,
+    /// Sprite-atlas settings (`docs/atlases.md`); in a rule, `atlas: NAME`
+    /// packs the matching images into atlas NAME.
+    pub(crate) atlas: Option<AtlasSection>,
     /// Sound globals of the preset (`docs/audio.md`).
     pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
@@ -111,6 +122,9 @@ pub(crate) struct RuleSection {
     pub(crate) texture: Option<TextureLayer>,
     /// Font settings for matching sources.
     pub(crate) font: Option<FontLayer>,
+    /// Sprite-atlas settings (`docs/atlases.md`); in a rule, `atlas: NAME`
+    /// packs the matching images into atlas NAME.
+    pub(crate) atlas: Option<AtlasSection>,
     /// Sound settings for matching sources (`docs/audio.md`).
     pub(crate) audio: Option<AudioLayer>,
     /// Image-based-lighting settings (`docs/ibl.md`).
@@ -126,6 +140,7 @@ impl DefaultSection {
             font: self.font.clone(),
             audio: self.audio.clone(),
             ibl: self.ibl.clone(),
+            atlas: self.atlas.clone().map(AtlasSection::into_layer),
         }
     }
 }
@@ -139,6 +154,7 @@ impl PresetSection {
             font: self.font.clone(),
             audio: self.audio.clone(),
             ibl: self.ibl.clone(),
+            atlas: self.atlas.clone().map(AtlasSection::into_layer),
         }
     }
 }
@@ -152,7 +168,64 @@ impl RuleSection {
             font: self.font.clone(),
             audio: self.audio.clone(),
             ibl: self.ibl.clone(),
+            atlas: self.atlas.clone().map(AtlasSection::into_layer),
         }
+    }
+}
+
+/// `atlas:` as written: a mapping of atlas settings, or (shorthand for
+/// `{ name: NAME }`) the name alone, which sends the images a rule matches
+/// to atlas NAME (`docs/atlases.md`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct AtlasSection(AtlasLayer);
+
+impl AtlasSection {
+    /// The settings the section sets.
+    pub(crate) fn into_layer(self) -> AtlasLayer {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for AtlasSection {
+    /// A name (a string) or a mapping of settings. The key probe of
+    /// `keys.rs` answers the [`SCALAR_OR_STRUCT`] request with `visit_some`,
+    /// and so learns the mapping's keys.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_newtype_struct(SCALAR_OR_STRUCT, SectionVisitor)
+    }
+}
+
+/// Reads either form of the section.
+struct SectionVisitor;
+
+impl<'de> Visitor<'de> for SectionVisitor {
+    type Value = AtlasSection;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an atlas name, or a mapping of atlas settings")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        inner: D,
+    ) -> Result<AtlasSection, D::Error> {
+        inner.deserialize_any(self)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<AtlasSection, D::Error> {
+        AtlasLayer::deserialize(inner).map(AtlasSection)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<AtlasSection, E> {
+        let name = AtlasName::new(name).map_err(E::custom)?;
+        Ok(AtlasSection(AtlasLayer {
+            name: Some(name),
+            ..AtlasLayer::default()
+        }))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AtlasSection, A::Error> {
+        AtlasLayer::deserialize(MapAccessDeserializer::new(map)).map(AtlasSection)
     }
 }
 

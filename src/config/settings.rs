@@ -9,6 +9,7 @@
 
 use serde::Deserialize;
 
+use super::atlas::{AtlasName, Pivot};
 use super::audio::{
     AudioFormatSetting, AudioPlatformSetting, LoopPoint, LoopSetting, NormalizeSetting,
 };
@@ -841,6 +842,45 @@ impl PartialEq for LodRatios {
 
 impl Eq for LodRatios {}
 
+settings_group! {
+    /// Resolved sprite-atlas settings for one source (`docs/atlases.md`).
+    resolved AtlasSettings;
+    /// Sprite-atlas settings as one layer of `assetc.yml` states them (a
+    /// rule's `atlas: NAME` sets `name` alone; see [`super::atlas`]).
+    layer AtlasLayer;
+    {
+        /// Put matching images into the atlas of this name instead of
+        /// encoding each as a texture; empty: no atlas.
+        name: AtlasName = AtlasName::default(),
+        /// The largest page side, in texels.
+        max_size: AtlasSide = AtlasSide(2048),
+        /// Texels left empty between two sprites.
+        padding: AtlasPadding = AtlasPadding(2),
+        /// Texels of each sprite's edge repeated around it, against bleeding.
+        extrude: AtlasExtrude = AtlasExtrude(1),
+        /// Crop the fully transparent borders of each sprite.
+        trim: bool = true,
+        /// Let the packer store a sprite turned 90° clockwise.
+        rotate: bool = false,
+        /// Where each sprite's pivot sits, in the untrimmed sprite's
+        /// normalised coordinates (`[0.5, 0.5]` is its centre).
+        pivot: Pivot = Pivot([0.5, 0.5]),
+    }
+}
+
+ranged_number!(
+    /// `atlas.max_size`: the largest page side, 4 to 16384 texels.
+    AtlasSide(u32, whole: true), "max_size", 4 ..= 16384
+);
+ranged_number!(
+    /// `atlas.padding`: empty texels between sprites, 0 to 256.
+    AtlasPadding(u32, whole: true), "padding", 0 ..= 256
+);
+ranged_number!(
+    /// `atlas.extrude`: edge texels repeated around each sprite, 0 to 64.
+    AtlasExtrude(u32, whole: true), "extrude", 0 ..= 64
+);
+
 /// Every setting that applies to one source file, fully resolved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {
@@ -854,6 +894,8 @@ pub struct Settings {
     pub ibl: IblSettings,
     /// Settings read by the audio encoder.
     pub audio: AudioSettings,
+    /// Sprite-atlas settings.
+    pub atlas: AtlasSettings,
 }
 
 /// One layer of settings: the groups a `default:`, preset or rule section sets.
@@ -869,6 +911,8 @@ pub(crate) struct SettingsLayer {
     pub(crate) ibl: Option<IblLayer>,
     /// Sound fields this layer sets, if any.
     pub(crate) audio: Option<AudioLayer>,
+    /// Sprite-atlas fields this layer sets, if any.
+    pub(crate) atlas: Option<AtlasLayer>,
 }
 
 impl SettingsLayer {
@@ -888,6 +932,9 @@ impl SettingsLayer {
         }
         if let Some(ibl) = &self.ibl {
             ibl.apply_to(&mut target.ibl);
+        }
+        if let Some(atlas) = &self.atlas {
+            atlas.apply_to(&mut target.atlas);
         }
     }
 }
@@ -914,6 +961,10 @@ mod tests {
                 loudness: Some(Loudness(None)),
                 ..AudioLayer::default()
             }),
+            atlas: Some(AtlasLayer {
+                padding: Some(AtlasPadding(0)),
+                ..AtlasLayer::default()
+            }),
         };
         layer.apply_to(&mut settings);
         assert_eq!(settings.audio.loudness, Loudness(None));
@@ -923,6 +974,8 @@ mod tests {
         assert!(settings.mesh.merge);
         assert_eq!(settings.font.spread, Spread(4));
         assert_eq!(settings.font.px_per_em, PxPerEm(48));
+        assert_eq!(settings.atlas.padding, AtlasPadding(0));
+        assert_eq!(settings.atlas.extrude, AtlasExtrude(1));
     }
 
     #[test]

@@ -62,6 +62,7 @@ fn expect(compress: bool, merge: bool) -> Settings {
         font: FontSettings::default(),
         audio: AudioSettings::default(),
         ibl: Default::default(),
+        atlas: AtlasSettings::default(),
     }
 }
 
@@ -346,6 +347,39 @@ fn unknown_keys_are_found_at_every_depth() {
         assert_eq!((*line, *column), (want_line, want_column), "{message}");
         assert!(message.contains(want_path), "{message}");
     }
+}
+
+#[test]
+fn a_rule_names_an_atlas_or_sets_its_settings_and_typos_in_either_warn() {
+    let (_dir, config) = load(
+        "default:\n  atlas: { padding: 4 }\n  rules:\n    - match: \"sprites/**\"\n      atlas: ui/icons\n    - match: \"sprites/big/**\"\n      atlas: { max_size: 512, pivot: [0.5, 1], pading: 1 }\n",
+    );
+    let warnings: Vec<&str> = config.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("'default.rules[1].atlas.pading' (did you mean 'padding'?)"),
+        "{warnings:?}"
+    );
+    let plain = settings(&config, None, "ui/x.png").atlas;
+    assert_eq!((plain.name.0.as_str(), plain.padding.0), ("", 4));
+    let small = settings(&config, None, "sprites/a.png").atlas;
+    assert_eq!(
+        (small.name.0.as_str(), small.max_size.0),
+        ("ui/icons", 2048)
+    );
+    let big = settings(&config, None, "sprites/big/a.png").atlas;
+    assert_eq!((big.name.0.as_str(), big.max_size.0), ("ui/icons", 512));
+    assert_eq!(big.pivot, Pivot([0.5, 1.0]));
+    let error = load_error("default:\n  rules:\n    - match: \"*\"\n      atlas: /abs\n");
+    assert!(
+        parse_message(&error).contains("is not a relative path"),
+        "{error}"
+    );
+    let error = load_error("default:\n  atlas: { pivot: [1] }\n");
+    assert!(
+        parse_message(&error).contains("pivot must be two finite numbers"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -252,6 +252,7 @@ mod tests {
             flags: Vec::new(),
             shares: None,
             image: None,
+            sprites: None,
         }
     }
 

@@ -22,6 +22,7 @@
 //! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
 //! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
 //! | `*.n.array/`, `*.ao.array/` …    | texture array | `*.n.arr.ktx2` …      |
+//! | `*.atlas/` folder, or the images a rule sends to `atlas: NAME` | sprite atlas | `*.atlas.ktx2`, `*.hatlas` |
 //! | `*.gltf`, `*.glb`, `*.obj`       | mesh          | `*.hmesh`, `*.hmat` (+ `*.hanim`, `*/tex_<i>.ktx2`) |
 //! | `*.mat`                          | material      | `*.hmat`              |
 //! | `*.ttf`, `*.otf`                 | font          | `*.hfont`, `*.font.ktx2` |
@@ -67,6 +68,10 @@ pub enum SourceKind {
     /// A `*.array/` folder of equally sized layers, in the mode the folder's
     /// stem selects (`terrain.n.array/` holds normal maps).
     TextureArray(TextureMode),
+    /// A sprite atlas: a `*.atlas/` folder's images, or those a rule sends
+    /// to `atlas: NAME` (the source is then `NAME.atlas`), in the mode the
+    /// name selects.
+    Atlas(TextureMode),
     /// A glTF, GLB or OBJ model.
     Mesh,
     /// A standalone material description.
@@ -98,6 +103,7 @@ impl SourceKind {
             SourceKind::Lut => "lut",
             SourceKind::Cubemap => "cubemap",
             SourceKind::TextureArray(_) => "array",
+            SourceKind::Atlas(_) => "atlas",
             SourceKind::Mesh => "mesh",
             SourceKind::Material => "material",
             SourceKind::Font => "font",
@@ -121,6 +127,9 @@ const FOLDER_ASSETS: &[(&str, SourceKind)] = &[
 
 /// The folder suffix of texture arrays.
 const ARRAY_SUFFIX: &str = ".array";
+
+/// The folder suffix of sprite atlases (and of a rule atlas's source name).
+pub const ATLAS_SUFFIX: &str = ".atlas";
 
 /// assetc's own name suffixes: always on, and only after a `.` (`rock.n.png`).
 const DOTTED_SUFFIXES: &[(&str, ModeSetting)] = &[
@@ -199,6 +208,9 @@ const AUDIO_EXTENSIONS: &[&str] = &[
 pub fn classify_folder(rel: &str) -> Option<SourceKind> {
     if let Some(stem) = strip_suffix_any(rel, &[ARRAY_SUFFIX]) {
         return Some(SourceKind::TextureArray(texture_mode(stem)));
+    }
+    if let Some(stem) = strip_suffix_any(rel, &[ATLAS_SUFFIX]) {
+        return Some(SourceKind::Atlas(texture_mode(stem)));
     }
     FOLDER_ASSETS
         .iter()
@@ -351,27 +363,26 @@ pub fn settle_texture(
     rel: &str,
     texture: &TextureSettings,
 ) -> (SourceKind, Vec<String>) {
-    let (choice, array) = match kind {
-        SourceKind::Texture(_) => match strip_suffix_any(rel, IMAGE_EXTENSIONS) {
-            Some(stem) => (texture_choice(stem, texture), false),
-            None => return (kind, Vec::new()),
-        },
-        SourceKind::TextureArray(_) => match strip_suffix_any(rel, &[ARRAY_SUFFIX]) {
-            Some(stem) => (texture_choice(stem, texture), true),
-            None => return (kind, Vec::new()),
-        },
+    let suffixes: &[&str] = match kind {
+        SourceKind::Texture(_) => IMAGE_EXTENSIONS,
+        SourceKind::TextureArray(_) => &[ARRAY_SUFFIX],
+        SourceKind::Atlas(_) => &[ATLAS_SUFFIX],
         _ => return (kind, Vec::new()),
     };
+    let Some(stem) = strip_suffix_any(rel, suffixes) else {
+        return (kind, Vec::new());
+    };
+    let choice = texture_choice(stem, texture);
     let mode = choice.texture_mode();
     let flags = if choice.flips_green() {
         vec!["--flip-green".to_string()]
     } else {
         Vec::new()
     };
-    let settled = if array {
-        SourceKind::TextureArray(mode)
-    } else {
-        SourceKind::Texture(mode)
+    let settled = match kind {
+        SourceKind::TextureArray(_) => SourceKind::TextureArray(mode),
+        SourceKind::Atlas(_) => SourceKind::Atlas(mode),
+        _ => SourceKind::Texture(mode),
     };
     (settled, flags)
 }
@@ -442,6 +453,10 @@ pub fn outputs(kind: SourceKind, rel: &str) -> Vec<String> {
         SourceKind::Lut => vec![replace_extension(rel, &[".cube"], ".ktx2")],
         SourceKind::Cubemap => vec![format!("{rel}.ktx2")],
         SourceKind::TextureArray(_) => vec![replace_extension(rel, &[ARRAY_SUFFIX], ".arr.ktx2")],
+        SourceKind::Atlas(_) => vec![
+            format!("{rel}.ktx2"),
+            replace_extension(rel, &[ATLAS_SUFFIX], ".hatlas"),
+        ],
         SourceKind::Mesh => vec![
             replace_extension(rel, MESH_EXTENSIONS, ".hmesh"),
             replace_extension(rel, MESH_EXTENSIONS, ".hmat"),
@@ -786,6 +801,10 @@ mod tests {
         assert_eq!(classify_folder("t.array"), array(TextureMode::Color));
         assert_eq!(classify_folder("t.n.array"), array(TextureMode::Normal));
         assert_eq!(classify_folder("t.AO.Array"), array(TextureMode::Gray));
+        assert_eq!(
+            classify_folder("ui/icons.atlas"),
+            Some(SourceKind::Atlas(TextureMode::Color))
+        );
         assert_eq!(classify_folder("s/pbr.shader"), Some(SourceKind::Shader));
         assert_eq!(classify_folder("textures"), None);
     }
@@ -809,6 +828,11 @@ mod tests {
         assert_eq!(outputs(SourceKind::Cubemap, "sky.env"), ["sky.env.ktx2"]);
         let array = SourceKind::TextureArray(TextureMode::Normal);
         assert_eq!(outputs(array, "t.n.array"), ["t.n.arr.ktx2"]);
+        let atlas = SourceKind::Atlas(TextureMode::Color);
+        assert_eq!(
+            outputs(atlas, "ui/Icons.atlas"),
+            ["ui/Icons.atlas.ktx2", "ui/Icons.hatlas"]
+        );
         assert_eq!(
             outputs(SourceKind::Mesh, "m/chair.glb"),
             ["m/chair.hmesh", "m/chair.hmat"]

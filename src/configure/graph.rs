@@ -5,7 +5,7 @@
 //! outside it. Jobs carry their resolved settings as command-line flags, so a
 //! changed rule changes exactly the command lines it resolves differently.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
@@ -13,7 +13,7 @@ use clap::ValueEnum;
 use super::bitmap_fonts;
 use super::clashes::{self, LeftOut};
 use super::classify::{self, SourceKind};
-use super::job::{Deps, Job};
+use super::job::{AtlasSprites, Deps, Job};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
 use super::packs::{self, PackPlan};
@@ -26,8 +26,9 @@ use super::sounds;
 use super::{ConfigureError, ConfigureOptions, NINJA_FILE, ToolPaths};
 use crate::cache::remote::service::{edges_file, prefetch};
 use crate::config::{
-    AudioCodec, AudioSettings, Config, FontSettings, FormatSetting, HdrFormatSetting, IblSettings,
-    LoopSetting, MeshSettings, Selection, Settings, TextureSettings, Toggle,
+    AtlasSettings, AudioCodec, AudioSettings, Config, FontSettings, FormatSetting,
+    HdrFormatSetting, IblSettings, LoopSetting, MeshSettings, Selection, Settings, TextureSettings,
+    Toggle,
 };
 use crate::encode::blocks::target;
 use crate::encode::mesh::args::TextureList;
@@ -99,12 +100,21 @@ impl Plan {
         let mut inspected = Vec::new();
         let mut warnings = Vec::new();
         let mut claimed_images = HashSet::new();
+        let mut rule_atlases: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for source in &scanned.sources {
             if let SourceKind::Processor(index) = source.kind {
                 jobs.push(processors::job(config, index, &source.rel)?);
                 continue;
             }
             let settings = selection.settings_for(&source.rel);
+            if matches!(source.kind, SourceKind::Texture(_)) && !settings.atlas.name.0.is_empty() {
+                let name = settings.atlas.name.0.clone();
+                rule_atlases
+                    .entry(name)
+                    .or_default()
+                    .push(source.rel.clone());
+                continue;
+            }
             let (kind, naming_flags) =
                 classify::settle_texture(source.kind, &source.rel, &settings.texture);
             let mut job = Job {
@@ -116,6 +126,13 @@ impl Plan {
                 flags: [settings_flags(kind, &settings), naming_flags].concat(),
                 shares: None,
                 image: None,
+                sprites: scanned
+                    .atlas_files
+                    .get(&source.rel)
+                    .map(|files| AtlasSprites {
+                        root: source.rel.clone(),
+                        files: files.clone(),
+                    }),
             };
             if kind == SourceKind::Ibl && settings.ibl.irradiance {
                 job.outputs.push(classify::irradiance_output(&source.rel));
@@ -170,6 +187,11 @@ impl Plan {
             inspected.extend(inspection.inputs);
             warnings.extend(inspection.warnings);
         }
+        jobs.extend(
+            rule_atlases
+                .into_iter()
+                .map(|(name, files)| rule_atlas_job(selection, &name, files)),
+        );
         // An image file a mesh source's material uses is compiled as that
         // source's texture, in the mode its slot needs, not also on its own;
         // a bitmap font's page images go into its atlas alone.
@@ -180,6 +202,7 @@ impl Plan {
         });
         jobs.extend(brdf_lut_job(&jobs));
         check_names(&config.input, &jobs)?;
+        check_sprite_names(&config.input, &jobs)?;
         let keep_going = config.keep_going || options.keep_going;
         let input = root_relative(root, &config.input)?;
         let clashes = clashes::find(&jobs);
@@ -285,7 +308,18 @@ impl Plan {
                 .map(|l| (l.fragment.clone(), l.text.clone())),
         );
         files.extend(self.remote_edges());
+        files.extend(self.jobs.iter().filter_map(|job| {
+            let sprites = job.sprites.as_ref()?;
+            let paths: Vec<String> = sprites.files.iter().map(|f| join(&self.input, f)).collect();
+            let text = parts::lines(paths.iter());
+            Some((self.atlas_list(job), text))
+        }));
         files
+    }
+
+    /// The root-relative list of an atlas job's sprite files, its input.
+    fn atlas_list(&self, job: &Job) -> String {
+        join(&self.build, &format!("atlas/{}.list", job.name))
     }
 
     /// With a remote cache: the list of cached edges the build's remote
@@ -335,6 +369,12 @@ impl Plan {
         }
         all.extend(self.fragments());
         all.extend(self.remote_edges_file());
+        all.extend(
+            self.jobs
+                .iter()
+                .filter(|job| job.sprites.is_some())
+                .map(|job| self.atlas_list(job)),
+        );
         all
     }
 
@@ -425,13 +465,21 @@ impl Plan {
 
     /// A job's input path and its `assetc-encode` words after `--root`.
     fn job_args(&self, job: &Job, frag: &str, outs: &[String]) -> (String, Vec<String>) {
-        let source = match &job.shares {
-            Some(encoded) => encoded.clone(),
+        let source = match (&job.shares, &job.sprites) {
+            (Some(encoded), _) => encoded.clone(),
             // The table is a function of the tool alone.
-            None if job.kind == SourceKind::BrdfLut => self.tools[1].clone(),
-            None => join(&self.input, &job.input),
+            (None, _) if job.kind == SourceKind::BrdfLut => self.tools[1].clone(),
+            (None, Some(_)) => self.atlas_list(job),
+            (None, None) => join(&self.input, &job.input),
         };
         let mut args = job.flags.clone();
+        if let Some(sprites) = &job.sprites {
+            let root = match sprites.root.as_str() {
+                "" => self.input.clone(),
+                folder => join(&self.input, folder),
+            };
+            args.extend(["--sprite-root".into(), root]);
+        }
         args.extend(["--source".into(), job.source.clone()]);
         args.extend(["--fragment".into(), frag.to_string()]);
         if job.deps() != Deps::None {
@@ -464,6 +512,13 @@ impl Plan {
         }
         if let Some(index) = job.image {
             vars.push(("description", self.image_description(job, index)));
+        }
+        if let Some(sprites) = &job.sprites {
+            let description = match sprites.root.as_str() {
+                "" => format!("ATLAS {} (atlas: rules)", job.source),
+                folder => format!("ATLAS {}", join(&self.input, folder)),
+            };
+            vars.push(("description", description));
         }
         w.build(&Build {
             outputs,
@@ -620,9 +675,20 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         SourceKind::Texture(mode) | SourceKind::TextureArray(mode) => {
             let mut flags = vec!["--mode".into(), mode_name(mode)];
             flags.extend(surface_flags(texture, mode));
-            if mode == TextureMode::Color && texture.pixel_art != Toggle::Off {
-                flags.extend(["--pixel-art".into(), texture.pixel_art.to_string()]);
-            }
+            flags.extend(pixel_art_flags(texture, mode));
+            flags
+        }
+        SourceKind::Atlas(mode) => {
+            // Halving the pages would move every rect: an atlas's pages are
+            // bounded by `atlas.max_size` instead.
+            let pages = TextureSettings {
+                max_size: 0,
+                ..texture.clone()
+            };
+            let mut flags = vec!["--mode".into(), mode_name(mode)];
+            flags.extend(surface_flags(&pages, mode));
+            flags.extend(pixel_art_flags(texture, mode));
+            flags.extend(atlas_flags(&settings.atlas));
             flags
         }
         SourceKind::Cubemap => surface_flags(texture, TextureMode::Color),
@@ -639,6 +705,42 @@ fn settings_flags(kind: SourceKind, settings: &Settings) -> Vec<String> {
         | SourceKind::Shader
         | SourceKind::Embed
         | SourceKind::Processor(_) => Vec::new(),
+    }
+}
+
+/// The atlas encoder's own flags.
+fn atlas_flags(atlas: &AtlasSettings) -> Vec<String> {
+    flag_pairs([
+        ("--page-limit", atlas.max_size.to_string()),
+        ("--padding", atlas.padding.to_string()),
+        ("--extrude", atlas.extrude.to_string()),
+        ("--trim", atlas.trim.to_string()),
+        ("--rotate", atlas.rotate.to_string()),
+        ("--pivot", atlas.pivot.to_string()),
+    ])
+}
+
+/// The job of the atlas a rule names `name`, holding `files` (the images
+/// the rules send there, by path): source `<name>.atlas`, with the texture
+/// and atlas settings of its first sprite.
+fn rule_atlas_job(selection: &Selection, name: &str, files: Vec<String>) -> Job {
+    let source = format!("{name}{}", classify::ATLAS_SUFFIX);
+    let settings = selection.settings_for(&files[0]);
+    let unsettled = SourceKind::Atlas(TextureMode::Color);
+    let (kind, naming_flags) = classify::settle_texture(unsettled, &source, &settings.texture);
+    Job {
+        input: source.clone(),
+        name: source.clone(),
+        outputs: classify::outputs(kind, &source),
+        flags: [settings_flags(kind, &settings), naming_flags].concat(),
+        source,
+        kind,
+        shares: None,
+        image: None,
+        sprites: Some(AtlasSprites {
+            root: String::new(),
+            files,
+        }),
     }
 }
 
@@ -671,6 +773,7 @@ fn mesh_texture_job(
         flags,
         shares: None,
         image: Some(texture.index),
+        sprites: None,
     })
 }
 
@@ -790,6 +893,7 @@ fn brdf_lut_job(jobs: &[Job]) -> Option<Job> {
             flags: Vec::new(),
             shares: None,
             image: None,
+            sprites: None,
         })
 }
 
@@ -836,6 +940,17 @@ fn surface_flags(texture: &TextureSettings, mode: TextureMode) -> Vec<String> {
     flags
 }
 
+/// The `--pixel-art` flag of a colour image's edge, unless pixel art is off
+/// (the encoder's default), so projects that turn it off keep their command
+/// lines.
+fn pixel_art_flags(texture: &TextureSettings, mode: TextureMode) -> Vec<String> {
+    if mode == TextureMode::Color && texture.pixel_art != Toggle::Off {
+        vec!["--pixel-art".into(), texture.pixel_art.to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Whether `format`'s encoder has an effort knob (`quality`): UASTC, BC7,
 /// BC6H and ASTC do; raw formats, BC1, BC4 and BC5 do not.
 fn has_effort(format: FormatSetting) -> bool {
@@ -855,6 +970,21 @@ fn check_names(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
         Some((job, what)) => Err(inexpressible(&input.join(&job.source), what)),
         None => Ok(()),
     }
+}
+
+/// Refuses atlas sprite files whose names Ninja cannot express (they reach
+/// its depfiles).
+fn check_sprite_names(input: &Path, jobs: &[Job]) -> Result<(), ConfigureError> {
+    let files = jobs
+        .iter()
+        .filter_map(|job| job.sprites.as_ref())
+        .flat_map(|s| &s.files);
+    for file in files {
+        if let Some(what) = ninja::check_expressible(file) {
+            return Err(inexpressible(&input.join(file), what));
+        }
+    }
+    Ok(())
 }
 
 /// The id files of this build with their `assetc-link ids` flags. A file

@@ -27,6 +27,18 @@ pub struct Job {
     /// For the texture edge of an image a mesh source's materials use: the
     /// image's index in the source (its progress line names it).
     pub image: Option<usize>,
+    /// For an atlas: its sprite files and the folder their names start in.
+    pub sprites: Option<AtlasSprites>,
+}
+
+/// The sprites of an atlas edge, paths relative to the input folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtlasSprites {
+    /// The folder sprite names are paths below: the atlas folder, or `""`
+    /// (the input folder) for a rule atlas.
+    pub root: String,
+    /// The sprite files, sorted.
+    pub files: Vec<String>,
 }
 
 /// How an encode edge's depfile reaches Ninja.
@@ -61,6 +73,7 @@ impl Job {
             SourceKind::Cubemap
             | SourceKind::TextureArray(_)
             | SourceKind::BitmapFont
+            | SourceKind::Atlas(_)
             | SourceKind::Mesh
             | SourceKind::Shader
             | SourceKind::Processor(_) => Deps::Rule,

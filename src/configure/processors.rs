@@ -62,6 +62,7 @@ pub fn job(config: &Config, index: usize, rel: &str) -> Result<Job, ConfigureErr
         flags: Vec::new(),
         shares: None,
         image: None,
+        sprites: None,
     })
 }
 

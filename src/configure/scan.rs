@@ -8,11 +8,18 @@
 //! inside the input. Files that nothing claims are kept by name as ignored. Every folder it walks is remembered: the regeneration edge
 //! depends on them, so adding or deleting a source re-runs configure.
 //!
+//! An atlas folder (`*.atlas/`) is one source whose files are listed, not
+//! classified: everything below it (subfolders included, hidden files and
+//! backups aside) is a sprite of that atlas, and its folders are walked and
+//! remembered like the others, so a sprite added anywhere in it re-runs
+//! configure, which rewrites the atlas's list.
+//!
 //! Symbolic links are followed. A link that leads back to one of its own
 //! ancestors (a loop) and a link whose target is missing (dangling) stop
 //! configure with an error naming the link, rather than being skipped: a
 //! missing asset should be noticed before the build, not at run time.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use walkdir::{DirEntry, WalkDir};
@@ -40,6 +47,9 @@ pub struct Scan {
     /// The files that matched no pattern, relative to the input folder, in
     /// walk order.
     pub ignored: Vec<String>,
+    /// The files below each atlas folder (keyed by the folder's path),
+    /// relative to the input folder, in walk order.
+    pub atlas_files: BTreeMap<String, Vec<String>>,
 }
 
 /// Walks `input`, skipping the folders in `skip` and the files and folders
@@ -58,6 +68,8 @@ pub fn scan(
         });
     }
     let mut result = Scan::default();
+    // The atlas folder the walk is inside, if any (the walk is depth first).
+    let mut atlas: Option<String> = None;
     let mut walk = WalkDir::new(input)
         .follow_links(true)
         .sort_by_file_name()
@@ -77,8 +89,32 @@ pub fn scan(
             }
             continue;
         }
+        if atlas
+            .as_ref()
+            .is_some_and(|folder| !rel.starts_with(&format!("{folder}/")))
+        {
+            atlas = None;
+        }
+        if let Some(folder) = &atlas {
+            if entry.file_type().is_dir() {
+                result.folders.push(entry.path().to_owned());
+            } else {
+                result
+                    .atlas_files
+                    .entry(folder.clone())
+                    .or_default()
+                    .push(rel);
+            }
+            continue;
+        }
         if entry.file_type().is_dir() {
             match classify::classify_folder(&rel).filter(|_| entry.depth() > 0) {
+                Some(kind @ SourceKind::Atlas(_)) => {
+                    result.folders.push(entry.path().to_owned());
+                    result.atlas_files.insert(rel.clone(), Vec::new());
+                    atlas = Some(rel.clone());
+                    result.sources.push(Source { rel, kind });
+                }
                 Some(kind) => {
                     walk.skip_current_dir();
                     result.sources.push(Source { rel, kind });
@@ -162,5 +198,40 @@ mod tests {
             scanned.folders,
             [dir.path().to_owned(), dir.path().join("ui")]
         );
+    }
+
+    #[test]
+    fn an_atlas_folder_is_one_source_whose_files_and_folders_are_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "ui/icons.atlas/a.png",
+            "ui/icons.atlas/notes.txt",
+            "ui/icons.atlas/.hidden.png",
+            "ui/icons.atlas/sub/b.png",
+            "ui/icons.atlas/sub/c.array/d.png",
+            "ui/z.png",
+        ] {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, b"x").unwrap();
+        }
+        let scanned = scan(dir.path(), &[], |_| false, |_| None).unwrap();
+        let sources: Vec<&str> = scanned.sources.iter().map(|s| s.rel.as_str()).collect();
+        assert_eq!(sources, ["ui/icons.atlas", "ui/z.png"]);
+        let files = &scanned.atlas_files["ui/icons.atlas"];
+        assert_eq!(
+            files,
+            &[
+                "ui/icons.atlas/a.png",
+                "ui/icons.atlas/notes.txt",
+                "ui/icons.atlas/sub/b.png",
+                "ui/icons.atlas/sub/c.array/d.png",
+            ]
+        );
+        assert!(scanned.ignored.is_empty(), "{:?}", scanned.ignored);
+        let atlas = dir.path().join("ui/icons.atlas");
+        for folder in [atlas.clone(), atlas.join("sub"), atlas.join("sub/c.array")] {
+            assert!(scanned.folders.contains(&folder), "{}", folder.display());
+        }
     }
 }

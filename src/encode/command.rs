@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 
 use std::path::{Path, PathBuf};
 
+use super::atlas::{self as sprite_atlas, AtlasOptions, pack::PackOptions};
 use super::audio::{self, AudioOptions, LoopChoice, encode_audio};
 use super::blocks::target::{self, Unsuitable};
 use super::font::bmfont::compile_bitmap_font;
@@ -30,11 +31,12 @@ use super::texture::{
 use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
-    AudioCodec, AudioSettings, Charset, FontMode, FontSettings, FormatSetting, IblFormat,
-    IblSettings, IblSize, LoopPoint, LoopSetting, Loudness, MinPsnr, NormalizeSetting, OpusBitrate,
-    PxPerEm, Rdo, SampleRate, Spread, TextureSettings, Toggle, TruePeak, UastcQuality,
-    VorbisQuality, ZstdLevel,
+    AtlasExtrude, AtlasPadding, AtlasSettings, AtlasSide, AudioCodec, AudioSettings, Charset,
+    FontMode, FontSettings, FormatSetting, IblFormat, IblSettings, IblSize, LoopPoint, LoopSetting,
+    Loudness, MinPsnr, NormalizeSetting, OpusBitrate, Pivot, PxPerEm, Rdo, SampleRate, Spread,
+    TextureSettings, Toggle, TruePeak, UastcQuality, VorbisQuality, ZstdLevel,
 };
+use crate::format::hatlas::{ATLAS_NEAREST, write_hatlas};
 use crate::format::kind::{AssetKind, ColorSpace};
 
 /// The asset kinds.
@@ -48,6 +50,10 @@ pub enum Command {
     Cubemap(SurfaceArgs),
     /// A `*.array/` folder of layers to an array KTX2.
     Array(TextureArgs),
+    /// The sprites a list file names (a `*.atlas/` folder's, or a rule
+    /// atlas's) packed onto the layers of an array KTX2, plus the `.hatlas`
+    /// table (`docs/atlases.md`).
+    Atlas(AtlasArgs),
     /// A glTF, GLB or OBJ model to `.hmesh`.
     Mesh(MeshArgs),
     /// A standalone material to `.hmat`.
@@ -95,6 +101,55 @@ pub struct TextureArgs {
     /// The texture settings.
     #[command(flatten)]
     pub surface: SurfaceArgs,
+}
+
+/// Sprite-atlas settings; the defaults are those of `assetc.yml`. The input
+/// is the list of sprite files, one root-relative path per line.
+#[derive(Debug, Args)]
+pub struct AtlasArgs {
+    /// The folder sprite names are paths below: the atlas folder, or the
+    /// input folder for a rule atlas.
+    #[arg(long)]
+    pub sprite_root: PathBuf,
+    /// The largest page side, 4 to 16384 texels.
+    #[arg(long, default_value_t = AtlasSettings::default().max_size)]
+    pub page_limit: AtlasSide,
+    /// Empty texels between two sprites.
+    #[arg(long, default_value_t = AtlasSettings::default().padding)]
+    pub padding: AtlasPadding,
+    /// Texels of each sprite's edge repeated around it.
+    #[arg(long, default_value_t = AtlasSettings::default().extrude)]
+    pub extrude: AtlasExtrude,
+    /// Crop each sprite's fully transparent borders.
+    #[arg(long, default_value_t = AtlasSettings::default().trim, action = clap::ArgAction::Set)]
+    pub trim: bool,
+    /// Let the packer turn sprites 90° clockwise.
+    #[arg(long, default_value_t = AtlasSettings::default().rotate, action = clap::ArgAction::Set)]
+    pub rotate: bool,
+    /// Every sprite's pivot, `x,y` in its untrimmed normalised coordinates.
+    #[arg(long, default_value_t = AtlasSettings::default().pivot)]
+    pub pivot: Pivot,
+    /// The pages' texture settings; the job's outputs are the `.ktx2`, then
+    /// the `.hatlas`.
+    #[command(flatten)]
+    pub texture: TextureArgs,
+}
+
+impl AtlasArgs {
+    /// The atlas options these flags select.
+    pub fn options(&self) -> AtlasOptions {
+        AtlasOptions {
+            pack: PackOptions {
+                max_size: self.page_limit.0,
+                padding: self.padding.0,
+                extrude: self.extrude.0,
+                rotate: self.rotate,
+            },
+            trim: self.trim,
+            pivot: self.pivot.0,
+            svg_size: self.texture.surface.hints(&self.sprite_root).svg_size,
+        }
+    }
 }
 
 /// Settings shared by every texture-like kind.
@@ -366,6 +421,7 @@ impl Command {
     pub fn job(&self) -> &JobArgs {
         match self {
             Command::Texture(t) | Command::Array(t) => &t.surface.job,
+            Command::Atlas(a) => &a.texture.surface.job,
             Command::Cubemap(s) => &s.job,
             Command::Lut(l) | Command::BitmapFont(l) => &l.job,
             Command::Ibl(i) => &i.job,
@@ -395,6 +451,7 @@ impl Command {
             Command::BrdfLut(j) => job::run(j, |_| Ok(linear_textures(vec![brdf_lut_ktx2()]))),
             Command::Cubemap(s) => job::run(&s.job, |j| cubemap(j, s)),
             Command::Array(t) => job::run(&t.surface.job, |j| array(j, t)),
+            Command::Atlas(a) => job::run(&a.texture.surface.job, |j| atlas(j, a)),
             Command::Mesh(m) => job::run(&m.job, |j| compile_mesh(j, m)),
             Command::Material(j) => job::run(j, |j| unsupported(j, "material")),
             Command::Font(f) => job::run(&f.job, |j| font(j, f)),
@@ -491,6 +548,37 @@ fn array(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let bytes = encode_reporting(job, &layers.images, Shape::Array, &options)?;
     let float = matches!(layers.images, SourceImages::Hdr(_));
     Ok(texture_output(bytes, args.mode, float, layers.inputs))
+}
+
+/// Packs the listed sprites and encodes the pages exactly as an array's
+/// layers (`texture.max_size` aside: halving the pages would move every
+/// rect), then writes the table naming the `.ktx2`, the first output.
+fn atlas(job: &JobArgs, args: &AtlasArgs) -> Result<Encoded, EncodeError> {
+    let pages_path = job.outputs.first().ok_or_else(|| EncodeError::Invalid {
+        path: job.input.clone(),
+        what:
+            "an atlas job needs two outputs, the .ktx2 and the .hatlas; re-run `assetc configure`"
+                .into(),
+        source: None,
+    })?;
+    let atlas_tex = AssetKind::Texture.id_for_path(&job::runtime_path(&job.root, pages_path)?);
+    let mut built = sprite_atlas::build_atlas(&job.input, &args.sprite_root, &args.options())?;
+    let pages = SourceImages::Ldr(built.pages);
+    let mut options = args.texture.options_for(job, &pages)?;
+    options.max_size = 0;
+    built.table.atlas_tex = atlas_tex;
+    if options.pixel_art.is_some() {
+        built.table.flags |= ATLAS_NEAREST;
+    }
+    let table = write_hatlas(&built.table).map_err(|e| EncodeError::Invalid {
+        path: args.sprite_root.clone(),
+        what: "cannot write the atlas's sprite table".into(),
+        source: Some(Box::new(e)),
+    })?;
+    let bytes = encode_reporting(job, &pages, Shape::Array, &options)?;
+    let mut encoded = texture_output(bytes, args.texture.mode, false, built.inputs);
+    encoded.files.extend(embed::registered(table, false).files);
+    Ok(encoded)
 }
 
 /// Encodes `images`, printing the encoder's warnings with the source's path.

@@ -202,7 +202,7 @@ fn image_files(folder: &Path) -> Result<Vec<PathBuf>, EncodeError> {
 }
 
 /// Whether a file name has an image extension (any case).
-fn is_image_name(name: &str) -> bool {
+pub fn is_image_name(name: &str) -> bool {
     name.rsplit_once('.').is_some_and(|(_, extension)| {
         IMAGE_EXTENSIONS
             .iter()

@@ -6,6 +6,7 @@
 //! source bytes into output bytes and knows nothing about Ninja.
 
 pub mod animation;
+pub mod atlas;
 pub mod audio;
 pub mod blocks;
 pub mod command;

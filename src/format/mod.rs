@@ -16,6 +16,7 @@ pub mod dfd;
 pub mod error;
 pub mod hanim;
 pub mod hash;
+pub mod hatlas;
 pub mod hfont;
 pub mod hman;
 pub mod hmat;

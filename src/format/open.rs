@@ -2,19 +2,20 @@
 //! first bytes, then check the whole file and hand back its typed view.
 //!
 //! Each format starts with a fixed magic (`HMSH`, `HMAT`, `HMAN`, `HANM`,
-//! `HFNT`, `HPAK`, `HSND`) or, for textures and colour lookup tables, the 12-byte KTX
+//! `HFNT`, `HPAK`, `HSND`, `HATL`) or, for textures and colour lookup tables, the 12-byte KTX
 //! 2.0 identifier. [`identify`] looks at nothing else; [`open`] and
 //! [`validate`] go on to apply every rule of the identified format.
 //!
 //! [`open`] lends the file's arrays in place where the format allows it, so
-//! `.hmesh` and `.hmat` buffers must start on an 8-byte boundary and `.hfont`
-//! buffers on a 4-byte one (see [`AlignedBytes`](super::bytes::AlignedBytes));
+//! `.hmesh`, `.hmat` and `.hatlas` buffers must start on an 8-byte boundary
+//! and `.hfont` buffers on a 4-byte one (see [`AlignedBytes`](super::bytes::AlignedBytes));
 //! the other formats, and [`validate`], take any alignment.
 
 use core::fmt;
 
 use super::error::{FormatError, FormatResult};
 use super::hanim::{self, HAnim};
+use super::hatlas::{self, HAtlas};
 use super::hfont::{self, HFont};
 use super::hman::{self, Manifest};
 use super::hmat::{self, GpuMaterial};
@@ -40,13 +41,15 @@ pub enum FileType {
     Pack,
     /// `.hsnd` sound record (`HSND`).
     Sound,
+    /// `.hatlas` sprite table (`HATL`).
+    Atlas,
     /// KTX 2.0 texture or colour lookup table.
     Ktx2,
 }
 
 impl FileType {
     /// Every type, in declaration order.
-    pub const ALL: [FileType; 8] = [
+    pub const ALL: [FileType; 9] = [
         FileType::Mesh,
         FileType::Material,
         FileType::Manifest,
@@ -54,6 +57,7 @@ impl FileType {
         FileType::Font,
         FileType::Pack,
         FileType::Sound,
+        FileType::Atlas,
         FileType::Ktx2,
     ];
 
@@ -67,6 +71,7 @@ impl FileType {
             FileType::Font => "font",
             FileType::Pack => "pack",
             FileType::Sound => "sound",
+            FileType::Atlas => "atlas",
             FileType::Ktx2 => "texture",
         }
     }
@@ -82,6 +87,7 @@ impl FileType {
             FileType::Font => "hfont",
             FileType::Pack => "hpack",
             FileType::Sound => "hsnd",
+            FileType::Atlas => "hatlas",
             FileType::Ktx2 => "ktx2",
         }
     }
@@ -105,6 +111,7 @@ impl FileType {
             FileType::Font => b"HFNT",
             FileType::Pack => &hpack::MAGIC,
             FileType::Sound => b"HSND",
+            FileType::Atlas => b"HATL",
             FileType::Ktx2 => &ktx2::IDENTIFIER,
         }
     }
@@ -138,6 +145,8 @@ pub enum AssetFile<'a> {
     Pack(Pack<'a>),
     /// A `.hsnd`, copied out of the buffer.
     Sound(SoundRecord),
+    /// A `.hatlas`, its rows in place.
+    Atlas(HAtlas<'a>),
     /// A KTX 2.0 texture or colour lookup table.
     Texture(Ktx2View<'a>),
 }
@@ -153,6 +162,7 @@ impl AssetFile<'_> {
             AssetFile::Font(_) => FileType::Font,
             AssetFile::Pack(_) => FileType::Pack,
             AssetFile::Sound(_) => FileType::Sound,
+            AssetFile::Atlas(_) => FileType::Atlas,
             AssetFile::Texture(_) => FileType::Ktx2,
         }
     }
@@ -171,8 +181,8 @@ pub fn identify(bytes: &[u8]) -> Option<FileType> {
 /// typed view.
 ///
 /// Fails at offset 0, field `"magic"`, when the file is of no known type;
-/// `.hmesh` and `.hmat` need an 8-byte aligned buffer and `.hfont` a 4-byte
-/// aligned one (the error says so otherwise).
+/// `.hmesh`, `.hmat` and `.hatlas` need an 8-byte aligned buffer and
+/// `.hfont` a 4-byte aligned one (the error says so otherwise).
 pub fn open(bytes: &[u8]) -> FormatResult<AssetFile<'_>> {
     Ok(match identify_or_fail(bytes)? {
         FileType::Mesh => AssetFile::Mesh(hmesh::parse_hmesh(bytes)?),
@@ -182,6 +192,7 @@ pub fn open(bytes: &[u8]) -> FormatResult<AssetFile<'_>> {
         FileType::Font => AssetFile::Font(hfont::parse_hfont(bytes)?),
         FileType::Pack => AssetFile::Pack(hpack::parse(bytes)?),
         FileType::Sound => AssetFile::Sound(hsnd::read_hsnd(bytes)?),
+        FileType::Atlas => AssetFile::Atlas(hatlas::parse_hatlas(bytes)?),
         FileType::Ktx2 => AssetFile::Texture(ktx2::parse(bytes)?),
     })
 }
@@ -199,6 +210,7 @@ pub fn validate(bytes: &[u8]) -> FormatResult<FileType> {
         FileType::Font => hfont::validate(bytes),
         FileType::Pack => hpack::validate(bytes),
         FileType::Sound => hsnd::validate(bytes),
+        FileType::Atlas => hatlas::validate(bytes),
         FileType::Ktx2 => ktx2::validate(bytes),
     }?;
     Ok(file_type)
@@ -281,6 +293,28 @@ mod tests {
     fn sound() -> Vec<u8> {
         let record = SoundRecord::new(SoundCodec::Qoa, 44_100, 2, 4_410, 99).with_loop(0, 4_410);
         hsnd::write_hsnd(&record).unwrap()
+    }
+
+    fn atlas() -> Vec<u8> {
+        let sprite = hatlas::SpriteEntry {
+            name: "coin".into(),
+            page: 0,
+            rotated: false,
+            rect: [0, 0, 4, 4],
+            trim: [0, 0],
+            source_size: [4, 4],
+            pivot: [0.5, 0.5],
+            duration_ms: 0,
+        };
+        let table = hatlas::AtlasTable {
+            atlas_tex: 7,
+            page_count: 1,
+            page_width: 4,
+            page_height: 4,
+            flags: 0,
+            sprites: vec![sprite],
+        };
+        hatlas::write_hatlas(&table).unwrap()
     }
 
     fn animation() -> Vec<u8> {
@@ -370,6 +404,7 @@ mod tests {
             (FileType::Animation, animation()),
             (FileType::Font, font()),
             (FileType::Sound, sound()),
+            (FileType::Atlas, atlas()),
             (FileType::Ktx2, texture()),
         ]
     }

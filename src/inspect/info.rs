@@ -13,7 +13,7 @@ use serde::Serialize;
 use walkdir::WalkDir;
 
 use super::human_bytes;
-use super::stats::{self, Details, FileReport, SoundStats};
+use super::stats::{self, AtlasStats, Details, FileReport, SoundStats};
 use crate::format::hman;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::AssetKind;
@@ -153,6 +153,7 @@ pub fn type_name(details: &Details) -> &'static str {
         Details::Font(_) => "font",
         Details::Pack(_) => "pack",
         Details::Sound(_) => "sound",
+        Details::Atlas(_) => "atlas",
         Details::Shader(_) => "shader",
         Details::Embed => "embed",
         Details::Other => "other",
@@ -187,6 +188,7 @@ pub fn totals(files: &[FileReport]) -> Totals {
             Details::Invalid { .. } => t.invalid += 1,
             Details::Pack(_)
             | Details::Sound(_)
+            | Details::Atlas(_)
             | Details::Shader(_)
             | Details::Embed
             | Details::Other => {}
@@ -366,6 +368,7 @@ fn describe(details: &Details) -> String {
             human_bytes(p.payload)
         ),
         Details::Sound(s) => describe_sound(s),
+        Details::Atlas(a) => describe_atlas(a),
         Details::Shader(s) => format!("SPIR-V {}, {}", s.spirv, s.entry_points.join(", ")),
         Details::Embed | Details::Other => String::new(),
         Details::Invalid { format, error } => format!("not a valid {format} file: {error}"),
@@ -388,6 +391,30 @@ fn describe_sound(s: &SoundStats) -> String {
         let _ = write!(line, ", {lufs:.1} LUFS, {peak:.1} dBTP");
     }
     let _ = write!(line, ", sound {}", s.sound);
+    line
+}
+
+/// A sprite table on one line: sprites, pages, packing, the texture.
+fn describe_atlas(a: &AtlasStats) -> String {
+    let mut line = format!(
+        "{}, {} of {}x{}, {:.1}% packed",
+        count(
+            a.sprites,
+            if a.animation { "frame" } else { "sprite" },
+            if a.animation { "frames" } else { "sprites" }
+        ),
+        count(u64::from(a.pages), "page", "pages"),
+        a.page_width,
+        a.page_height,
+        a.efficiency * 100.0
+    );
+    if a.rotated > 0 {
+        let _ = write!(line, ", {} turned", a.rotated);
+    }
+    if a.nearest {
+        line.push_str(", nearest filter");
+    }
+    let _ = write!(line, ", pages {}", a.atlas_tex);
     line
 }
 

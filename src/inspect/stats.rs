@@ -16,7 +16,9 @@ use crate::format::bytes::AlignedBytes;
 use crate::format::error::{FormatError, FormatResult};
 use crate::format::hash::hex_id;
 use crate::format::kind::{AssetKind, ColorSpace};
-use crate::format::{AssetFile, FileType, hanim, hfont, hman, hmat, hmesh, hsnd, ktx2, open};
+use crate::format::{
+    AssetFile, FileType, hanim, hatlas, hfont, hman, hmat, hmesh, hsnd, ktx2, open,
+};
 
 /// One file of the output tree and what it holds.
 #[derive(Debug, Clone, Serialize)]
@@ -48,6 +50,8 @@ pub enum Details {
     Pack(PackStats),
     /// A `.hsnd` sound record.
     Sound(SoundStats),
+    /// A `.hatlas` sprite table.
+    Atlas(AtlasStats),
     /// A `.ktx2` (textures, cubemaps, arrays, LUTs).
     Texture(TextureStats),
     /// A compiled shader the manifest lists.
@@ -216,6 +220,29 @@ pub struct SoundStats {
     pub sound: String,
 }
 
+/// A sprite table's figures.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AtlasStats {
+    /// Sprites (or animation frames).
+    pub sprites: u64,
+    /// Pages: layers of the `.ktx2`.
+    pub pages: u32,
+    /// Width of every page.
+    pub page_width: u32,
+    /// Height of every page.
+    pub page_height: u32,
+    /// Sprites stored turned 90°.
+    pub rotated: u64,
+    /// Texels of sprite content over texels of page: how well it packed.
+    pub efficiency: f64,
+    /// Whether the rows are animation frames.
+    pub animation: bool,
+    /// Whether the pages want a nearest filter.
+    pub nearest: bool,
+    /// Id of the pages' `.ktx2`, as `0x` and 16 hex digits.
+    pub atlas_tex: String,
+}
+
 /// A pack's size.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PackStats {
@@ -334,6 +361,7 @@ fn read_details(expected: FileType, bytes: &[u8]) -> FormatResult<Details> {
             payload: pack.payload_bytes(),
         }),
         AssetFile::Sound(record) => Details::Sound(sound_stats(&record)),
+        AssetFile::Atlas(atlas) => Details::Atlas(atlas_stats(&atlas)),
         AssetFile::Texture(view) => Details::Texture(texture_stats(&view)),
     })
 }
@@ -467,6 +495,28 @@ fn sound_stats(record: &hsnd::SoundRecord) -> SoundStats {
         loudness: loudness.map(|(lufs, _)| lufs),
         true_peak: loudness.map(|(_, peak)| peak),
         sound: hex_id(record.sound),
+    }
+}
+
+fn atlas_stats(atlas: &hatlas::HAtlas<'_>) -> AtlasStats {
+    let header = atlas.header();
+    let sprites = atlas.sprites();
+    let content: u64 = sprites
+        .iter()
+        .map(|s| u64::from(s.w) * u64::from(s.h))
+        .sum();
+    let pages =
+        u64::from(header.page_count) * u64::from(header.page_width) * u64::from(header.page_height);
+    AtlasStats {
+        sprites: sprites.len() as u64,
+        pages: header.page_count,
+        page_width: header.page_width,
+        page_height: header.page_height,
+        rotated: sprites.iter().filter(|s| s.is_rotated()).count() as u64,
+        efficiency: content as f64 / pages.max(1) as f64,
+        animation: atlas.is_animation(),
+        nearest: header.flags & hatlas::ATLAS_NEAREST != 0,
+        atlas_tex: hex_id(header.atlas_tex),
     }
 }
 

@@ -13,6 +13,8 @@
 //!   `.hmesh` skeleton (which must exist);
 //! * every `.hfont`'s atlas id is a texture in the manifest whose level 0 is
 //!   the size the font declares;
+//! * every `.hatlas` sprite table is valid and its pages are a texture array
+//!   of the page size and count it states ([`super::check_atlases`]);
 //! * every `.hsnd` sound record is valid and its sound decodes to the rate,
 //!   channels, frames and loop it states ([`super::check_sounds`]);
 //! * every other file in the folder is listed (else it is an orphan that no
@@ -31,13 +33,14 @@ use std::path::Path;
 
 use walkdir::WalkDir;
 
+use super::check_atlases::{self, Tables, TextureShape};
 use super::check_sounds::{self, Records};
 use super::ids::{C_HEADER_FILE, RUST_MODULE_FILE};
 use super::problem::Problem;
 use super::recorded::Recorded;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::{AssetKind, PackKind};
-use crate::format::{hanim, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
+use crate::format::{hanim, hatlas, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
 use crate::fsutil;
 
 /// Totals of a successful check.
@@ -234,6 +237,12 @@ fn check_manifest(
     }
     meshes.cross_check(problems);
     check_sounds::check_sounds(root, &meshes.sounds, &meshes.paths, problems);
+    check_atlases::check_atlases(
+        &meshes.atlases,
+        &meshes.paths,
+        &meshes.texture_shapes,
+        problems,
+    );
     listed
 }
 
@@ -277,6 +286,12 @@ fn check_entry_file(
                 meshes.sounds.insert(path.to_owned(), record);
             }),
         ),
+        AssetKind::Embed if path.ends_with(ATLAS_TABLE_SUFFIX) => (
+            ".hatlas",
+            hatlas::read_hatlas(bytes).map(|table| {
+                meshes.atlases.insert(path.to_owned(), table);
+            }),
+        ),
         AssetKind::Shader | AssetKind::Embed => ("", Ok(())),
     };
     if let Err(e) = result {
@@ -297,18 +312,24 @@ struct CrossRefs {
     animations: BTreeMap<String, Option<u32>>,
     /// The ids of every texture in the manifest.
     textures: HashSet<u64>,
-    /// Level-0 size of every texture that parsed, by runtime path.
-    texture_sizes: HashMap<String, (u32, u32)>,
+    /// Level-0 size and array layers of every texture that parsed, by
+    /// runtime path.
+    texture_shapes: HashMap<String, TextureShape>,
     /// Per `.hfont`: its atlas id and the atlas size it declares.
     fonts: BTreeMap<String, (u64, u16, u16)>,
     /// Runtime path of every manifest id.
     paths: HashMap<u64, String>,
     /// Every `.hsnd` sound record that parsed.
     sounds: Records,
+    /// Every `.hatlas` sprite table that parsed.
+    atlases: Tables,
 }
 
 /// The extension of the embedded files that are sound records.
 const SOUND_RECORD_SUFFIX: &str = ".hsnd";
+
+/// The extension of the embedded files that are sprite tables.
+const ATLAS_TABLE_SUFFIX: &str = ".hatlas";
 
 impl CrossRefs {
     fn record_mesh(&mut self, path: &str, mesh: &hmesh::MeshData) {
@@ -332,8 +353,12 @@ impl CrossRefs {
     }
 
     fn record_texture(&mut self, path: &str, header: &ktx2::Ktx2Header) {
-        let size = (header.pixel_width, header.pixel_height.max(1));
-        self.texture_sizes.insert(path.to_owned(), size);
+        let shape = (
+            header.pixel_width,
+            header.pixel_height.max(1),
+            header.layer_count.max(1),
+        );
+        self.texture_shapes.insert(path.to_owned(), shape);
     }
 
     fn record_font(&mut self, path: &str, font: &hfont::FontData) {
@@ -362,13 +387,14 @@ impl CrossRefs {
                 .paths
                 .get(&atlas)
                 .filter(|_| self.textures.contains(&atlas));
-            match atlas_path.map(|p| (p, self.texture_sizes.get(p))) {
+            let size = |p: &String| self.texture_shapes.get(p).map(|&(w, h, _)| (w, h));
+            match atlas_path.map(|p| (p, size(p))) {
                 None => problem(
                     problems,
                     path,
                     format!("its atlas {atlas:#018x} is not a texture in the manifest"),
                 ),
-                Some((atlas_path, Some(&actual))) if actual != declared => problem(
+                Some((atlas_path, Some(actual))) if actual != declared => problem(
                     problems,
                     path,
                     format!(
@@ -589,15 +615,15 @@ mod tests {
         files.textures.insert(0x51);
         files.paths.insert(0x51, "ui/inter.ktx2".into());
         files
-            .texture_sizes
-            .insert("ui/inter.ktx2".into(), (256, 64));
+            .texture_shapes
+            .insert("ui/inter.ktx2".into(), (256, 64, 1));
         assert_eq!(
             problems_of(&files),
             ["ui/inter.hfont: declares a 256x128 atlas but ui/inter.ktx2 is 256x64"]
         );
         files
-            .texture_sizes
-            .insert("ui/inter.ktx2".into(), (256, 128));
+            .texture_shapes
+            .insert("ui/inter.ktx2".into(), (256, 128, 1));
         assert!(problems_of(&files).is_empty());
     }
 

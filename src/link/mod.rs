@@ -22,6 +22,7 @@
 //! of a mesh that failed is shipped without it.
 
 pub mod check;
+pub mod check_atlases;
 pub mod check_packs;
 pub mod check_sounds;
 pub mod command;

@@ -180,6 +180,40 @@ static void print_sound_structs(void)
     FIELD(assetc_sound_record, sound);
 }
 
+static void print_atlas_structs(void)
+{
+    STRUCT(assetc_atlas_header);
+    FIELD(assetc_atlas_header, magic);
+    FIELD(assetc_atlas_header, version);
+    FIELD(assetc_atlas_header, sprite_count);
+    FIELD(assetc_atlas_header, page_count);
+    FIELD(assetc_atlas_header, page_width);
+    FIELD(assetc_atlas_header, page_height);
+    FIELD(assetc_atlas_header, flags);
+    FIELD(assetc_atlas_header, reserved);
+    FIELD(assetc_atlas_header, atlas_tex);
+    FIELD(assetc_atlas_header, name_bytes);
+    FIELD(assetc_atlas_header, reserved2);
+    STRUCT(assetc_atlas_sprite);
+    FIELD(assetc_atlas_sprite, name_hash);
+    FIELD(assetc_atlas_sprite, page);
+    FIELD(assetc_atlas_sprite, flags);
+    FIELD(assetc_atlas_sprite, x);
+    FIELD(assetc_atlas_sprite, y);
+    FIELD(assetc_atlas_sprite, w);
+    FIELD(assetc_atlas_sprite, h);
+    FIELD(assetc_atlas_sprite, trim_x);
+    FIELD(assetc_atlas_sprite, trim_y);
+    FIELD(assetc_atlas_sprite, source_w);
+    FIELD(assetc_atlas_sprite, source_h);
+    FIELD(assetc_atlas_sprite, pivot_x);
+    FIELD(assetc_atlas_sprite, pivot_y);
+    FIELD(assetc_atlas_sprite, duration_ms);
+    FIELD(assetc_atlas_sprite, name_offset);
+    FIELD(assetc_atlas_sprite, name_len);
+    FIELD(assetc_atlas_sprite, reserved);
+}
+
 static void print_constants(void)
 {
     CONSTANT(ASSETC_HMESH_MAGIC);
@@ -196,6 +230,8 @@ static void print_constants(void)
     CONSTANT(ASSETC_HPACK_VERSION);
     CONSTANT(ASSETC_HSND_MAGIC);
     CONSTANT(ASSETC_HSND_VERSION);
+    CONSTANT(ASSETC_HATLAS_MAGIC);
+    CONSTANT(ASSETC_HATLAS_VERSION);
     CONSTANT(ASSETC_CHUNK_DESC);
     CONSTANT(ASSETC_CHUNK_BNDS);
     CONSTANT(ASSETC_CHUNK_VTXS);
@@ -240,6 +276,11 @@ static void print_constants(void)
     CONSTANT(ASSETC_SOUND_QOA);
     CONSTANT(ASSETC_SOUND_VORBIS);
     CONSTANT(ASSETC_SOUND_OPUS);
+    CONSTANT(ASSETC_ATLAS_FLAG_NEAREST);
+    CONSTANT(ASSETC_ATLAS_FLAG_ANIMATION);
+    CONSTANT(ASSETC_ATLAS_KNOWN_FLAGS);
+    CONSTANT(ASSETC_SPRITE_FLAG_ROTATED);
+    CONSTANT(ASSETC_ATLAS_MAX_PAGE_SIDE);
     CONSTANT(ASSETC_HMAN_HEADER_BYTES);
     CONSTANT(ASSETC_HMAN_ENTRY_FIXED_BYTES);
     CONSTANT(ASSETC_HPACK_HEADER_BYTES);
@@ -333,6 +374,7 @@ int main(void)
     print_other_structs();
     print_font_structs();
     print_sound_structs();
+    print_atlas_structs();
     print_constants();
     print_bytes("ASSETC_KTX2_IDENTIFIER", ASSETC_KTX2_IDENTIFIER, ASSETC_KTX2_IDENTIFIER_BYTES);
     print_enum_names();

@@ -18,7 +18,7 @@
 use std::hint::black_box;
 
 use assetc::format::error::{FormatError, FormatResult};
-use assetc::format::{self, AssetFile, hanim, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
+use assetc::format::{self, AssetFile, hanim, hatlas, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
 
 /// One fuzz target: the name shared by its binary and its corpus folder, and
 /// the function that runs one input.
@@ -64,6 +64,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "hsnd",
         run: fuzz_hsnd,
+    },
+    Target {
+        name: "hatlas",
+        run: fuzz_hatlas,
     },
     Target {
         name: "open",
@@ -566,6 +570,60 @@ pub fn fuzz_hsnd(data: &[u8]) -> bool {
     assert!(
         written == data,
         "write_hsnd does not reproduce an accepted file"
+    );
+    true
+}
+
+// ---------------------------------------------------------------------------
+// .hatlas
+// ---------------------------------------------------------------------------
+
+/// `.hatlas`: `parse_hatlas` on an aligned copy, `read_hatlas` and
+/// `validate` on a misaligned one, all agreeing; an accepted table keeps its
+/// promises (every row found by its name and hash, inside its page), the
+/// view and the owned reader agree, and `write_hatlas` reproduces the file.
+pub fn fuzz_hatlas(data: &[u8]) -> bool {
+    let aligned = Placed::new(data, 0);
+    let misaligned = Placed::new(data, 3);
+    let view = hatlas::parse_hatlas(aligned.bytes());
+    let owned = hatlas::read_hatlas(misaligned.bytes());
+    assert_same_verdict(&view, &owned, "parse_hatlas/read_hatlas");
+    assert_same_verdict(
+        &view,
+        &hatlas::validate(misaligned.bytes()),
+        "parse_hatlas/validate",
+    );
+    black_box(hatlas::parse_hatlas(misaligned.bytes()).is_ok());
+    let (Ok(view), Ok(table)) = (view, owned) else {
+        return false;
+    };
+    let header = view.header();
+    for sprite in view.sprites() {
+        let name = view.name(sprite);
+        assert_eq!(view.find(name), Some(sprite), "find({name:?})");
+        assert_eq!(view.find_hash(sprite.name_hash), Some(sprite), "find_hash");
+        let right = u64::from(sprite.x) + u64::from(sprite.w);
+        let bottom = u64::from(sprite.y) + u64::from(sprite.h);
+        assert!(
+            right <= u64::from(header.page_width),
+            "a rect inside its page"
+        );
+        assert!(
+            bottom <= u64::from(header.page_height),
+            "a rect inside its page"
+        );
+        assert!(sprite.page < header.page_count, "a page that exists");
+        black_box((sprite.content_size(), sprite.has_content()));
+    }
+    assert!(
+        view.to_table() == table,
+        "the view and read_hatlas disagree"
+    );
+    let written = hatlas::write_hatlas(&table)
+        .unwrap_or_else(|e| panic!("write_hatlas refused a table read_hatlas accepted: {e}"));
+    assert!(
+        written == data,
+        "write_hatlas does not reproduce an accepted file"
     );
     true
 }

@@ -11,6 +11,10 @@
 //!   binaries) through the header's readers: the TOC, the manifest, every
 //!   mesh's counts and every material's base-colour texture; and the same
 //!   pack with a second copy of every texture, sharing its payload;
+//! - `read_atlas.c` reads `.hatlas` tables written by the crate's writer (a
+//!   still atlas and an animation) through `assetc_hatlas_read` and
+//!   `assetc_hatlas_find`, and refuses each damaged copy exactly when the
+//!   Rust reader does;
 //! - damaged packs (truncated, corrupted) must make `read_pack` fail with a
 //!   message, never crash; the corruption cases run under AddressSanitizer and
 //!   UBSan when the compiler supports them.
@@ -25,6 +29,7 @@ use std::process::{Command, Output};
 use crate::common::shared;
 use assetc::format::hanim::{self, AnimPath, Interpolation};
 use assetc::format::hash::asset_hash;
+use assetc::format::hatlas::{self, AtlasHeader, AtlasSprite};
 use assetc::format::hfont::{self, FontFileHeader, GpuGlyph, KerningPair};
 use assetc::format::hman::{self, ManHeader, Manifest};
 use assetc::format::hmat::{self, AlphaMode, GpuMaterial, MatFileHeader};
@@ -291,6 +296,122 @@ fn read_pack_reads_the_demo_pack_like_the_rust_crate() {
     let result = run(&exe, &[&pack]);
     assert_eq!(result.code, Some(0), "read_pack failed:\n{}", result.stderr);
     assert_same_lines("read_pack on the demo pack", &result.stdout, &expected);
+}
+
+/// A still table (one sprite turned, one without texels) and an animation.
+fn sample_tables() -> [Vec<u8>; 2] {
+    let sprite = |name: &str, page, rect: [u32; 4]| hatlas::SpriteEntry {
+        name: name.into(),
+        page,
+        rotated: false,
+        rect,
+        trim: [1, 0],
+        source_size: [rect[2] + 1, rect[3] + 2],
+        pivot: [0.5, 1.0],
+        duration_ms: 0,
+    };
+    let mut turned = sprite("ui/Arrow", 1, [0, 0, 6, 3]);
+    turned.rotated = true;
+    turned.source_size = [3, 6];
+    turned.trim = [0, 0];
+    let still = hatlas::AtlasTable {
+        atlas_tex: asset_hash("ui/icons.atlas"),
+        page_count: 2,
+        page_width: 16,
+        page_height: 8,
+        flags: hatlas::ATLAS_NEAREST,
+        sprites: vec![
+            sprite("button", 0, [0, 0, 8, 4]),
+            sprite("coin", 0, [10, 0, 4, 4]),
+            sprite("clear", 0, [0, 0, 0, 0]),
+            turned,
+        ],
+    };
+    let frames = hatlas::AtlasTable {
+        flags: hatlas::ATLAS_ANIMATION,
+        page_count: 3,
+        sprites: (0..3)
+            .map(|i| hatlas::SpriteEntry {
+                duration_ms: 40 * (i + 1),
+                ..sprite(&format!("walk/{}", 2 - i), i, [0, 0, 16, 8])
+            })
+            .collect(),
+        ..still.clone()
+    };
+    [still, frames].map(|table| hatlas::write_hatlas(&table).unwrap())
+}
+
+/// What `read_atlas` should print for `bytes`, from the Rust reader.
+fn expected_atlas(bytes: &[u8]) -> String {
+    let table = hatlas::read_hatlas(bytes).unwrap();
+    let mut out = format!(
+        "atlas sprites {} pages {} size {} {} flags {} tex {:016x}\n",
+        table.sprites.len(),
+        table.page_count,
+        table.page_width,
+        table.page_height,
+        table.flags,
+        table.atlas_tex
+    );
+    for s in &table.sprites {
+        let [x, y, w, h] = s.rect;
+        let _ = writeln!(
+            out,
+            "sprite {} page {} rotated {} rect {x} {y} {w} {h} trim {} {} source {} {} pivot {:08x} {:08x} ms {}",
+            s.name,
+            s.page,
+            u8::from(s.rotated),
+            s.trim[0],
+            s.trim[1],
+            s.source_size[0],
+            s.source_size[1],
+            s.pivot[0].to_bits(),
+            s.pivot[1].to_bits(),
+            s.duration_ms
+        );
+    }
+    out
+}
+
+#[test]
+fn read_atlas_reads_tables_like_the_rust_crate_and_refuses_what_it_refuses() {
+    let scratch = tempfile::tempdir().unwrap();
+    let exe = build_c("read_atlas.c", scratch.path(), "read_atlas", &[]);
+    let file = scratch.path().join("table.hatlas");
+    for bytes in sample_tables() {
+        std::fs::write(&file, &bytes).unwrap();
+        let result = run(&exe, &[&file]);
+        assert_eq!(
+            result.code,
+            Some(0),
+            "read_atlas failed:\n{}",
+            result.stderr
+        );
+        assert_same_lines("read_atlas", &result.stdout, &expected_atlas(&bytes));
+        let mut refused = 0;
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x01, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[at] = value;
+                if damaged == bytes {
+                    continue;
+                }
+                std::fs::write(&file, &damaged).unwrap();
+                let c_accepts = run(&exe, &[&file]).code == Some(0);
+                let rust_accepts = hatlas::validate(&damaged).is_ok();
+                assert_eq!(c_accepts, rust_accepts, "byte {at} set to {value:#04x}");
+                refused += usize::from(!rust_accepts);
+            }
+        }
+        assert!(
+            refused > bytes.len(),
+            "only {refused} damaged copies refused"
+        );
+        for len in [0, 47, 48, bytes.len() - 1] {
+            std::fs::write(&file, &bytes[..len]).unwrap();
+            assert_eq!(run(&exe, &[&file]).code, Some(1), "{len} bytes");
+        }
+    }
 }
 
 #[test]
@@ -816,6 +937,7 @@ fn other_layouts(out: &mut String) {
     documented(out, &ANIM_HEADER);
     font_layouts(out);
     sound_layouts(out);
+    atlas_layouts(out);
 }
 
 /// The `.hfont` records.
@@ -888,6 +1010,50 @@ fn sound_layouts(out: &mut String) {
     );
 }
 
+/// The `.hatlas` records.
+fn atlas_layouts(out: &mut String) {
+    layout!(
+        out,
+        "assetc_atlas_header",
+        AtlasHeader {
+            magic,
+            version,
+            sprite_count,
+            page_count,
+            page_width,
+            page_height,
+            flags,
+            reserved,
+            atlas_tex,
+            name_bytes,
+            reserved2
+        }
+    );
+    layout!(
+        out,
+        "assetc_atlas_sprite",
+        AtlasSprite {
+            name_hash,
+            page,
+            flags,
+            x,
+            y,
+            w,
+            h,
+            trim_x,
+            trim_y,
+            source_w,
+            source_h,
+            pivot_x,
+            pivot_y,
+            duration_ms,
+            name_offset,
+            name_len,
+            reserved
+        }
+    );
+}
+
 /// The constants, in the order `layout_check.c` prints them.
 fn constants(out: &mut String) {
     let le = u32::from_le_bytes;
@@ -906,6 +1072,8 @@ fn constants(out: &mut String) {
         ("HPACK_VERSION", hpack::VERSION.into()),
         ("HSND_MAGIC", hsnd::MAGIC.into()),
         ("HSND_VERSION", hsnd::VERSION.into()),
+        ("HATLAS_MAGIC", hatlas::MAGIC.into()),
+        ("HATLAS_VERSION", hatlas::VERSION.into()),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_string(), value))
@@ -948,6 +1116,11 @@ fn constants(out: &mut String) {
             ("SOUND_QOA", SoundCodec::Qoa as u64),
             ("SOUND_VORBIS", SoundCodec::Vorbis as u64),
             ("SOUND_OPUS", SoundCodec::Opus as u64),
+            ("ATLAS_FLAG_NEAREST", hatlas::ATLAS_NEAREST.into()),
+            ("ATLAS_FLAG_ANIMATION", hatlas::ATLAS_ANIMATION.into()),
+            ("ATLAS_KNOWN_FLAGS", hatlas::KNOWN_FLAGS.into()),
+            ("SPRITE_FLAG_ROTATED", hatlas::SPRITE_ROTATED.into()),
+            ("ATLAS_MAX_PAGE_SIDE", hatlas::MAX_PAGE_SIDE.into()),
             ("HMAN_HEADER_BYTES", hman::HEADER_BYTES as u64),
             ("HMAN_ENTRY_FIXED_BYTES", hman::ENTRY_FIXED_BYTES as u64),
             ("HPACK_HEADER_BYTES", hpack::HEADER_BYTES as u64),

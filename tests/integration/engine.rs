@@ -99,6 +99,11 @@ fn check_contents(path: &str, opened: &AssetFile<'_>, tree: &BTreeMap<String, Ve
             let atlas = path.replace(".hfont", ".font.ktx2");
             assert!(tree.contains_key(&atlas), "{path} has no atlas {atlas}");
         }
+        AssetFile::Atlas(atlas) => {
+            let pages = path.replace(".hatlas", ".atlas.ktx2");
+            assert!(tree.contains_key(&pages), "{path} has no pages {pages}");
+            assert!(!atlas.sprites().is_empty(), "{path}");
+        }
         AssetFile::Material(_) | AssetFile::Pack(_) | AssetFile::Sound(_) => {}
     }
 }
