@@ -180,7 +180,7 @@ const SEPARATORS: &[char] = &['_', '-', '.'];
 /// a data mode for them as for any image.
 const IMAGE_EXTENSIONS: &[&str] = &[
     ".png", ".jpg", ".jpeg", ".webp", ".tga", ".bmp", ".tif", ".tiff", ".hdr", ".exr", ".svg",
-    ".ktx2",
+    ".gif", ".ktx2",
 ];
 
 /// The name suffixes that make a file an IBL panorama whatever the rules
@@ -562,7 +562,7 @@ mod tests {
     #[test]
     fn every_image_kind_follows_the_png_naming_rules() {
         for extension in [
-            "webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg", "TGA", "Exr",
+            "webp", "tga", "bmp", "tif", "tiff", "hdr", "exr", "svg", "gif", "TGA", "Exr",
         ] {
             let name = format!("t/rock_normal.{extension}");
             let kind = classify_file(&name, false);

@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 
 use std::path::{Path, PathBuf};
 
+use super::animation::frames::{Container, read_frames};
 use super::atlas::{self as sprite_atlas, AtlasOptions, pack::PackOptions};
 use super::audio::{self, AudioOptions, LoopChoice, encode_audio};
 use super::blocks::target::{self, Unsuitable};
@@ -23,7 +24,8 @@ use super::mesh::compile::compile_mesh;
 use super::mesh::gltf as gltf_source;
 use super::process::{self, ProcessArgs};
 use super::texture::{
-    BlockOptions, Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_sources,
+    BlockOptions, Shape, SourceImages, TextureError, TextureMode, TextureOptions, encode_animation,
+    encode_sources,
     gpu_source::{self, GpuFormat},
     hdr::HdrFormat,
     pixel_art,
@@ -472,6 +474,9 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
         let options = args.options().map_err(|e| unsuitable(job, e))?;
         return passed_through(job, source, format, &options, extra_inputs);
     }
+    if Container::sniff(&source).is_some() {
+        return animated(job, args, &source, extra_inputs);
+    }
     let hints = args.surface.hints(&job.input);
     let image = decode_source(&source, &hints).map_err(|e| cannot_encode(job, e.into()))?;
     let float = image.is_hdr();
@@ -479,6 +484,36 @@ fn texture(job: &JobArgs, args: &TextureArgs) -> Result<Encoded, EncodeError> {
     let options = args.options_for(job, &images)?;
     let bytes = encode_reporting(job, &images, Shape::Plain, &options)?;
     Ok(texture_output(bytes, args.mode, float, extra_inputs))
+}
+
+/// An animated image (GIF, APNG, animated WebP): its frames as the layers of
+/// a texture array that records their times, or a plain texture when it
+/// holds one frame.
+fn animated(
+    job: &JobArgs,
+    args: &TextureArgs,
+    source: &[u8],
+    extra_inputs: Vec<PathBuf>,
+) -> Result<Encoded, EncodeError> {
+    let frames = read_frames(source).map_err(|e| EncodeError::Invalid {
+        path: job.input.clone(),
+        what: "cannot read the animation".into(),
+        source: Some(Box::new(e)),
+    })?;
+    let times: Vec<u32> = frames.iter().map(|frame| frame.duration_ms).collect();
+    let images = SourceImages::Ldr(frames.into_iter().map(|frame| frame.image).collect());
+    let options = args.options_for(job, &images)?;
+    let bytes = match &images {
+        SourceImages::Ldr(layers) if layers.len() > 1 => {
+            let mut warnings = Vec::new();
+            let bytes = encode_animation(layers, &times, &options, &mut warnings)
+                .map_err(|e| cannot_encode(job, e))?;
+            warn_all(job, &warnings);
+            bytes
+        }
+        _ => encode_reporting(job, &images, Shape::Plain, &options)?,
+    };
+    Ok(texture_output(bytes, args.mode, false, extra_inputs))
 }
 
 /// A source that is already a GPU texture, checked and passed through (see

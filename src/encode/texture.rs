@@ -223,6 +223,53 @@ pub fn encode_images_reporting(
     options: &TextureOptions,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<u8>, TextureError> {
+    encode_images_with(images, shape, options, warnings, &[])
+}
+
+/// The key/value key of an animation's frame times: one little-endian u32
+/// per array layer, in milliseconds (`docs/formats/ktx2.md`).
+pub const FRAME_TIMES_KEY: &str = "assetc.frameTimes";
+
+/// The standard KTX 2.0 key saying the array layers are the frames of an
+/// animation: duration, timescale and loop count, three little-endian u32.
+pub const ANIM_DATA_KEY: &str = "KTXanimData";
+
+/// Encodes the frames of an animation, each `frame_ms` long, as the layers
+/// of a texture array that records their times: [`FRAME_TIMES_KEY`]
+/// always, and [`ANIM_DATA_KEY`] (timescale 1000, looping forever) when
+/// every frame lasts as long, which is all that key can say.
+///
+/// # Panics
+///
+/// If `frames` is empty or `frame_ms` is not as long as `frames`; callers
+/// read both from one file.
+pub fn encode_animation(
+    frames: &[Rgba8Image],
+    frame_ms: &[u32],
+    options: &TextureOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<u8>, TextureError> {
+    assert_eq!(frames.len(), frame_ms.len(), "one time per frame");
+    let times: Vec<u8> = frame_ms.iter().flat_map(|ms| ms.to_le_bytes()).collect();
+    let mut extra = vec![(FRAME_TIMES_KEY, times)];
+    if frame_ms.iter().all(|&ms| ms == frame_ms[0]) {
+        let anim_data = [frame_ms[0], 1000, 0];
+        extra.push((
+            ANIM_DATA_KEY,
+            anim_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        ));
+    }
+    encode_images_with(frames, Shape::Array, options, warnings, &extra)
+}
+
+/// [`encode_images_reporting`] with `extra` key/value pairs.
+fn encode_images_with(
+    images: &[Rgba8Image],
+    shape: Shape,
+    options: &TextureOptions,
+    warnings: &mut Vec<String>,
+    extra: &[(&'static str, Vec<u8>)],
+) -> Result<Vec<u8>, TextureError> {
     let mut options = options.for_pixel_art();
     let chains = filtered_chains(images, &options);
     let mut notes = Notes::of(&options);
@@ -239,8 +286,9 @@ pub fn encode_images_reporting(
             }
             None => {
                 notes.reached(measured.map(|(psnr, _)| psnr));
-                let extra = notes.key_values();
-                return write_texture_with(format, &chains, shape, &options, &levels, &extra);
+                let mut pairs = notes.key_values();
+                pairs.extend_from_slice(extra);
+                return write_texture_with(format, &chains, shape, &options, &levels, &pairs);
             }
         }
     }

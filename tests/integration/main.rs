@@ -24,6 +24,7 @@ mod image_sources;
 mod test_font;
 
 // One module per area; each says what it covers in its own doc comment.
+mod animations;
 mod atlases;
 mod audio;
 mod bitmap_fonts;
