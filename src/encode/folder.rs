@@ -220,16 +220,7 @@ fn decode_all(
     let mut images = Vec::with_capacity(paths.len());
     let mut total = 0u64;
     for path in paths {
-        let bytes = fsutil::read(path)?;
-        let hints = SourceHints {
-            extension: path.extension().and_then(|extension| extension.to_str()),
-            svg_size,
-        };
-        let image = decode_source(&bytes, &hints).map_err(|error| EncodeError::Invalid {
-            path: path.clone(),
-            what: "cannot decode image".into(),
-            source: Some(Box::new(error)),
-        })?;
+        let image = decode_image_file(path, svg_size)?;
         let (width, height) = image.size();
         total += u64::from(width) * u64::from(height);
         if total > max_pixels {
@@ -244,6 +235,22 @@ fn decode_all(
         images.push(image);
     }
     Ok(images)
+}
+
+/// Reads and decodes the image file at `path` (SVG drawn with its larger
+/// side `svg_size` pixels, `None`: its own size), naming the file when it
+/// does not decode.
+pub fn decode_image_file(path: &Path, svg_size: Option<u32>) -> Result<SourceImage, EncodeError> {
+    let bytes = fsutil::read(path)?;
+    let hints = SourceHints {
+        extension: path.extension().and_then(|extension| extension.to_str()),
+        svg_size,
+    };
+    decode_source(&bytes, &hints).map_err(|error| EncodeError::Invalid {
+        path: path.to_owned(),
+        what: "cannot decode image".into(),
+        source: Some(Box::new(error)),
+    })
 }
 
 /// Refuses a cube face that is not square.
@@ -344,13 +351,13 @@ fn face_list() -> String {
 }
 
 /// The image extensions a folder asset takes, as text: `.png, .jpg, …`.
-fn extension_list() -> String {
+pub fn extension_list() -> String {
     let dotted: Vec<String> = IMAGE_EXTENSIONS.iter().map(|e| format!(".{e}")).collect();
     dotted.join(", ")
 }
 
 /// An error about `path`.
-fn invalid(path: &Path, what: String) -> EncodeError {
+pub fn invalid(path: &Path, what: String) -> EncodeError {
     EncodeError::Invalid {
         path: path.to_owned(),
         what,

@@ -19,13 +19,14 @@ use super::sound::{self, OpenedSound, SoundView};
 pub use super::source::Sources;
 use super::store::Store;
 use super::texture::png_bytes;
-use super::{ViewError, anim, embed, environment, font, mesh, shader, texture};
+use super::{ViewError, anim, atlas, embed, environment, font, mesh, shader, texture};
 use crate::encode::audio::wav::write_pcm16;
 use crate::encode::texture::readback::ImageIndex;
+use crate::format::bytes::AlignedBytes;
 use crate::format::hash::hex_id;
 use crate::format::hman::MANIFEST_FILE;
 use crate::format::kind::AssetKind;
-use crate::format::{hanim, hfont, hman, hmat, hmesh, hsnd, ktx2};
+use crate::format::{hanim, hatlas, hfont, hman, hmat, hmesh, hsnd, ktx2};
 use crate::inspect::{info, pack_info, stats};
 use crate::link::check;
 
@@ -45,6 +46,7 @@ pub const PAGE_FILES: &[(&str, &str)] = embedded![
     "app.js",
     "anim.js",
     "api.js",
+    "atlas.js",
     "check.js",
     "colour.js",
     "context.js",
@@ -261,6 +263,7 @@ impl App {
             }
             ("GET", "/api/environments") => Ok(Reply::json(&self.environments()?)),
             ("GET", "/api/font") => self.font(query.path()?).map(|v| Reply::json(&v)),
+            ("GET", "/api/atlas") => self.atlas(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/material") => self.material(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/shader") => self.shader(query.path()?).map(|v| Reply::json(&v)),
             ("GET", "/api/embed") => self.embed(query.path()?).map(|v| Reply::json(&v)),
@@ -432,6 +435,13 @@ impl App {
         let bytes = self.store.read(path)?;
         let parsed = hfont::parse_hfont(&bytes).map_err(|e| ViewError::invalid(path, e))?;
         Ok(font::font_json(path, &parsed, &self.ids()))
+    }
+
+    /// A sprite table with the image URLs of its pages.
+    fn atlas(&self, path: &str) -> Result<Value, ViewError> {
+        let bytes = AlignedBytes::copy_from(&self.store.read(path)?);
+        let parsed = hatlas::parse_hatlas(&bytes).map_err(|e| ViewError::invalid(path, e))?;
+        Ok(atlas::atlas_json(path, &parsed, &self.ids()))
     }
 
     /// A SPIR-V module's entry points, bindings, push constants and WGSL.

@@ -7,7 +7,8 @@
 //! the crate's own readers in [`crate::format`]: the figures are `assetc
 //! info`'s ([`crate::inspect`]), meshes are decoded by [`mesh`], textures
 //! decoded to PNG by [`texture`] (UASTC through the Basis Universal
-//! transcoder the encoder already links), fonts by [`font`], animations by
+//! transcoder the encoder already links), fonts by [`font`], sprite atlases
+//! (every page with each sprite's outline and name) by [`atlas`], animations by
 //! [`anim`], materials by [`material`], SPIR-V modules reflected by
 //! [`shader`], embedded files shown as text or hex by [`embed`] and sounds
 //! (a record, its waveform, its loudness before and after processing, and
@@ -21,6 +22,7 @@
 
 pub mod anim;
 pub mod api;
+pub mod atlas;
 pub mod command;
 pub mod embed;
 pub mod environment;

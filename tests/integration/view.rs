@@ -1681,3 +1681,64 @@ fn a_bitmap_font_is_served_with_its_flags_and_atlas() {
     let atlas = font["atlas"]["image_url"].as_str().unwrap();
     assert_eq!(view.get(atlas).0, 200);
 }
+
+#[test]
+fn an_atlas_answers_its_sprites_and_the_image_of_every_page() {
+    let p = Project::new(
+        "input: assets\noutput: runtime\ndefault:\n  texture: { format: rgba8 }\n  atlas: { max_size: 16 }\n",
+    );
+    for (name, seed) in [("a", 1), ("b", 2), ("c", 3), ("sub/d", 4)] {
+        p.png(&format!("assets/ui/icons.atlas/{name}.png"), 10, 10, seed);
+    }
+    p.build(&[]);
+    let view = Viewer::start(p.root(), &[]);
+    let atlas = view.json("/api/atlas?path=ui/icons.hatlas");
+    assert_eq!(atlas["texture"]["path"], "ui/icons.atlas.ktx2");
+    let mut names: Vec<&str> = atlas["sprites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["a", "b", "c", "sub/d"]);
+    // Four 10x10 sprites, 14 texels each with their extrusion and padding,
+    // take one 16x16 page each.
+    let pages = atlas["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 4);
+    for page in pages {
+        assert_eq!(view.get(page.as_str().unwrap()).0, 200);
+    }
+    let assets = view.json("/api/assets");
+    let listed = assets["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "ui/icons.hatlas")
+        .unwrap();
+    assert_eq!(listed["type"], "atlas");
+    assert!(
+        view.error("/api/atlas?path=ui/icons.atlas.ktx2", 422)
+            .starts_with("ui/icons.atlas.ktx2: ")
+    );
+    // The page draws it: the view reaches `ready` and shows the sprites.
+    let shots = tempfile::tempdir().unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/#asset=ui%2Ficons.hatlas&page=3",
+        view.port
+    );
+    let (_, body, shot) = shot_page_at(&url, 1280, shots.path(), "view-atlas.png");
+    assert_eq!(
+        attribute(&body, "data-view").as_deref(),
+        Some("atlas"),
+        "<body{body}>"
+    );
+    assert_eq!(
+        attribute(&body, "data-state").as_deref(),
+        Some("ready"),
+        "<body{body}>"
+    );
+    assert!(distinct_colours(&shot.pixels) > 50, "the page looks blank");
+    assert_no_page_errors(&view);
+    keep_shots(shots.path());
+}

@@ -25,9 +25,9 @@ pub mod pixels;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::folder::{IMAGE_EXTENSIONS, MAX_TOTAL_PIXELS, is_image_name};
-use super::image::{Rgba8Image, SourceHints, decode_source};
-use super::job::{self, EncodeError};
+use super::folder::{MAX_TOTAL_PIXELS, decode_image_file, extension_list, invalid, is_image_name};
+use super::image::Rgba8Image;
+use super::job::EncodeError;
 use crate::format::hash::asset_hash;
 use crate::format::hatlas::{AtlasTable, SpriteEntry};
 use crate::fsutil;
@@ -84,7 +84,7 @@ pub fn build_atlas(
             sprite_root,
             format!(
                 "holds no images: an atlas needs at least one sprite ({})",
-                IMAGE_EXTENSIONS.map(|e| format!(".{e}")).join(", ")
+                extension_list()
             ),
         ));
     }
@@ -203,21 +203,11 @@ fn read_sprite(path: &Path, svg_size: Option<u32>) -> Result<Rgba8Image, EncodeE
             path,
             format!(
                 "is not an image: an atlas folder may hold only {} files",
-                IMAGE_EXTENSIONS.map(|e| format!(".{e}")).join(", ")
+                extension_list()
             ),
         ));
     }
-    let bytes = job::read_source(path)?;
-    let hints = SourceHints {
-        extension: path.extension().and_then(|extension| extension.to_str()),
-        svg_size,
-    };
-    let image = decode_source(&bytes, &hints).map_err(|error| EncodeError::Invalid {
-        path: path.to_owned(),
-        what: "cannot decode image".into(),
-        source: Some(Box::new(error)),
-    })?;
-    image.to_ldr().ok_or_else(|| {
+    decode_image_file(path, svg_size)?.to_ldr().ok_or_else(|| {
         invalid(
             path,
             "is a float (HDR) image; atlas sprites are 8-bit or 16-bit images".into(),
@@ -282,15 +272,6 @@ fn table(sprites: &[Sprite], layout: &Layout, pivot: [f32; 2]) -> AtlasTable {
         page_height: layout.height,
         flags: 0,
         sprites: rows,
-    }
-}
-
-/// An error about `path`.
-fn invalid(path: &Path, what: String) -> EncodeError {
-    EncodeError::Invalid {
-        path: path.to_owned(),
-        what,
-        source: None,
     }
 }
 

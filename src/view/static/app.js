@@ -18,6 +18,7 @@ import { showPack } from './pack.js';
 import { showMaterial } from './material.js';
 import { showTexture } from './texture.js';
 import { showFont } from './font.js';
+import { showAtlas } from './atlas.js';
 import { showAnimation } from './anim.js';
 import { showMesh } from './mesh.js';
 import { showEmbed } from './embed.js';
@@ -46,7 +47,7 @@ async function route() {
 // The view of each file type; any other type gets the generic file view.
 const VIEW_BY_TYPE = {
   mesh: 'mesh', texture: 'texture', font: 'font', material: 'material', animation: 'animation',
-  embed: 'embed', shader: 'shader', sound: 'sound',
+  embed: 'embed', shader: 'shader', sound: 'sound', atlas: 'atlas',
 };
 
 // A sound file is an embed; the sound view shows it with its record.
@@ -70,7 +71,7 @@ async function openAsset(ctx, path) {
   ctx.root.replaceChildren(assetHead(path, file));
   const show = {
     mesh: showMesh, texture: showTexture, font: showFont, material: showMaterial, animation: showAnimation,
-    embed: showEmbed, shader: showShader, sound: showSound,
+    embed: showEmbed, shader: showShader, sound: showSound, atlas: showAtlas,
   }[view] || showFile;
   await show(ctx, path, file);
 }
