@@ -144,3 +144,33 @@ fn pixel_art_is_kept_raw_without_mips_and_asks_for_nearest() {
     let hero = built(&p, "runtime/mobile/hero.ktx2");
     assert!(!hero.nearest && hero.levels == 5, "{}", hero.format);
 }
+
+#[test]
+fn an_atlas_of_pixel_art_sprites_is_raw_and_its_table_says_nearest() {
+    let p = Project::new(PRESETS);
+    for (name, shift) in [("a", 0), ("b", 1), ("c", 2)] {
+        let sprite = move |x: u32, y: u32| checker(x + shift, y);
+        p.write(
+            &format!("assets/hud.atlas/{name}.png"),
+            &common::png_of(16, 16, sprite),
+        );
+    }
+    p.write("assets/soft.atlas/a.png", &common::png_of(64, 64, smooth));
+    p.build(&["--preset", "desktop"]);
+    let flags = |rel: &str| {
+        let bytes = std::fs::read(p.path(rel)).unwrap();
+        assetc::format::hatlas::read_hatlas(&bytes).unwrap().flags
+    };
+    let hud = built(&p, "runtime/desktop/hud.atlas.ktx2");
+    assert!(hud.nearest && hud.format == "rgba8" && hud.levels == 1);
+    assert_eq!(
+        flags("runtime/desktop/hud.hatlas") & assetc::format::hatlas::ATLAS_NEAREST,
+        1
+    );
+    let soft = built(&p, "runtime/desktop/soft.atlas.ktx2");
+    assert!(!soft.nearest);
+    assert_eq!(
+        flags("runtime/desktop/soft.hatlas") & assetc::format::hatlas::ATLAS_NEAREST,
+        0
+    );
+}
