@@ -12,7 +12,7 @@ use crate::image_sources as sources;
 
 /// A Radiance HDR file of `width × height` texels: a bright spot on a sky
 /// gradient.
-fn hdr_panorama(width: usize, height: usize) -> Vec<u8> {
+pub(crate) fn hdr_panorama(width: usize, height: usize) -> Vec<u8> {
     Panorama::from_xy(width, height, |x, y| {
         let sky = 1.0 - y as f32 / height as f32;
         let sun = if (x, y) == (width / 4, height / 4) {

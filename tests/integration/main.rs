@@ -34,6 +34,7 @@ mod cache;
 mod cli;
 mod cmake;
 mod configure_memory;
+mod determinism;
 mod embeds;
 mod engine;
 mod errors;

@@ -2,13 +2,13 @@
 //! (`intel_tex_2`, whose prebuilt kernels need no ISPC compiler).
 //!
 //! The kernels read whole 4x4 blocks, so every level is first padded by
-//! clamping ([`super::pad`]). They run on the calling thread only, and pick
-//! their instruction set (SSE2 … AVX-512) when the program starts: output is
-//! identical run to run on one machine, and may differ between machines with
-//! different SIMD support.
+//! clamping ([`super::pad`]). They run on the calling thread only, and always
+//! in their SSE2 build ([`super::ispc_sse2`]), so the blocks are the same on
+//! every x86-64 CPU.
 
-use intel_tex_2::{RSurface, RgSurface, RgbaSurface, bc1, bc4, bc5, bc6h, bc7};
+use intel_tex_2::{bc6h, bc7};
 
+use super::ispc_sse2::{self, Surface};
 use super::pad::pad_to_blocks;
 use crate::encode::image::Rgba8Image;
 
@@ -18,29 +18,19 @@ const BLOCK: (u32, u32) = (4, 4);
 /// BC1 blocks of `level`'s RGB; alpha is ignored.
 pub fn encode_bc1(level: &Rgba8Image) -> Vec<u8> {
     let padded = pad_rgba(level, &[0, 1, 2, 3]);
-    bc1::compress_blocks(&rgba_surface(&padded.data, padded.width, padded.height))
+    ispc_sse2::bc1(&surface(&padded, 4))
 }
 
 /// BC4 blocks of `level`'s red channel.
 pub fn encode_bc4(level: &Rgba8Image) -> Vec<u8> {
     let padded = pad_rgba(level, &[0]);
-    bc4::compress_blocks(&RSurface {
-        data: &padded.data,
-        width: padded.width,
-        height: padded.height,
-        stride: padded.width,
-    })
+    ispc_sse2::bc4(&surface(&padded, 1))
 }
 
 /// BC5 blocks of `level`'s red and green channels.
 pub fn encode_bc5(level: &Rgba8Image) -> Vec<u8> {
     let padded = pad_rgba(level, &[0, 1]);
-    bc5::compress_blocks(&RgSurface {
-        data: &padded.data,
-        width: padded.width,
-        height: padded.height,
-        stride: padded.width * 2,
-    })
+    ispc_sse2::bc5(&surface(&padded, 2))
 }
 
 /// BC7 blocks of `level` at `quality` 0 (fastest) to 4 (slowest): the ISPC
@@ -61,10 +51,7 @@ pub fn encode_bc7(level: &Rgba8Image, quality: u8) -> Vec<u8> {
         (_, false) => bc7::alpha_slow_settings(),
     };
     let padded = pad_rgba(level, &[0, 1, 2, 3]);
-    bc7::compress_blocks(
-        &settings,
-        &rgba_surface(&padded.data, padded.width, padded.height),
-    )
+    ispc_sse2::bc7(&surface(&padded, 4), &settings)
 }
 
 /// BC6H (unsigned) blocks of `width` x `height` linear RGB texels, at
@@ -85,15 +72,13 @@ pub fn encode_bc6h(width: u32, height: u32, texels: &[[f32; 4]], quality: u8) ->
         .collect();
     let padded = pad_to_blocks(&halves, (width, height), 4, BLOCK, &[0, 1, 2, 3]);
     let bytes: Vec<u8> = padded.data.iter().flat_map(|h| h.to_le_bytes()).collect();
-    bc6h::compress_blocks(
-        &settings,
-        &RgbaSurface {
-            data: &bytes,
-            width: padded.width,
-            height: padded.height,
-            stride: padded.width * 8,
-        },
-    )
+    let surface = Surface {
+        data: &bytes,
+        width: padded.width,
+        height: padded.height,
+        bytes_per_texel: 8,
+    };
+    ispc_sse2::bc6h(&surface, &settings)
 }
 
 /// The bits of `value` as a half float clamped to BC6H's unsigned range: NaN
@@ -112,12 +97,12 @@ fn pad_rgba(level: &Rgba8Image, pick: &[usize]) -> super::pad::Padded<u8> {
     pad_to_blocks(&level.pixels, (level.width, level.height), 4, BLOCK, pick)
 }
 
-/// An RGBA8 surface over tightly packed rows.
-fn rgba_surface(data: &[u8], width: u32, height: u32) -> RgbaSurface<'_> {
-    RgbaSurface {
-        data,
-        width,
-        height,
-        stride: width * 4,
+/// The kernels' surface over `padded`, `bytes_per_texel` bytes a texel.
+fn surface(padded: &super::pad::Padded<u8>, bytes_per_texel: u32) -> Surface<'_> {
+    Surface {
+        data: &padded.data,
+        width: padded.width,
+        height: padded.height,
+        bytes_per_texel,
     }
 }

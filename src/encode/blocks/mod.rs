@@ -17,6 +17,7 @@
 pub mod astc;
 pub mod bc;
 pub mod float;
+pub mod ispc_sse2;
 pub mod pad;
 pub mod target;
 
