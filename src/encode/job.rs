@@ -361,6 +361,18 @@ pub(crate) fn clean_up(args: &JobArgs) {
     }
 }
 
+/// `error` and its cause chain on one line, as tests compare messages.
+#[cfg(test)]
+pub(crate) fn chained_message(error: &EncodeError) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text += &format!(": {cause}");
+        source = cause.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -353,10 +353,12 @@ fn floor_psnr(
 /// [`CHOICE_KEY`] (why the format written is not the one asked for) and
 /// [`SAMPLER_KEY`] (`nearest` for pixel art).
 struct Notes {
-    /// The sentences of `assetcChoice`.
+    /// The sentences of `assetc.choice`.
     choice: Vec<String>,
     /// Whether the texture asks for nearest filtering.
     nearest: bool,
+    /// Whether the floor stepped the format up.
+    stepped: bool,
 }
 
 impl Notes {
@@ -368,12 +370,14 @@ impl Notes {
         Self {
             choice: choice.into_iter().collect(),
             nearest: options.pixel_art.is_some(),
+            stepped: false,
         }
     }
 
     /// Records that `from` read back at `psnr` dB, below the floor, and
     /// that `to` is tried next.
     fn stepped(&mut self, from: &TextureOptions, psnr: f64, to: &TextureOptions) {
+        self.stepped = true;
         self.choice.push(format!(
             "{} read back at {psnr:.2} dB, below the {} dB floor: {}",
             floor::written_name(from),
@@ -385,8 +389,7 @@ impl Notes {
     /// Records the PSNR the written format read back at, when it was
     /// reached by stepping up and is not lossless.
     fn reached(&mut self, psnr: Option<f64>) {
-        let stepped = self.choice.iter().any(|note| note.contains("floor"));
-        if let (true, Some(psnr), Some(last)) = (stepped, psnr, self.choice.last_mut()) {
+        if let (true, Some(psnr), Some(last)) = (self.stepped, psnr, self.choice.last_mut()) {
             last.push_str(&format!(" at {psnr:.2} dB"));
         }
     }

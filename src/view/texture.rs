@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::encode::image::Rgba8Image;
 use crate::encode::texture::readback::{ImageIndex, is_hdr, level_size, shown_format};
-use crate::format::ktx2::{self, Ktx2View};
+use crate::format::ktx2::Ktx2View;
 
 /// The page's view of a texture: its shape, encoding and every image's URL.
 /// `source`, `psnr`, `psnr_reference` and `psnr_note` are the caller's (it
@@ -49,8 +49,6 @@ pub fn texture_json(path: &str, view: &Ktx2View<'_>) -> Result<Value, String> {
         "path": path,
         "kind": kind,
         "swizzle": swizzle_of(view).unwrap_or_else(|| "rgba".into()),
-        "sampler": view.key_text(ktx2::SAMPLER_KEY).unwrap_or("linear"),
-        "choice": view.key_text(ktx2::CHOICE_KEY),
         "hdr": is_hdr(view),
         "images": images,
         "source": Value::Null,

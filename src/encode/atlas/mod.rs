@@ -328,13 +328,7 @@ mod tests {
     }
 
     fn message(error: EncodeError) -> String {
-        let mut text = error.to_string();
-        let mut source = std::error::Error::source(&error);
-        while let Some(cause) = source {
-            text += &format!(": {cause}");
-            source = cause.source();
-        }
-        text
+        crate::encode::job::chained_message(&error)
     }
 
     #[test]
