@@ -24,7 +24,8 @@ default:
   font: { charset: ["0x41-0x48"], px_per_em: 16 }
   ibl: { size: 16, irradiance: true }
   rules:
-    - { match: "t/bc7.png", texture: { format: bc7 } }
+    - { match: "t/bc7*.png", texture: { format: bc7 } }
+    - { match: "t/bc7-opaque-q1.png", texture: { format: bc7, quality: 1 } }
     - { match: "t/bc1.png", texture: { format: bc1 } }
     - { match: "t/bc4.r.png", texture: { format: bc4 } }
     - { match: "t/bc5.n.png", texture: { format: bc5 } }
@@ -78,6 +79,13 @@ fn project() -> Project {
     ] {
         p.write(&format!("assets/t/{name}.png"), &png);
     }
+    // Opaque BC7 takes the opaque profiles, at both tiered qualities.
+    let opaque = crate::common::png_of(24, 24, |x, y| {
+        let [r, g, b, _] = picture(x, y);
+        [r, g, b, 255]
+    });
+    p.write("assets/t/bc7-opaque.png", &opaque);
+    p.write("assets/t/bc7-opaque-q1.png", &opaque);
     p.write("assets/t/bc6h.hdr", &hdr(24, 24));
     p.write("assets/t/astchdr.hdr", &hdr(24, 24));
     p.write("assets/m/terrain.obj", terrain_obj().as_bytes());

@@ -16,6 +16,7 @@
 
 pub mod astc;
 pub mod bc;
+pub mod bc7_tiered;
 pub mod float;
 pub mod ispc_sse2;
 pub mod pad;
