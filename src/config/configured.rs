@@ -50,6 +50,8 @@ pub struct Given {
     pub build_dir: Option<PathBuf>,
     /// `--pack`.
     pub pack: bool,
+    /// `--pack-base`.
+    pub pack_base: Option<PathBuf>,
     /// `--keep-going`.
     pub keep_going: bool,
     /// `--cache`.

@@ -21,6 +21,7 @@ use super::schema::{CacheSection, FileSchema, PresetSection, RuleSection};
 use super::settings::TextureLayer;
 use super::size::ByteSize;
 use super::yaml::{self, Node, Step};
+use crate::format::hpack_layout::DEFAULT_MAX_WASTE;
 
 /// Source folder when `input:` is not given.
 const DEFAULT_INPUT: &str = "assets";
@@ -99,6 +100,8 @@ impl Document<'_> {
             ids,
             output: resolve(&root, schema.output.as_deref(), DEFAULT_OUTPUT),
             pack: schema.pack.unwrap_or(false),
+            pack_base: schema.pack_base.as_deref().map(|p| join(&root, p)),
+            pack_max_waste: self.max_waste(schema.pack_max_waste)?,
             keep_going: schema.keep_going.unwrap_or(false),
             cache: self.cache(schema.cache, &root)?,
             launcher: schema.launcher,
@@ -116,6 +119,19 @@ impl Document<'_> {
             packs,
             root,
         })
+    }
+
+    /// `pack_max_waste:`, a fraction from 0 to 1 (default
+    /// [`DEFAULT_MAX_WASTE`]); anything else names its line.
+    fn max_waste(&self, given: Option<f64>) -> Result<f64, ConfigError> {
+        match given {
+            None => Ok(DEFAULT_MAX_WASTE),
+            Some(value) if (0.0..=1.0).contains(&value) => Ok(value),
+            Some(value) => Err(self.invalid(
+                &[Step::Key("pack_max_waste")],
+                format!("pack_max_waste: {value} is not a fraction from 0 to 1"),
+            )),
+        }
     }
 
     /// Resolves the `cache:` section; a bad size names its line.
@@ -183,6 +199,7 @@ impl Document<'_> {
                 self.check_format(&section.texture, &parent)?;
                 Ok(Preset {
                     output: section.output.as_deref().map(|p| join(root, p)),
+                    pack_base: section.pack_base.as_deref().map(|p| join(root, p)),
                     globals: section.globals(),
                     rules,
                     name,

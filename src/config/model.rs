@@ -29,6 +29,10 @@ pub struct Config {
     pub output: PathBuf,
     /// Whether to also write `<output>.hpack`.
     pub pack: bool,
+    /// Absolute `pack_base:`, the shipped packs new packs are laid out over.
+    pub pack_base: Option<PathBuf>,
+    /// `pack_max_waste:`, from 0 to 1.
+    pub pack_max_waste: f64,
     /// Whether a failed asset lets the rest build (`keep_going:`); the link
     /// then reports the failures and fails the build.
     pub keep_going: bool,
@@ -89,6 +93,8 @@ pub(crate) struct Preset {
     pub(crate) name: String,
     /// Its absolute output folder, if it redirects the output.
     pub(crate) output: Option<PathBuf>,
+    /// Its absolute `pack_base:`, if it names its own shipped packs.
+    pub(crate) pack_base: Option<PathBuf>,
     /// Its globals (layer 3).
     pub(crate) globals: SettingsLayer,
     /// Its rules in file order (layer 5).

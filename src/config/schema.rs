@@ -33,6 +33,12 @@ pub(crate) struct FileSchema {
     pub(crate) output: Option<PathBuf>,
     /// Also bundle the output into `<output>.hpack`.
     pub(crate) pack: Option<bool>,
+    /// The packs already shipped, which new packs are laid out over: a
+    /// `.hpack` (the single pack's) or a folder of them.
+    pub(crate) pack_base: Option<PathBuf>,
+    /// The waste (a fraction of the file) past which a pack laid out over a
+    /// base is laid out fresh.
+    pub(crate) pack_max_waste: Option<f64>,
     /// Build every asset that can be built, and report the failed ones.
     pub(crate) keep_going: Option<bool>,
     /// Preset used when the command line names none.
@@ -93,6 +99,9 @@ pub(crate) struct DefaultSection {
 pub(crate) struct PresetSection {
     /// Output folder for this preset, replacing the top-level `output`.
     pub(crate) output: Option<PathBuf>,
+    /// The shipped packs of this preset, replacing the top-level
+    /// `pack_base`.
+    pub(crate) pack_base: Option<PathBuf>,
     /// Mesh globals of the preset.
     pub(crate) mesh: Option<MeshLayer>,
     /// Texture globals of the preset.

@@ -25,6 +25,9 @@ pub struct Selection {
     pub preset: Option<String>,
     /// Absolute output folder for this build.
     pub output: PathBuf,
+    /// The shipped packs to lay this build's packs over: the preset's
+    /// `pack_base`, else the top-level one.
+    pub pack_base: Option<PathBuf>,
     /// Layers 1–3 already merged.
     base: Settings,
     /// Rule settings, default rules first then preset rules, in file order.
@@ -64,6 +67,9 @@ impl Config {
         Ok(Selection {
             preset: name.map(str::to_owned),
             output,
+            pack_base: preset
+                .and_then(|p| p.pack_base.clone())
+                .or_else(|| self.pack_base.clone()),
             base: self.base_settings(preset),
             rules: rules.iter().map(|r| r.settings.clone()).collect(),
             rule_globs: self.glob_set(rules.iter().map(|r| &r.glob))?,

@@ -33,6 +33,11 @@ pub struct ConfigureFlags {
     /// applies).
     #[arg(long, overrides_with = "pack")]
     pub no_pack: bool,
+    /// The packs already shipped (a `.hpack`, or a folder holding each
+    /// pack by its file name): new packs keep their unchanged entries'
+    /// offsets, so a chunk patcher ships little (`pack_base:`; docs/packs.md).
+    #[arg(long, value_name = "PATH")]
+    pub pack_base: Option<PathBuf>,
     /// Build every asset that can be built even when others fail; the link
     /// writes the manifest and packs from those, reports the failures in
     /// BUILD_DIR/failed.txt and fails the build (OR-ed with `keep_going:`).
@@ -71,6 +76,7 @@ impl ConfigureFlags {
             build_dir,
             pack,
             no_pack,
+            pack_base,
             keep_going,
             no_keep_going,
             fresh,
@@ -83,6 +89,7 @@ impl ConfigureFlags {
             || build_dir.is_some()
             || *pack
             || *no_pack
+            || pack_base.is_some()
             || *keep_going
             || *no_keep_going
             || *fresh
@@ -130,6 +137,7 @@ pub fn configure_from(start_dir: PathBuf, flags: &ConfigureFlags) -> ExitCode {
         build_dir: flags.build_dir.clone(),
         pack: flags.pack,
         no_pack: flags.no_pack,
+        pack_base: flags.pack_base.clone(),
         keep_going: flags.keep_going,
         no_keep_going: flags.no_keep_going,
         fresh: flags.fresh,

@@ -16,6 +16,7 @@ use super::classify::{self, SourceKind};
 use super::job::{AtlasSprites, Deps, Job};
 use super::meshes;
 use super::ninja::{self, Build, Writer};
+use super::pack_base::{self, PackBases};
 use super::packs::{self, PackPlan};
 use super::parts::{self, PartGroup};
 use super::paths::{inexpressible, join, path_string, root_relative};
@@ -28,7 +29,7 @@ use crate::cache::remote::service::{edges_file, prefetch};
 use crate::config::{
     AtlasSettings, AudioCodec, AudioSettings, Config, FontSettings, FormatSetting,
     HdrFormatSetting, IblSettings, LoopSetting, MeshSettings, Selection, Settings, TextureSettings,
-    Toggle,
+    Toggle, absolute,
 };
 use crate::encode::blocks::target;
 use crate::encode::mesh::args::TextureList;
@@ -73,6 +74,8 @@ pub struct Plan {
     processor_rules: Vec<ProcessorRule>,
     /// The named packs.
     named_packs: Vec<PackPlan>,
+    /// The shipped packs the packs are laid out over.
+    pack_bases: PackBases,
     /// The groups of fragments merged into parts before the top-level link.
     parts: Vec<PartGroup>,
     /// The id files (`--c`/`--rust` flag, root-relative path), when written.
@@ -217,6 +220,18 @@ impl Plan {
         share_image_encodes(&mut jobs, &output);
         let (named_packs, pack_warnings) = packs::plan(config, &output, &build, &jobs);
         warnings.extend(pack_warnings);
+        let base = match &options.pack_base {
+            Some(given) => Some(absolute(given)?),
+            None => selection.pack_base.clone(),
+        };
+        let (pack_bases, base_warnings) = pack_base::resolve(
+            base.as_deref(),
+            root,
+            pack.as_deref(),
+            &named_packs,
+            config.pack_max_waste,
+        )?;
+        warnings.extend(base_warnings);
         let packs_of = packs::packs_of_jobs(&named_packs, jobs.len());
         let part_sources: Vec<&str> = jobs
             .iter()
@@ -241,6 +256,7 @@ impl Plan {
             tools: tool_strings(&options.tools)?,
             processor_rules: processors::rules(config, TEMPLATE)?,
             named_packs,
+            pack_bases,
             parts,
             ids: ids
                 .into_iter()
@@ -585,17 +601,29 @@ impl Plan {
             implicit.extend(outs.iter().flatten().map(String::as_str));
             implicit.extend(&full);
             implicit.push(&self.tools[2]);
+            let mut vars = Vec::new();
+            if let Some(base) = &self.pack_bases.single {
+                implicit.push(base);
+                vars.push(("pack_base", self.pack_bases.edge_args(base)));
+            }
             w.build(&Build {
                 outputs: vec![pack],
                 rule: "link_pack",
                 inputs: vec![&parts_list],
                 implicit,
-                ..Build::default()
+                vars,
             });
             check_args.extend(["--pack".to_string(), pack.clone()]);
             defaults.push(pack);
         }
-        packs::write_edges(w, &self.named_packs, &self.parts, outs, &self.tools[2]);
+        packs::write_edges(
+            w,
+            &self.named_packs,
+            &self.parts,
+            outs,
+            &self.tools[2],
+            &self.pack_bases,
+        );
         check_args.extend(packs::check_args(&self.named_packs));
         defaults.extend(self.named_packs.iter().map(|p| p.file.as_str()));
         self.write_ids(w, &entries_list, &entries);
@@ -1043,6 +1071,9 @@ fn regenerate_command(
     }
     if options.pack {
         words.push("--pack".into());
+    }
+    if let Some(base) = &options.pack_base {
+        words.extend(["--pack-base".into(), root_relative(root, &absolute(base)?)?]);
     }
     if options.keep_going {
         words.push("--keep-going".into());

@@ -20,6 +20,7 @@ pub mod ignored;
 pub mod job;
 pub mod meshes;
 pub mod ninja;
+pub mod pack_base;
 pub mod packs;
 pub mod parts;
 pub mod paths;
@@ -84,6 +85,8 @@ pub struct ConfigureOptions {
     pub pack: bool,
     /// `--no-pack`: a remembered `--pack` is dropped.
     pub no_pack: bool,
+    /// `--pack-base`, relative to the working directory.
+    pub pack_base: Option<PathBuf>,
     /// `--keep-going`, OR-ed with the config's `keep_going:`.
     pub keep_going: bool,
     /// `--no-keep-going`: a remembered `--keep-going` is dropped.
@@ -136,6 +139,14 @@ pub enum ConfigureError {
     /// The config could not be loaded or resolved.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The shipped pack base cannot be used.
+    #[error("{}: {what}", path.display())]
+    PackBase {
+        /// The base as given.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
     /// The input folder is missing.
     #[error("{}: input folder does not exist", path.display())]
     NoInput {

@@ -21,6 +21,7 @@ use std::path::Path;
 
 use super::job::Job;
 use super::ninja::{Build, Writer};
+use super::pack_base::PackBases;
 use super::parts::{PartGroup, lines};
 use super::paths::join;
 use crate::config::Config;
@@ -129,7 +130,7 @@ pub fn write_rule(w: &mut Writer) {
         &[
             (
                 "command",
-                "$link pack $invalidate --own-manifest --root $outroot --fragments $in -o $out",
+                "$link pack $invalidate --own-manifest --root $outroot --fragments $in -o $out $pack_base",
             ),
             ("description", "PACK $out"),
             ("restat", "1"),
@@ -138,13 +139,15 @@ pub fn write_rule(w: &mut Writer) {
 }
 
 /// Writes one edge per pack. `outs` is parallel to the jobs; `groups` are
-/// the part groups; `link` is the `assetc-link` program.
+/// the part groups; `link` is the `assetc-link` program; `bases` holds each
+/// pack's shipped base, if any.
 pub fn write_edges(
     w: &mut Writer,
     packs: &[PackPlan],
     groups: &[PartGroup],
     outs: &[Vec<String>],
     link: &str,
+    bases: &PackBases,
 ) {
     for (index, pack) in packs.iter().enumerate() {
         let mut implicit: Vec<&str> = parts_of(index, groups).map(String::as_str).collect();
@@ -152,12 +155,17 @@ pub fn write_edges(
             implicit.extend(outs.get(i).into_iter().flatten().map(String::as_str));
         }
         implicit.push(link);
+        let mut vars = Vec::new();
+        if let Some(base) = bases.named.get(index).and_then(Option::as_deref) {
+            implicit.push(base);
+            vars.push(("pack_base", bases.edge_args(base)));
+        }
         w.build(&Build {
             outputs: vec![&pack.file],
             rule: NAMED_PACK_RULE,
             inputs: vec![&pack.list],
             implicit,
-            ..Build::default()
+            vars,
         });
     }
 }

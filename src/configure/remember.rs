@@ -60,6 +60,7 @@ pub fn given(options: &ConfigureOptions) -> Result<Given, ConfigError> {
         output: absolute_path(&options.output)?,
         build_dir: absolute_path(&options.build_dir)?,
         pack: options.pack,
+        pack_base: absolute_path(&options.pack_base)?,
         keep_going: options.keep_going,
         cache: absolute_path(&options.cache)?,
         cache_max_size: options.cache_max_size,
@@ -92,6 +93,12 @@ fn merge(options: &ConfigureOptions, recorded: &Given) -> (ConfigureOptions, Vec
         recorded.pack,
         "--pack",
         &mut taken,
+    );
+    take(
+        &mut merged.pack_base,
+        &recorded.pack_base,
+        &mut taken,
+        |p| path("--pack-base", p),
     );
     take_switch(
         &mut merged.keep_going,
@@ -189,6 +196,7 @@ mod tests {
             build_dir: None,
             pack: false,
             no_pack: false,
+            pack_base: None,
             keep_going: false,
             no_keep_going: false,
             fresh: false,

@@ -363,9 +363,9 @@ pub(crate) fn clean_up(args: &JobArgs) {
 
 /// `error` and its cause chain on one line, as tests compare messages.
 #[cfg(test)]
-pub(crate) fn chained_message(error: &EncodeError) -> String {
+pub(crate) fn chained_message(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
+    let mut source = error.source();
     while let Some(cause) = source {
         text += &format!(": {cause}");
         source = cause.source();

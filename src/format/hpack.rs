@@ -26,7 +26,9 @@
 //!
 //! Payloads follow in TOC order. The first starts at the first multiple of 16
 //! at or after the end of the TOC, and each next one at the first multiple of
-//! 16 at or after the end of the previous one; the gaps are zero bytes.
+//! 16 at or after the end of the previous one; the gaps are zero bytes. (A
+//! pack laid out over a shipped one, [`super::hpack_layout`], keeps payloads
+//! at that pack's offsets instead; readers only rely on the rules below.)
 //!
 //! **Shared payloads.** An entry whose bytes are exactly those of an entry
 //! earlier in path order points at that entry's payload (same offset and
@@ -230,18 +232,25 @@ impl PathFieldError for PackError {
 pub fn write_pack(items: &[PackItem<'_>]) -> Result<Vec<u8>, PackError> {
     let slots = slots_sharing_equal_bytes(items);
     let plan = plan_pack(&slots)?;
-    let mut out = Vec::with_capacity(usize::try_from(plan.len).unwrap_or(0));
-    out.extend_from_slice(&plan.prefix);
+    Ok(write_planned(&plan, items))
+}
+
+/// The bytes of the pack `plan` lays out for `items` (the items it was
+/// planned from, by index): the prefix, then each payload at its offset,
+/// zeros between.
+pub fn write_planned(plan: &PackPlan, items: &[PackItem<'_>]) -> Vec<u8> {
+    let mut out = vec![0; usize::try_from(plan.len).unwrap_or(0)];
+    out[..plan.prefix.len()].copy_from_slice(&plan.prefix);
     for (placed, item) in plan
         .placed
         .iter()
         .filter(|p| !p.shared)
         .filter_map(|p| Some(p).zip(items.get(p.slot)))
     {
-        out.resize(placed.offset as usize, 0);
-        out.extend_from_slice(item.data);
+        let start = placed.offset as usize;
+        out[start..start + item.data.len()].copy_from_slice(item.data);
     }
-    Ok(out)
+    out
 }
 
 /// The slots of `items`, those with identical bytes marked as one content.
@@ -276,7 +285,7 @@ pub struct PackSlot<'a> {
 
 impl PackSlot<'_> {
     /// What identifies the slot's bytes among those that may share a payload.
-    fn shared_key(&self) -> Option<(usize, u64)> {
+    pub(super) fn shared_key(&self) -> Option<(usize, u64)> {
         self.content
             .filter(|_| self.size > 0)
             .map(|content| (content, self.size))
@@ -319,16 +328,27 @@ pub struct PlacedSlot {
 /// The layout of a pack: its header and TOC bytes, then each payload's place
 /// in path order. Every byte between `prefix` and the payloads, and between
 /// payloads, is zero; the file ends where the last payload does. A shared
-/// slot's payload is the one at its offset, written for an earlier slot.
+/// slot's payload is the one at its offset, written for another slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackPlan {
     /// The header and the TOC, the file's first bytes.
     pub prefix: Vec<u8>,
-    /// The payloads in path order, which is also file order for those that
-    /// are not shared.
+    /// The payloads in path order. A fresh layout ([`plan_pack`]) also puts
+    /// them in the file in this order; one laid over a shipped pack
+    /// ([`super::hpack_layout`]) may not, so writers go by offset.
     pub placed: Vec<PlacedSlot>,
     /// The size of the whole file.
     pub len: u64,
+}
+
+impl PackPlan {
+    /// The payloads to write (those not shared), in file order.
+    pub fn written_in_file_order(&self) -> Vec<PlacedSlot> {
+        let mut written: Vec<PlacedSlot> =
+            self.placed.iter().filter(|p| !p.shared).copied().collect();
+        written.sort_by_key(|placed| placed.offset);
+        written
+    }
 }
 
 /// Lays out a pack of `slots` exactly as [`write_pack`] writes it, checking
@@ -337,24 +357,14 @@ pub struct PackPlan {
 /// last.
 pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
     let sorted = sort_and_check(slots)?;
-    let count = u32::try_from(sorted.len()).map_err(|_| PackError::TooManyEntries {
-        count: sorted.len(),
-    })?;
-    let toc_bytes: usize = sorted
-        .iter()
-        .map(|(_, slot)| TOC_ENTRY_FIXED_BYTES + slot.path.len())
-        .sum();
-    let mut prefix = Vec::with_capacity(HEADER_BYTES + toc_bytes);
-    prefix.extend_from_slice(&PackHeader::new(count, toc_bytes as u64).to_bytes());
-    let mut cursor = (HEADER_BYTES + toc_bytes) as u64;
+    let mut cursor = (HEADER_BYTES + toc_bytes_of(&sorted)) as u64;
     let mut placed_contents: HashMap<(usize, u64), u64> = HashMap::new();
     let mut placed = Vec::with_capacity(sorted.len());
-    for (index, slot) in sorted {
+    for &(index, slot) in &sorted {
         let earlier = slot
             .shared_key()
             .and_then(|key| placed_contents.get(&key).copied());
         let offset = earlier.unwrap_or_else(|| align_payload(cursor).unwrap_or(u64::MAX));
-        encode_toc_record(slot, offset, &mut prefix);
         placed.push(PlacedSlot {
             slot: index,
             offset,
@@ -368,15 +378,41 @@ pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
         }
     }
     Ok(PackPlan {
-        prefix,
+        prefix: prefix_of(&sorted, &placed)?,
         placed,
         len: cursor,
     })
 }
 
+/// Bytes of the TOC records of `sorted`.
+pub(super) fn toc_bytes_of(sorted: &[(usize, &PackSlot<'_>)]) -> usize {
+    sorted
+        .iter()
+        .map(|(_, slot)| TOC_ENTRY_FIXED_BYTES + slot.path.len())
+        .sum()
+}
+
+/// The header and the TOC of `sorted` (path order), each record with the
+/// offset `placed` (in the same order) gives it.
+pub(super) fn prefix_of(
+    sorted: &[(usize, &PackSlot<'_>)],
+    placed: &[PlacedSlot],
+) -> Result<Vec<u8>, PackError> {
+    let count = u32::try_from(sorted.len()).map_err(|_| PackError::TooManyEntries {
+        count: sorted.len(),
+    })?;
+    let toc_bytes = toc_bytes_of(sorted);
+    let mut prefix = Vec::with_capacity(HEADER_BYTES + toc_bytes);
+    prefix.extend_from_slice(&PackHeader::new(count, toc_bytes as u64).to_bytes());
+    for ((_, slot), placed) in sorted.iter().zip(placed) {
+        encode_toc_record(slot, placed.offset, &mut prefix);
+    }
+    Ok(prefix)
+}
+
 /// The slots with their indices, sorted by path; rejects repeated, invalid
 /// or overlong paths.
-fn sort_and_check<'s, 'a>(
+pub(super) fn sort_and_check<'s, 'a>(
     slots: &'s [PackSlot<'a>],
 ) -> Result<Vec<(usize, &'s PackSlot<'a>)>, PackError> {
     let mut sorted: Vec<(usize, &PackSlot<'a>)> = slots.iter().enumerate().collect();

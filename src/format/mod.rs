@@ -22,6 +22,7 @@ pub mod hman;
 pub mod hmat;
 pub mod hmesh;
 pub mod hpack;
+pub mod hpack_layout;
 pub mod hsnd;
 pub mod kind;
 pub mod ktx2;

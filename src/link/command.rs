@@ -7,13 +7,14 @@ use clap::{ArgGroup, Parser, Subcommand};
 
 use super::check_packs::{NamedPackSummary, check_named_packs};
 use super::ids::IdsTargets;
-use super::pack::{PackManifest, named_pack_path, pack_path};
+use super::pack::{PackBase, PackManifest, named_pack_path, pack_path};
 use super::problem::Problem;
 use super::recorded::Recorded;
 use super::{LinkError, check, ids, manifest, pack, part, report};
 use crate::cli::to_json;
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
+use crate::format::hpack_layout::{BaseOutcome, DEFAULT_MAX_WASTE};
 use crate::fsutil::{self, shown};
 
 /// `assetc-link`: merge fragments into the manifest and pack, or check an
@@ -93,6 +94,14 @@ pub enum Command {
         /// pack's own manifest) instead of reading ROOT/assets.hman.
         #[arg(long)]
         own_manifest: bool,
+        /// The pack already shipped: unchanged entries keep its offsets,
+        /// so a chunk patcher ships little (docs/packs.md).
+        #[arg(long, value_name = "FILE")]
+        base: Option<PathBuf>,
+        /// With `--base`, lay the pack out fresh once the bytes beyond a
+        /// fresh layout pass this fraction of the file.
+        #[arg(long, value_name = "FRACTION", default_value_t = DEFAULT_MAX_WASTE, value_parser = parse_fraction)]
+        max_waste: f64,
     },
     /// Write the manifest's ids as a C header and/or a Rust module (at least
     /// one of `--c` and `--rust`).
@@ -200,22 +209,29 @@ impl Command {
                 output,
                 invalidation,
                 own_manifest,
+                base,
+                max_waste,
             } => {
                 let manifest = if *own_manifest {
                     PackManifest::Own
                 } else {
                     PackManifest::Folder
                 };
-                let result = pack::link_pack(fragments, root, output, manifest);
+                let base = PackBase {
+                    base: base.clone(),
+                    max_waste: *max_waste,
+                };
+                let result = pack::link_pack(fragments, root, output, manifest, &base);
                 if let Ok(stats) = &result {
                     print_stats(|| {
                         format!(
-                            "{}: {} entries, {} reused from the previous pack ({} unhashed), {} read",
+                            "{}: {} entries, {} reused from the previous pack ({} unhashed), {} read{}",
                             shown(output),
                             stats.entries,
                             stats.reused,
                             stats.trusted,
-                            stats.read
+                            stats.read,
+                            stats.base.map(base_stats).unwrap_or_default()
                         )
                     });
                 }
@@ -480,3 +496,22 @@ impl<'a> CheckReport<'a> {
 #[derive(Debug, thiserror::Error)]
 #[error("check found {0} problem(s)")]
 struct CheckFailed(usize);
+
+/// A fraction from 0 to 1, as `--max-waste` takes it.
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!("{text:?} is not a fraction from 0 to 1")),
+    }
+}
+
+/// The stats line's account of a layout over a base.
+fn base_stats(outcome: BaseOutcome) -> String {
+    if outcome.compacted {
+        return "; over the base: compacted (the waste passed --max-waste)".into();
+    }
+    format!(
+        "; over the base: {} kept, {} rewritten in place, {} placed anew, {} B beyond a fresh layout",
+        outcome.kept, outcome.in_place, outcome.placed, outcome.waste
+    )
+}

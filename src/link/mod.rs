@@ -29,6 +29,7 @@ pub mod command;
 pub mod ids;
 pub mod manifest;
 pub mod pack;
+pub mod pack_base;
 pub mod pack_state;
 pub mod part;
 pub mod previous_pack;

@@ -46,11 +46,13 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::manifest::manifest_bytes;
+use super::pack_base::{BaseIndex, index_path};
 use super::pack_state::{PackState, identity_of, state_path};
 use super::previous_pack::PreviousPack;
 use super::{LinkError, part, read_listed};
 use crate::format::hman::MANIFEST_FILE;
-use crate::format::hpack::{PackEntry, PackPlan, PackSlot, plan_pack};
+use crate::format::hpack::{PAYLOAD_ALIGN, PackEntry, PackError, PackPlan, PackSlot, plan_pack};
+use crate::format::hpack_layout::{BaseOutcome, plan_pack_over_base};
 use crate::format::kind::PackKind;
 use crate::fragment::{FileHash, Fragment};
 use crate::fsutil::{FileError, read, remove_orphaned_temp, write_atomic_with};
@@ -80,6 +82,16 @@ pub enum PackManifest {
     Own,
 }
 
+/// The shipped pack to lay the new one over, and when to give it up.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PackBase {
+    /// The base pack (`--base`); `None` lays the pack out fresh.
+    pub base: Option<PathBuf>,
+    /// The fraction of the file past which the layout compacts
+    /// (`--max-waste`).
+    pub max_waste: f64,
+}
+
 /// How a pack link got its entries' bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PackStats {
@@ -92,15 +104,19 @@ pub struct PackStats {
     pub trusted: usize,
     /// Files read from the output folder.
     pub read: usize,
+    /// How the layout over a base came out, when there was one.
+    pub base: Option<BaseOutcome>,
 }
 
 /// Writes the pack for the fragments in `list`, reading files below `root`
-/// unless the previous pack at `output` already holds their recorded bytes.
+/// unless the previous pack at `output` already holds their recorded bytes,
+/// laid out over `base`'s pack when it names one.
 pub fn link_pack(
     list: &Path,
     root: &Path,
     output: &Path,
     manifest: PackManifest,
+    base: &PackBase,
 ) -> Result<PackStats, LinkError> {
     let (parts, fragments) = read_parts(list)?;
     let state_file = state_path(list);
@@ -138,11 +154,8 @@ pub fn link_pack(
     digests.push(manifest.digest(None));
     sources.push(manifest);
     let slots = slots_of(&paths, &sources, &digests);
-    let plan = plan_pack(&slots).map_err(|e| LinkError::Invalid {
-        path: output.to_owned(),
-        what: "cannot build the pack".into(),
-        source: Some(Box::new(e)),
-    })?;
+    let (plan, outcome) = lay_out(&slots, &digests, base, list, output)?;
+    stats.base = outcome;
     // Whatever happens to the pack from here, the old record no longer holds.
     PackState::forget(&state_file);
     let write = |file: &File| write_streamed(file, &plan, &sources, old.as_ref());
@@ -162,6 +175,35 @@ pub fn link_pack(
     }
     stats.entries = slots.len();
     Ok(stats)
+}
+
+/// The layout of `slots` (whose bytes hash to `digests`) for the pack at
+/// `output`: over the base pack when `base` names one (its index kept beside
+/// `list`), else fresh.
+fn lay_out(
+    slots: &[PackSlot<'_>],
+    digests: &[Option<blake3::Hash>],
+    base: &PackBase,
+    list: &Path,
+    output: &Path,
+) -> Result<(PackPlan, Option<BaseOutcome>), LinkError> {
+    let cannot = |e: PackError| LinkError::Invalid {
+        path: output.to_owned(),
+        what: "cannot build the pack".into(),
+        source: Some(Box::new(e)),
+    };
+    let Some(base_path) = &base.base else {
+        return Ok((plan_pack(slots).map_err(cannot)?, None));
+    };
+    let index = BaseIndex::load(base_path, &index_path(list))?;
+    let places: Vec<_> = slots
+        .iter()
+        .zip(digests)
+        .map(|(slot, digest)| index.place(slot.path, slot.size, digest.as_ref()))
+        .collect();
+    let (plan, outcome) =
+        plan_pack_over_base(slots, &places, index.shape, base.max_waste).map_err(cannot)?;
+    Ok((plan, Some(outcome)))
 }
 
 /// Where one entry's bytes come from.
@@ -364,7 +406,7 @@ fn write_streamed(
         run: None,
     };
     out.write(0, &plan.prefix, old)?;
-    for placed in plan.placed.iter().filter(|placed| !placed.shared) {
+    for placed in &plan.written_in_file_order() {
         match (sources.get(placed.slot), old) {
             (Some(Source::Previous(entry)), Some(old)) => {
                 out.copy(entry.offset, placed.offset, entry.size, old)?;
@@ -408,8 +450,11 @@ impl Streamer<'_> {
     fn copy(&mut self, from: u64, to: u64, size: u64, old: &Old<'_>) -> io::Result<()> {
         if let Some(run) = &mut self.run
             && from.checked_sub(run.from) == to.checked_sub(run.to)
+            && to - (run.to + run.size) < PAYLOAD_ALIGN
         {
-            // The gap before this entry is padding in both packs: the run grows.
+            // The gap before this entry is alignment padding in both packs
+            // (a wider one may hold a payload the new pack dropped): the run
+            // grows.
             run.size = to + size - run.to;
             return Ok(());
         }

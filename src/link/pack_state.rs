@@ -34,6 +34,14 @@ const HEADER: &str = "assetc-pack-state 1";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Identity([i64; 7]);
 
+impl std::fmt::Display for Identity {
+    /// The numbers, separated by spaces, as state files hold them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let numbers: Vec<String> = self.0.iter().map(i64::to_string).collect();
+        f.write_str(&numbers.join(" "))
+    }
+}
+
 /// The pack a step left behind and the parts it was built from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackState {
@@ -110,11 +118,7 @@ impl PackState {
     /// Writes the state to `path` atomically; a failure only costs the next
     /// step its shortcut, so it is not reported.
     pub fn save(&self, path: &Path) {
-        let mut text = format!("{HEADER}\npack");
-        for number in self.pack.0 {
-            text.push_str(&format!(" {number}"));
-        }
-        text.push('\n');
+        let mut text = format!("{HEADER}\npack {}\n", self.pack);
         let mut parts: Vec<_> = self.parts.iter().collect();
         parts.sort_by(|a, b| a.0.cmp(b.0));
         for (part, hash) in parts {
