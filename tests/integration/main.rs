@@ -49,6 +49,7 @@ mod layers;
 mod link_incremental;
 mod manual;
 mod meshes;
+mod pack_patches;
 mod packs;
 mod pipeline;
 mod pixel_art;
