@@ -11,10 +11,11 @@
  *   - a byte-packed struct for every fixed-size record on disk, each with a
  *     compile-time size check;
  *   - small static inline helpers: the asset-id hash, and bounds-checked,
- *     allocation-free readers for .hpack (table of contents), .hman (entries,
- *     lookup by id), .hmesh (header, chunk table, DESC and array sizes),
- *     .hmat (header and rows), .hsnd (the whole record) and .hatlas (every
- *     rule, sprites by index and by name).
+ *     allocation-free readers for .hpack (table of contents; a patch pack
+ *     mounted above its base), .hman (entries, lookup by id), .hmesh
+ *     (header, chunk table, DESC and array sizes), .hmat (header and rows),
+ *     .hsnd (the whole record) and .hatlas (every rule, sprites by index and
+ *     by name).
  *
  * Every multi-byte value on disk is little-endian. The helpers decode header
  * and table fields byte by byte, so they work on any host and on buffers of
@@ -294,6 +295,14 @@ typedef enum assetc_pack_kind {
 #define ASSETC_HPACK_HEADER_BYTES 24u     /* assetc_pack_header */
 #define ASSETC_HPACK_TOC_FIXED_BYTES 19u  /* offset u64, size u64, kind u8, pathLen u16 */
 #define ASSETC_HPACK_PAYLOAD_ALIGN 16u    /* every payload offset is a multiple of this */
+
+/*
+ * The reserved entry of a patch pack: the paths of its base pack that the
+ * newer tree no longer has, sorted byte-wise, each followed by '\n'. See
+ * assetc_pack_layered_find.
+ */
+#define ASSETC_HPACK_REMOVED_PATH "assets.removed"
+#define ASSETC_HPACK_REMOVED_PATH_BYTES 14u
 
 /* ------------------------------------------------------------------------ */
 /* On-disk records                                                           */
@@ -1104,6 +1113,134 @@ static inline assetc_result assetc_pack_find(const assetc_pack *pack, const char
             return ASSETC_NOT_FOUND;
     }
     return result == ASSETC_END ? ASSETC_NOT_FOUND : result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Patch packs: a patch mounted above its base                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Whether `s[0 .. n)` is well-formed UTF-8: no stray continuation bytes,
+ * overlong forms, surrogates or values past U+10FFFF.
+ */
+static inline int assetc_detail_utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t lead = s[i], value, least;
+        size_t length, k;
+        if (lead < 0x80) {
+            i += 1;
+            continue;
+        }
+        /* The sequence length, the lead byte's value bits, the least value
+         * that needs this length (anything less is an overlong form). */
+        if ((lead & 0xE0) == 0xC0) {
+            length = 2;
+            value = lead & 0x1F;
+            least = 0x80;
+        } else if ((lead & 0xF0) == 0xE0) {
+            length = 3;
+            value = lead & 0x0F;
+            least = 0x800;
+        } else if ((lead & 0xF8) == 0xF0) {
+            length = 4;
+            value = lead & 0x07;
+            least = 0x10000;
+        } else {
+            return 0;
+        }
+        if (length > n - i)
+            return 0;
+        for (k = 1; k < length; ++k) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            value = (value << 6) | (s[i + k] & 0x3Fu);
+        }
+        if (value < least || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
+            return 0;
+        i += length;
+    }
+    return 1;
+}
+
+/*
+ * Checks a patch pack's removed list (the payload of its
+ * ASSETC_HPACK_REMOVED_PATH entry) from end to end and sets `*listed` to
+ * whether it names `path`. Returns ASSETC_OK; ASSETC_ERR_VALUE when the
+ * list is not UTF-8 or its last path lacks its '\n'; ASSETC_ERR_PATH for an
+ * unclean path (an empty line among them) or one over 65535 bytes;
+ * ASSETC_ERR_ORDER when the paths do not ascend strictly.
+ */
+static inline assetc_result assetc_pack_removed_lists(const assetc_pack_entry *list, const char *path,
+                                                      size_t path_len, int *listed)
+{
+    const char *previous = NULL;
+    size_t previous_len = 0;
+    size_t start = 0;
+    size_t size;
+    if (list == NULL || listed == NULL || (list->data == NULL && list->size != 0) ||
+        (path == NULL && path_len != 0))
+        return ASSETC_ERR_ARGUMENT;
+    size = (size_t)list->size;
+    *listed = 0;
+    if (!assetc_detail_utf8_valid(list->data, size))
+        return ASSETC_ERR_VALUE;
+    while (start < size) {
+        const char *line = (const char *)list->data + start;
+        const char *end = (const char *)memchr(line, '\n', size - start);
+        size_t len;
+        if (end == NULL)
+            return ASSETC_ERR_VALUE;
+        len = (size_t)(end - line);
+        if (len > 0xFFFFu || !assetc_path_is_clean(line, len))
+            return ASSETC_ERR_PATH;
+        if (previous != NULL && assetc_compare_paths(previous, previous_len, line, len) >= 0)
+            return ASSETC_ERR_ORDER;
+        if (assetc_compare_paths(line, len, path, path_len) == 0)
+            *listed = 1;
+        previous = line;
+        previous_len = len;
+        start += len + 1;
+    }
+    return ASSETC_OK;
+}
+
+/*
+ * Looks `path` up in the patch pack `patch` mounted above its base `base`:
+ * the patch's entry when it holds `path` (`*from_patch` = 1); else
+ * ASSETC_NOT_FOUND when the patch's removed list names it; else the base's
+ * entry (`*from_patch` = 0) or ASSETC_NOT_FOUND. The list's own path,
+ * ASSETC_HPACK_REMOVED_PATH, is never found. Every call checks the whole
+ * list with assetc_pack_removed_lists first, so a malformed list is an error
+ * whatever the path, and a patch without one is ASSETC_ERR_MISSING. Both
+ * packs must have been opened with assetc_pack_open.
+ */
+static inline assetc_result assetc_pack_layered_find(const assetc_pack *patch, const assetc_pack *base,
+                                                     const char *path, size_t path_len,
+                                                     assetc_pack_entry *entry, int *from_patch)
+{
+    assetc_pack_entry list;
+    int removed = 0;
+    assetc_result result;
+    if (patch == NULL || base == NULL || entry == NULL || from_patch == NULL || (path == NULL && path_len != 0))
+        return ASSETC_ERR_ARGUMENT;
+    *from_patch = 0;
+    result = assetc_pack_find(patch, ASSETC_HPACK_REMOVED_PATH, ASSETC_HPACK_REMOVED_PATH_BYTES, &list);
+    if (result == ASSETC_NOT_FOUND)
+        return ASSETC_ERR_MISSING;
+    if (result == ASSETC_OK)
+        result = assetc_pack_removed_lists(&list, path, path_len, &removed);
+    if (result != ASSETC_OK)
+        return result;
+    if (assetc_compare_paths(path, path_len, ASSETC_HPACK_REMOVED_PATH, ASSETC_HPACK_REMOVED_PATH_BYTES) == 0)
+        return ASSETC_NOT_FOUND;
+    result = assetc_pack_find(patch, path, path_len, entry);
+    if (result == ASSETC_OK)
+        *from_patch = 1;
+    if (result != ASSETC_NOT_FOUND || removed)
+        return result;
+    return assetc_pack_find(base, path, path_len, entry);
 }
 
 /* ------------------------------------------------------------------------ */

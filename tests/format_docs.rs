@@ -16,7 +16,9 @@
 //! offset. Rows must be contiguous, start at 0 and end at the documented size,
 //! and each row's type must be as wide as its size. Every known layout must
 //! be documented exactly once, and every such heading must name a known
-//! layout, so a struct and its page cannot drift apart unnoticed.
+//! layout, so a struct and its page cannot drift apart unnoticed. The one
+//! reserved path of the formats, a patch pack's `assets.removed`, must have
+//! its section in the pack page under the name the code reserves.
 //!
 //! It needs only the `format` module: `cargo test --test format_docs
 //! --no-default-features` builds nothing but `bytemuck`.
@@ -39,6 +41,7 @@ use assetc::format::hpack::{self, PackHeader, PackItem};
 use assetc::format::hsnd::SoundRecord;
 use assetc::format::kind::{AssetKind, ColorSpace, PackKind};
 use assetc::format::ktx2::{Ktx2Header, LevelIndexEntry};
+use assetc::format::removed::REMOVED_LIST_PATH;
 
 /// One documented table row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -710,4 +713,18 @@ fn the_heading_and_row_parsers_accept_only_the_agreed_shape() {
     assert_eq!(type_size("MeshBounds", &structs), Some(40));
     assert_eq!(type_size("widget", &structs), None);
     assert_eq!(read_le(&[0x34, 0x12, 0xff], 0, 2), 0x1234);
+}
+
+/// The reserved entry of a patch pack has its section in the pack page,
+/// under the name the code reserves.
+#[test]
+fn the_patch_pack_entry_is_documented_under_its_name() {
+    let page = formats_dir().join("hpack.md");
+    let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    let heading = format!("## Patch packs: `{REMOVED_LIST_PATH}`");
+    assert!(
+        text.lines().any(|line| line == heading),
+        "{}: no `{heading}` section",
+        page.display()
+    );
 }

@@ -18,6 +18,7 @@ use assetc::format::hash::asset_hash;
 use assetc::format::hatlas::{self, ATLAS_ANIMATION, ATLAS_NEAREST, AtlasTable, SpriteEntry};
 use assetc::format::hsnd::{self, SoundCodec, SoundRecord};
 use assetc::format::ktx2::{self, Ktx2Image, Ktx2Level, TexelFormat};
+use assetc::format::removed;
 use targets::{TARGETS, Target};
 
 /// The committed regression corpus, one folder per target.
@@ -139,6 +140,18 @@ fn every_target_binary_is_declared_in_the_fuzz_manifest() {
     }
 }
 
+/// The committed corpus file `folder/name`, first (re)written with `bytes`
+/// (its folder created if need be) when the environment variable
+/// `write_var` is set: how the tests below keep generated seeds and faults.
+fn committed(write_var: &str, folder: &str, name: &str, bytes: &[u8]) -> Vec<u8> {
+    let path = corpus_root().join(folder).join(name);
+    if std::env::var_os(write_var).is_some() {
+        fs::create_dir_all(corpus_root().join(folder)).unwrap();
+        fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
+}
+
 /// One texture of every format of the texel table, as the corpus's
 /// `seed-format-<name>.ktx2` files hold them: 13x7 with two levels, so
 /// partial blocks and the mip chain are both reached. The block bytes are a
@@ -192,16 +205,8 @@ fn format_seeds() -> Vec<(TexelFormat, String, Vec<u8>)> {
 /// them after a deliberate change of the writer.
 #[test]
 fn the_corpus_holds_a_seed_of_every_texel_format() {
-    let dir = corpus_root().join("ktx2");
-    let write = std::env::var_os("ASSETC_WRITE_FORMAT_SEEDS").is_some();
-    let committed = |name: &str, bytes: &[u8]| {
-        let path = dir.join(name);
-        if write {
-            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        }
-        fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
-    };
+    let committed =
+        |name: &str, bytes: &[u8]| committed("ASSETC_WRITE_FORMAT_SEEDS", "ktx2", name, bytes);
     let seeds = format_seeds();
     for (format, name, bytes) in &seeds {
         let file = committed(name, bytes);
@@ -345,14 +350,8 @@ fn sound_faults(seed: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
 /// fuzz_corpus` (re)writes them after a deliberate change of the format.
 #[test]
 fn the_corpus_holds_the_sound_record_seeds_and_faults() {
-    let write = std::env::var_os("ASSETC_WRITE_SOUND_SEEDS").is_some();
     let committed = |folder: &str, name: &str, bytes: &[u8]| {
-        let path = corpus_root().join(folder).join(name);
-        if write {
-            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        }
-        fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
+        committed("ASSETC_WRITE_SOUND_SEEDS", folder, name, bytes)
     };
     let mut opus = Vec::new();
     for (name, record) in sound_seeds() {
@@ -479,15 +478,8 @@ fn atlas_faults(seed: &[u8]) -> Vec<(String, Vec<u8>, &'static str)> {
 /// (re)writes them after a deliberate change of the format.
 #[test]
 fn the_corpus_holds_the_atlas_table_seeds_and_faults() {
-    let write = std::env::var_os("ASSETC_WRITE_ATLAS_SEEDS").is_some();
     let committed = |folder: &str, name: &str, bytes: &[u8]| {
-        let path = corpus_root().join(folder).join(name);
-        if write {
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        }
-        fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (see this test's comment)", path.display()))
+        committed("ASSETC_WRITE_ATLAS_SEEDS", folder, name, bytes)
     };
     let mut still = Vec::new();
     for (name, table) in atlas_seeds() {
@@ -504,5 +496,51 @@ fn the_corpus_holds_the_atlas_table_seeds_and_faults() {
         let file = committed("hatlas", &name, &bytes);
         let error = hatlas::validate(&file).expect_err(&name);
         assert_eq!(error.field, field, "{name}: {error}");
+    }
+}
+
+/// The corpus's `assets.removed` lists: valid ones (`seed-*`; the one-path
+/// list is what a patch of the demo-like build in
+/// `tests/integration/pack_patches.rs` holds), and one `edge-*` file per
+/// rule of the list, with the byte offset the reader must report.
+fn removed_lists() -> Vec<(&'static str, &'static [u8], Option<u64>)> {
+    vec![
+        ("seed-empty", b"", None),
+        ("seed-one-removed", b"data/zold.bin\n", None),
+        (
+            "seed-several",
+            "Z.bin\nassets.hman\ncaf\u{e9}/menu.ktx2\nlevels/1/map.tmap\nmodels/crate.hmesh\n\
+             models/crate/tex_0.ktx2\n"
+                .as_bytes(),
+            None,
+        ),
+        ("edge-no-newline", b"a.bin\nb.bin", Some(6)),
+        ("edge-unsorted", b"b\na\n", Some(2)),
+        ("edge-twice", b"a\na\n", Some(2)),
+        ("edge-empty-line", b"a\n\nb\n", Some(2)),
+        ("edge-dot-dot", b"a/../b\n", Some(0)),
+        ("edge-absolute", b"/a\n", Some(0)),
+        ("edge-backslash", b"a\\b\n", Some(0)),
+        ("edge-nul", b"a\0b\n", Some(0)),
+        ("edge-not-utf8", b"ok\n\xff\n", Some(3)),
+        ("edge-overlong", b"\xc0\xaf\n", Some(0)),
+        ("edge-surrogate", b"\xed\xa0\x80\n", Some(0)),
+    ]
+}
+
+/// The corpus holds the lists above: the seeds read back as written, each
+/// edge file refused at its offset. `ASSETC_WRITE_REMOVED_SEEDS=1 cargo test
+/// --test fuzz_corpus` (re)writes them.
+#[test]
+fn the_corpus_holds_the_removed_list_seeds_and_faults() {
+    for (name, bytes, offset) in removed_lists() {
+        let file = committed("ASSETC_WRITE_REMOVED_SEEDS", "removed", name, bytes);
+        assert_eq!(file, bytes, "{name}");
+        let parsed = removed::parse_removed_list(&file);
+        assert_eq!(
+            parsed.as_ref().err().map(|e| e.offset),
+            offset,
+            "{name}: {parsed:?}"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The `assetc` program: `configure` (the default), `build`, `init`, the
-//! inspection commands `info` and `pack info`, `cache`, `view` and `watch`,
-//! and `completions` and `manpages` (`manual.rs`).
+//! inspection commands `info` and `pack info`/`diff`, `pack patch`, `cache`,
+//! `view` and `watch`, and `completions` and `manpages` (`manual.rs`).
 
 use std::process::ExitCode;
 
@@ -45,7 +45,7 @@ pub enum Command {
     Init,
     /// Print per-file figures and totals for an output folder.
     Info(InfoArgs),
-    /// Inspect a `.hpack`.
+    /// Inspect, compare and patch `.hpack` files.
     #[command(subcommand)]
     Pack(PackCommand),
     /// Look after a shared cache folder (see docs/cache.md).

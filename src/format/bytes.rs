@@ -175,6 +175,31 @@ pub(crate) fn invalid_path_message(path: &str, reason: &str) -> String {
     format!("invalid runtime path {:?}: {reason}", abbreviate(path))
 }
 
+/// Requires `path` to sort strictly after `previous` (byte order), as the
+/// paths of a pack's TOC and of a patch pack's removed list must; the error
+/// sits at byte `at` of `field` and calls the sorted things `noun`.
+pub(crate) fn check_path_order(
+    previous: &str,
+    path: &str,
+    at: u64,
+    field: &'static str,
+    noun: &str,
+) -> FormatResult<()> {
+    if path > previous {
+        return Ok(());
+    }
+    let what = if path == previous {
+        format!("{:?} appears twice", abbreviate(path))
+    } else {
+        format!(
+            "{noun} are not sorted: {:?} follows {:?}",
+            abbreviate(path),
+            abbreviate(previous)
+        )
+    };
+    Err(FormatError::new(at, field, what))
+}
+
 /// Shortens a path for an error message so a 64 KiB path does not flood it.
 pub(crate) fn abbreviate(path: &str) -> String {
     const KEEP: usize = 80;
@@ -287,7 +312,7 @@ impl<'a> ByteReader<'a> {
     }
 
     /// Consumes `len` bytes that must form a valid runtime path.
-    fn path(&mut self, len: usize, field: &'static str) -> FormatResult<&'a str> {
+    pub(crate) fn path(&mut self, len: usize, field: &'static str) -> FormatResult<&'a str> {
         let at = self.offset();
         let raw = self.take(len, field)?;
         let path = core::str::from_utf8(raw).map_err(|err| {

@@ -53,7 +53,7 @@ use std::collections::HashMap;
 use bytemuck::{Pod, Zeroable};
 
 use super::bytes::{
-    ByteReader, FileId, LeHeader, PathFieldError, abbreviate, check_path_field,
+    ByteReader, FileId, LeHeader, PathFieldError, abbreviate, check_path_field, check_path_order,
     invalid_path_message, path_too_long_message, push_path_field, read_le_header,
 };
 use super::error::{FormatError, FormatResult};
@@ -688,19 +688,13 @@ fn read_record<'a>(reader: &mut ByteReader<'a>) -> FormatResult<PackEntry<'a>> {
 /// Requires `entry` (whose record starts at byte `at`) to sort strictly after
 /// `previous`.
 fn check_order(previous: &PackEntry<'_>, entry: &PackEntry<'_>, at: u64) -> FormatResult<()> {
-    if entry.path > previous.path {
-        return Ok(());
-    }
-    let what = if entry.path == previous.path {
-        format!("{:?} appears twice", abbreviate(entry.path))
-    } else {
-        format!(
-            "entries are not sorted: {:?} follows {:?}",
-            abbreviate(entry.path),
-            abbreviate(previous.path)
-        )
-    };
-    Err(FormatError::new(at + 19, "PackEntry.path", what))
+    check_path_order(
+        previous.path,
+        entry.path,
+        at + 19,
+        "PackEntry.path",
+        "entries",
+    )
 }
 
 /// Requires the records to end exactly where `tocBytes` says.

@@ -28,6 +28,8 @@ pub mod kind;
 pub mod ktx2;
 pub mod oct;
 pub mod open;
+pub mod patch;
+pub mod removed;
 pub mod rgb9e5;
 #[cfg(test)]
 mod test_support;

@@ -1,16 +1,18 @@
-//! The `assetc info` and `assetc pack info` command lines.
+//! The `assetc info` and `assetc pack info|diff|patch` command lines.
 //!
-//! Both find their input the way `assetc configure` finds its output: from
-//! `-o`/the argument when given, else from the nearest `assetc.yml`: the
-//! output folder the last configure recorded (of `--preset` when given), or
-//! without a record, the preset's (`--preset`, or the config's `preset:`).
+//! `info` and `pack info` find their input the way `assetc configure` finds
+//! its output: from `-o`/the argument when given, else from the nearest
+//! `assetc.yml`: the output folder the last configure recorded (of
+//! `--preset` when given), or without a record, the preset's (`--preset`, or
+//! the config's `preset:`). `pack diff` and `pack patch` take their packs as
+//! arguments.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use super::{info, pack_info};
+use super::{info, pack_diff, pack_info, pack_patch};
 use crate::cli::to_json;
 use crate::cli::{finish, report_error};
 use crate::config::{Config, ConfigError};
@@ -39,6 +41,12 @@ pub struct InfoArgs {
 pub enum PackCommand {
     /// Break a `.hpack` down: layout, kinds and entries.
     Info(PackInfoArgs),
+    /// Compare two packs: entries added, removed and changed, and what a
+    /// chunk patcher would ship to update OLD to NEW.
+    Diff(PackDiffArgs),
+    /// Write a patch pack: NEW's entries that BASE lacks or holds other
+    /// bytes of, and the list of BASE's paths NEW dropped (see docs/packs.md).
+    Patch(PackPatchArgs),
 }
 
 /// Options of `assetc pack info`.
@@ -55,6 +63,31 @@ pub struct PackInfoArgs {
     pub json: bool,
 }
 
+/// Options of `assetc pack diff`.
+#[derive(Debug, Args)]
+pub struct PackDiffArgs {
+    /// The older pack.
+    pub old: PathBuf,
+    /// The newer pack.
+    pub new: PathBuf,
+    /// Print JSON (schema `assetc-pack-diff/1`) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `assetc pack patch`.
+#[derive(Debug, Args)]
+pub struct PackPatchArgs {
+    /// The pack the patch will be mounted above (the one players have).
+    #[arg(long)]
+    pub base: PathBuf,
+    /// The pack the patch brings BASE up to.
+    pub new: PathBuf,
+    /// Where to write the patch pack.
+    #[arg(short = 'o', long)]
+    pub output: PathBuf,
+}
+
 /// Runs `assetc info`; exits non-zero when a file does not parse.
 pub fn run_info(args: &InfoArgs) -> ExitCode {
     let root = match located(args.output.as_deref(), args.preset.as_deref()) {
@@ -65,14 +98,7 @@ pub fn run_info(args: &InfoArgs) -> ExitCode {
         Ok(report) => report,
         Err(e) => return finish(PROGRAM, Err(e)),
     };
-    print!(
-        "{}",
-        if args.json {
-            to_json(&report)
-        } else {
-            info::render_text(&report)
-        }
-    );
+    print_report(args.json, &report, info::render_text);
     if report.totals.invalid == 0 {
         return ExitCode::SUCCESS;
     }
@@ -80,24 +106,48 @@ pub fn run_info(args: &InfoArgs) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Runs `assetc pack info`.
+/// Runs `assetc pack info`, `diff` or `patch`.
 pub fn run_pack(command: &PackCommand) -> ExitCode {
-    let PackCommand::Info(args) = command;
+    match command {
+        PackCommand::Info(args) => run_pack_info(args),
+        PackCommand::Diff(args) => run_pack_diff(args),
+        PackCommand::Patch(args) => finish(
+            PROGRAM,
+            pack_patch::write(&args.base, &args.new, &args.output)
+                .map(|summary| println!("{PROGRAM}: {}", summary.line())),
+        ),
+    }
+}
+
+/// Runs `assetc pack info`.
+fn run_pack_info(args: &PackInfoArgs) -> ExitCode {
     let result =
         pack_to_inspect(args).and_then(|pack| pack_info::inspect(&pack).map_err(PackFailure::from));
     finish(
         PROGRAM,
-        result.map(|report| {
-            print!(
-                "{}",
-                if args.json {
-                    to_json(&report)
-                } else {
-                    pack_info::render_text(&report)
-                }
-            );
-        }),
+        result.map(|report| print_report(args.json, &report, pack_info::render_text)),
     )
+}
+
+/// Runs `assetc pack diff`; succeeds whether or not the packs differ.
+fn run_pack_diff(args: &PackDiffArgs) -> ExitCode {
+    finish(
+        PROGRAM,
+        pack_diff::diff(&args.old, &args.new)
+            .map(|report| print_report(args.json, &report, pack_diff::render_text)),
+    )
+}
+
+/// Prints `report` on standard output as JSON, or as `render` writes it.
+fn print_report<T: serde::Serialize>(json: bool, report: &T, render: fn(&T) -> String) {
+    print!(
+        "{}",
+        if json {
+            to_json(report)
+        } else {
+            render(report)
+        }
+    );
 }
 
 /// `given`, or the configured output folder, relative to the current folder

@@ -1,4 +1,6 @@
-//! Read-only inspection of compiled output: `assetc info` and `assetc pack info`.
+//! Inspection of compiled output: `assetc info` and `assetc pack info` and
+//! `diff`, which only read; and `assetc pack patch`, which writes a patch
+//! pack from two packs.
 //!
 //! * [`stats`] turns one file's bytes into the figures worth showing (vertex
 //!   counts, texture formats, manifest kinds, ...), judged by its extension and
@@ -6,14 +8,20 @@
 //! * [`info`] walks an output folder, adds the figures up and prints them as
 //!   text or as JSON (schema `assetc-info/1`);
 //! * [`pack_info`] breaks a `.hpack` down by layout, kind and entry (schema
-//!   `assetc-pack-info/1`).
+//!   `assetc-pack-info/1`);
+//! * [`pack_diff`] compares two packs entry by entry and figures what a chunk
+//!   patcher would ship (schema `assetc-pack-diff/1`);
+//! * [`pack_patch`] writes the patch pack that turns one pack into another
+//!   when mounted above it.
 //!
 //! Ids are printed as `0x`-prefixed 16-digit hex strings, in JSON too, because
 //! a JSON number cannot hold every 64-bit value exactly.
 
 pub mod command;
 pub mod info;
+pub mod pack_diff;
 pub mod pack_info;
+pub mod pack_patch;
 pub mod stats;
 
 /// `bytes` for people: `812 B`, `4.0 KiB`, `1.3 MiB`, `2.0 GiB`.

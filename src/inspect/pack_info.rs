@@ -104,13 +104,19 @@ pub enum PackInfoError {
     },
 }
 
+/// Parses and fully validates `bytes`, the pack read from `path`; an
+/// invalid pack is an error naming the file.
+pub fn parse_named<'a>(path: &Path, bytes: &'a [u8]) -> Result<hpack::Pack<'a>, PackInfoError> {
+    hpack::parse(bytes).map_err(|source| PackInfoError::Invalid {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 /// Reads and breaks down the pack at `path`.
 pub fn inspect(path: &Path) -> Result<PackReport, PackInfoError> {
     let bytes = fsutil::read(path)?;
-    let pack = hpack::parse(&bytes).map_err(|source| PackInfoError::Invalid {
-        path: path.to_owned(),
-        source,
-    })?;
+    let pack = parse_named(path, &bytes)?;
     let mut kinds: BTreeMap<&'static str, KindTotals> = PackKind::ALL
         .map(|kind| (kind.name(), KindTotals::default()))
         .into();

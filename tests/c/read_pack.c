@@ -2,8 +2,9 @@
  * read_pack: reads a .hpack with nothing but assetc.h and the C library.
  *
  *   read_pack <file.hpack>
+ *   read_pack --patch <patch.hpack> <base.hpack>  < paths
  *
- * Prints, one line each:
+ * The first form prints, one line each:
  *   entry <kind> <size> <path>             every TOC entry, in TOC order
  *   manifest <path> <entry count>          the assets.hman found in the pack
  *   mesh <path> <id> vertices=... indices=... index_width=... meshlets=...
@@ -13,9 +14,17 @@
  *        with in_pack=yes|no, or "unresolved">
  *
  * Every mesh and material is looked up in the manifest by the id of its
- * runtime path (assetc_id_for_path). Exit status: 0 when everything reads,
- * 1 on a format error (with a message on stderr), 2 on a usage or I/O error.
- * tests/integration/c_header.rs compares the output with what the Rust crate reads.
+ * runtime path (assetc_id_for_path).
+ *
+ * The second form mounts the patch pack above the base and looks up every
+ * path read from standard input (one a line) with assetc_pack_layered_find:
+ *   found <patch|base> <offset> <size> <crc32 of the payload> <path>
+ *   missing <path>
+ *
+ * Exit status: 0 when everything reads, 1 on a format error (with a message
+ * on stderr), 2 on a usage or I/O error. tests/integration/c_header.rs and
+ * tests/integration/pack_patches.rs compare the output with what the Rust
+ * crate reads.
  */
 #include "assetc.h"
 
@@ -304,19 +313,76 @@ static int run(const file_bytes *file)
     return status;
 }
 
-int main(int argc, char **argv)
+/* CRC-32 (reflected, polynomial 0xEDB88320) of a payload, so the output
+ * shows that the bytes a lookup hands out are the right ones. */
+static unsigned long crc32_of(const uint8_t *data, uint64_t size)
 {
-    file_bytes file;
+    uint32_t crc = 0xFFFFFFFFu;
+    uint64_t i;
+    int bit;
+    for (i = 0; i < size; ++i) {
+        crc ^= data[i];
+        for (bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return (unsigned long)(crc ^ 0xFFFFFFFFu);
+}
+
+/* Prints where every path on standard input resolves with `patch_file`
+ * mounted above `base_file`. */
+static int run_layered(const file_bytes *patch_file, const file_bytes *base_file)
+{
+    static char line[70000];
+    assetc_pack patch, base;
+    assetc_result result = assetc_pack_open(&patch, patch_file->data, patch_file->size);
+    if (result != ASSETC_OK)
+        return format_error("patch", result);
+    result = assetc_pack_open(&base, base_file->data, base_file->size);
+    if (result != ASSETC_OK)
+        return format_error("base", result);
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        size_t len = strcspn(line, "\n");
+        assetc_pack_entry entry;
+        int from_patch;
+        line[len] = '\0';
+        result = assetc_pack_layered_find(&patch, &base, line, len, &entry, &from_patch);
+        if (result == ASSETC_NOT_FOUND)
+            printf("missing %s\n", line);
+        else if (result == ASSETC_OK)
+            printf("found %s %llu %llu %08lx %s\n", from_patch ? "patch" : "base",
+                   (unsigned long long)entry.offset, (unsigned long long)entry.size,
+                   crc32_of(entry.data, entry.size), line);
+        else
+            return format_error("layered lookup", result);
+    }
+    return 0;
+}
+
+/* Reads the packs the command line names and runs the form it asks for. */
+static int run_command(int argc, char **argv)
+{
+    file_bytes files[2];
     int status;
-    if (argc != 2) {
-        fprintf(stderr, "usage: read_pack <file.hpack>\n");
+    int layered = argc == 4 && strcmp(argv[1], "--patch") == 0;
+    if (argc != 2 && !layered) {
+        fprintf(stderr, "usage: read_pack <file.hpack> | read_pack --patch <patch.hpack> <base.hpack>\n");
         return 2;
     }
-    file.data = NULL;
-    status = read_file(argv[1], &file);
+    files[0].data = NULL;
+    files[1].data = NULL;
+    status = read_file(argv[layered ? 2 : 1], &files[0]);
+    if (status == 0 && layered)
+        status = read_file(argv[3], &files[1]);
     if (status == 0)
-        status = run(&file);
-    free(file.data);
+        status = layered ? run_layered(&files[0], &files[1]) : run(&files[0]);
+    free(files[0].data);
+    free(files[1].data);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    int status = run_command(argc, argv);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "read_pack: cannot write the listing\n");
         return 2;

@@ -18,6 +18,8 @@
 use std::hint::black_box;
 
 use assetc::format::error::{FormatError, FormatResult};
+use assetc::format::patch::PatchedPack;
+use assetc::format::removed::{self, REMOVED_LIST_PATH};
 use assetc::format::{self, AssetFile, hanim, hatlas, hfont, hman, hmat, hmesh, hpack, hsnd, ktx2};
 
 /// One fuzz target: the name shared by its binary and its corpus folder, and
@@ -72,6 +74,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "open",
         run: fuzz_open,
+    },
+    Target {
+        name: "removed",
+        run: fuzz_removed,
     },
 ];
 
@@ -653,5 +659,62 @@ pub fn fuzz_open(data: &[u8]) -> bool {
             }
         }
     }
+    true
+}
+
+// ---------------------------------------------------------------------------
+// assets.removed
+// ---------------------------------------------------------------------------
+
+/// A patch pack's `assets.removed` list: `removed::parse_removed_list`, every
+/// listed path found by `contains`, the writer reproducing an accepted list
+/// byte for byte; and the same bytes as the list of a patch pack mounted above
+/// a base that holds every listed path, which `PatchedPack::new` must accept
+/// exactly when the list reader does (at the same file offset when not), and
+/// where every listed path then resolves to nothing.
+pub fn fuzz_removed(data: &[u8]) -> bool {
+    let parsed = removed::parse_removed_list(data);
+    let patch = hpack::write_pack(&[hpack::PackItem::new(REMOVED_LIST_PATH, data)])
+        .unwrap_or_else(|e| panic!("write_pack refused a lone list entry: {e}"));
+    let patch = hpack::parse(&patch).unwrap_or_else(|e| panic!("the patch does not parse: {e}"));
+    let list_at = patch.entries()[0].offset;
+    let listed: Vec<&str> = parsed
+        .as_ref()
+        .map(|l| l.paths().to_vec())
+        .unwrap_or_default();
+    let base_items: Vec<hpack::PackItem<'_>> = listed
+        .iter()
+        .map(|path| hpack::PackItem::new(path, path.as_bytes()))
+        .collect();
+    let base = hpack::write_pack(&base_items)
+        .unwrap_or_else(|e| panic!("write_pack refused the listed paths: {e}"));
+    let base = hpack::parse(&base).unwrap_or_else(|e| panic!("the base does not parse: {e}"));
+    let mounted = PatchedPack::new(patch, base);
+    let list = match (parsed, mounted) {
+        (Err(error), Err(mount_error)) => {
+            assert_eq!(
+                mount_error.offset,
+                list_at + error.offset,
+                "mount error offset"
+            );
+            rendered(&error);
+            return false;
+        }
+        (Ok(list), Ok(mounted)) => {
+            for path in list.paths() {
+                assert!(list.contains(path), "RemovedList::contains misses {path:?}");
+                assert!(mounted.find(path).is_none(), "a removed path resolves");
+            }
+            list
+        }
+        (Ok(_), Err(e)) => panic!("PatchedPack::new refused a list the reader accepts: {e}"),
+        (Err(e), Ok(_)) => panic!("PatchedPack::new accepted a list the reader refuses: {e}"),
+    };
+    let written = removed::write_removed_list(list.paths().iter().copied())
+        .unwrap_or_else(|e| panic!("write_removed_list refused a list the reader accepted: {e}"));
+    assert!(
+        written == data,
+        "write_removed_list does not reproduce an accepted list"
+    );
     true
 }

@@ -41,6 +41,7 @@ use assetc::format::hpack::{self, Pack, PackEntry, PackHeader};
 use assetc::format::hsnd::{self, SoundCodec, SoundRecord};
 use assetc::format::kind::{AssetKind, ColorSpace, PackKind};
 use assetc::format::ktx2;
+use assetc::format::removed::REMOVED_LIST_PATH;
 
 // ---------------------------------------------------------------------------
 // Compiling and running the C programs.
@@ -635,7 +636,7 @@ fn parsed_regions(bytes: &[u8]) -> Vec<(usize, usize)> {
 
 /// `read_pack` built with AddressSanitizer and UBSan if the compiler has
 /// them, else the plain build (saying so on stderr).
-fn sanitized_read_pack(dir: &Path) -> PathBuf {
+pub(crate) fn sanitized_read_pack(dir: &Path) -> PathBuf {
     let exe = dir.join("read_pack_sanitized");
     let flags = [
         "-g",
@@ -1126,6 +1127,7 @@ fn constants(out: &mut String) {
             ("HPACK_HEADER_BYTES", hpack::HEADER_BYTES as u64),
             ("HPACK_TOC_FIXED_BYTES", hpack::TOC_ENTRY_FIXED_BYTES as u64),
             ("HPACK_PAYLOAD_ALIGN", hpack::PAYLOAD_ALIGN),
+            ("HPACK_REMOVED_PATH_BYTES", REMOVED_LIST_PATH.len() as u64),
         ]
         .map(|(name, value)| (name.to_string(), value)),
     );
@@ -1182,6 +1184,8 @@ fn constants(out: &mut String) {
     }
     let identifier: Vec<String> = ktx2::IDENTIFIER.iter().map(u8::to_string).collect();
     let _ = writeln!(out, "ASSETC_KTX2_IDENTIFIER {}", identifier.join(" "));
+    let removed: Vec<String> = REMOVED_LIST_PATH.bytes().map(|b| b.to_string()).collect();
+    let _ = writeln!(out, "ASSETC_HPACK_REMOVED_PATH {}", removed.join(" "));
 }
 
 /// The names of the byte enums and the sound codecs for the values 0..9,

@@ -50,6 +50,7 @@ mod link_incremental;
 mod manual;
 mod meshes;
 mod pack_base;
+mod pack_patches;
 mod packs;
 mod pipeline;
 mod pixel_art;
