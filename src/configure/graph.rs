@@ -224,11 +224,12 @@ impl Plan {
             Some(given) => Some(absolute(given)?),
             None => selection.pack_base.clone(),
         };
+        let named_files: Vec<&str> = named_packs.iter().map(|p| p.file.as_str()).collect();
         let (pack_bases, base_warnings) = pack_base::resolve(
             base.as_deref(),
             root,
             pack.as_deref(),
-            &named_packs,
+            &named_files,
             config.pack_max_waste,
         )?;
         warnings.extend(base_warnings);

@@ -15,7 +15,6 @@
 use std::path::{Path, PathBuf};
 
 use super::ConfigureError;
-use super::packs::PackPlan;
 use super::paths::root_relative;
 use crate::shell;
 
@@ -30,14 +29,15 @@ pub struct PackBases {
     pub max_waste: f64,
 }
 
-/// Resolves `base` (absolute) for the single pack `single` (root-relative,
-/// when the build writes one) and the `named` packs. Returns the bases and a
-/// warning per pack a base folder has no file for.
+/// Resolves `base` (absolute) for the single pack `single` and the `named`
+/// packs (their root-relative files; `single` only when the build writes
+/// it). Returns the bases and a warning per pack a base folder has no file
+/// for.
 pub fn resolve(
     base: Option<&Path>,
     root: &Path,
     single: Option<&str>,
-    named: &[PackPlan],
+    named: &[&str],
     max_waste: f64,
 ) -> Result<(PackBases, Vec<String>), ConfigureError> {
     let mut bases = PackBases {
@@ -80,7 +80,7 @@ pub fn resolve(
     };
     bases.single = single.map(&mut find).transpose()?.flatten();
     for (slot, pack) in bases.named.iter_mut().zip(named) {
-        *slot = find(&pack.file)?;
+        *slot = find(pack)?;
     }
     Ok((bases, warnings))
 }
@@ -109,22 +109,13 @@ fn refused(base: &Path, what: &str) -> ConfigureError {
 mod tests {
     use super::*;
 
-    fn named(file: &str) -> PackPlan {
-        PackPlan {
-            name: "level1".into(),
-            file: file.into(),
-            list: "b/packs/level1.list".into(),
-            members: Vec::new(),
-        }
-    }
-
     #[test]
     fn a_folder_gives_each_pack_the_shipped_file_of_its_name() {
         let dir = tempfile::tempdir().unwrap();
         let shipped = dir.path().join("shipped");
         std::fs::create_dir(&shipped).unwrap();
         std::fs::write(shipped.join("out.level1.hpack"), b"").unwrap();
-        let packs = [named("out.level1.hpack"), named("out.later.hpack")];
+        let packs = ["out.level1.hpack", "out.later.hpack"];
         let (bases, warnings) =
             resolve(Some(&shipped), dir.path(), Some("out.hpack"), &packs, 0.5).unwrap();
         assert_eq!(bases.single, None);
