@@ -77,8 +77,14 @@ impl Cli {
             Some(Command::Configure(args)) => run_configure(&args),
             Some(Command::Build(args)) => run_build(&args),
             Some(Command::Init) => init(),
-            Some(Command::Info(args)) => run_info(&args),
-            Some(Command::Pack(command)) => run_pack(&command),
+            Some(Command::Info(args)) => {
+                stop_quietly_at_a_closed_pipe();
+                run_info(&args)
+            }
+            Some(Command::Pack(command)) => {
+                stop_quietly_at_a_closed_pipe();
+                run_pack(&command)
+            }
             Some(Command::Cache(command)) => command.run(),
             Some(Command::View(args)) => run_view(&args),
             Some(Command::Watch(args)) => run_watch(&args),
@@ -86,6 +92,20 @@ impl Cli {
             Some(Command::Manpages(args)) => run_manpages(&args, &Cli::command()),
             None => run_configure(&self.configure),
         }
+    }
+}
+
+/// Lets a printing command end quietly when its reader goes away
+/// (`assetc pack info | head`), as `cat` does, instead of failing on the
+/// broken pipe: the Rust runtime ignores `SIGPIPE`, so `println!` would
+/// panic. Only the commands that print reports and run nothing else restore
+/// the default signal.
+fn stop_quietly_at_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default is always sound;
+    // nothing in this process has installed a handler for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

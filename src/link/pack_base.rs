@@ -225,6 +225,19 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_saved_index_is_rebuilt_from_the_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = base_pack(dir.path());
+        let index = dir.path().join("list.base");
+        let built = BaseIndex::load(&base, &index).unwrap();
+        let text = fs::read_to_string(&index).unwrap();
+        let damaged = text.replace("entry ", "entry x");
+        fs::write(&index, damaged).unwrap();
+        assert_eq!(BaseIndex::load(&base, &index).unwrap(), built);
+        assert_eq!(fs::read_to_string(&index).unwrap(), text, "saved again");
+    }
+
+    #[test]
     fn a_base_that_is_not_a_pack_is_refused_with_its_name() {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("shipped.hpack");

@@ -144,3 +144,20 @@ fn info_before_a_build_says_what_to_do() {
         run.stderr
     );
 }
+
+#[test]
+fn pack_info_stops_quietly_when_its_reader_goes_away() {
+    use std::os::unix::process::ExitStatusExt;
+    let p = shared::demo();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = std::process::Command::new(crate::common::ASSETC)
+        .args(["pack", "info"])
+        .current_dir(p.root())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{stderr}");
+}
