@@ -83,7 +83,7 @@ pub use settings::{
     MeshletVertices, MinPsnr, PxPerEm, Rdo, Settings, Spread, TextureSettings, UastcQuality,
     ZstdLevel,
 };
-pub use settings::{IblFormat, IblSettings, IblSize};
+pub use settings::{IblSettings, IblSize};
 pub use size::ByteSize;
 pub use texture::{FormatSetting, HdrFormatSetting, ModeSetting, PlatformSetting, SuffixTable};
 pub use words::Toggle;

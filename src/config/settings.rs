@@ -638,30 +638,9 @@ settings_group! {
         /// (`<name>.irradiance.ktx2`); the spherical harmonics are always
         /// written.
         irradiance: bool = false,
-        /// The texel format of the cubes.
-        format: IblFormat = IblFormat::Rgba16f,
-    }
-}
-
-/// The texel format of an IBL set's cube maps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum IblFormat {
-    /// Four half floats per texel (`VK_FORMAT_R16G16B16A16_SFLOAT`).
-    #[default]
-    Rgba16f,
-    /// Shared-exponent RGB in 32 bits (`VK_FORMAT_E5B9G9R9_UFLOAT_PACK32`):
-    /// half the size, 9 bits of mantissa per channel.
-    Rgb9e5,
-}
-
-impl IblFormat {
-    /// The name used in `assetc.yml` and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Rgba16f => "rgba16f",
-            Self::Rgb9e5 => "rgb9e5",
-        }
+        /// The texel format of the cubes, as `texture.hdr_format` names
+        /// them (`auto`: BC6H on desktop, ASTC HDR 6x6 on mobile).
+        format: HdrFormatSetting = HdrFormatSetting::Rgba16f,
     }
 }
 

@@ -902,7 +902,7 @@ fn ibl_flags(ibl: &IblSettings, texture: &TextureSettings) -> Vec<String> {
     flag_pairs([
         ("--size", ibl.size.to_string()),
         ("--irradiance", ibl.irradiance.to_string()),
-        ("--format", ibl.format.name().to_string()),
+        ("--format", hdr_format_name(ibl.format, texture).to_string()),
         ("--zstd-level", texture.zstd_level.0.to_string()),
     ])
 }
@@ -959,14 +959,20 @@ fn surface_flags(texture: &TextureSettings, mode: TextureMode) -> Vec<String> {
     if floored && texture.min_psnr != TextureSettings::default().min_psnr {
         flags.extend(["--min-psnr".into(), texture.min_psnr.to_string()]);
     }
-    let hdr_format = match texture.hdr_format {
-        HdrFormatSetting::Auto => target::resolve_auto_hdr(texture.platform).name(),
-        other => other.name(),
-    };
+    let hdr_format = hdr_format_name(texture.hdr_format, texture);
     if hdr_format != HdrFormatSetting::Rgba16f.name() {
         flags.extend(["--hdr-format".into(), hdr_format.into()]);
     }
     flags
+}
+
+/// The float format `setting` names, `auto` resolved by the texture
+/// platform.
+fn hdr_format_name(setting: HdrFormatSetting, texture: &TextureSettings) -> &'static str {
+    match setting {
+        HdrFormatSetting::Auto => target::resolve_auto_hdr(texture.platform).name(),
+        other => other.name(),
+    }
 }
 
 /// The `--pixel-art` flag of a colour image's edge, unless pixel art is off

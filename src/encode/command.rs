@@ -34,8 +34,8 @@ use super::uastc::UastcOptions;
 use super::{embed, folder, shader};
 use crate::config::{
     AtlasExtrude, AtlasPadding, AtlasSettings, AtlasSide, AudioCodec, AudioSettings, Charset,
-    FontMode, FontSettings, FormatSetting, IblFormat, IblSettings, IblSize, LoopPoint, LoopSetting,
-    Loudness, MinPsnr, NormalizeSetting, OpusBitrate, Pivot, PxPerEm, Rdo, SampleRate, Spread,
+    FontMode, FontSettings, FormatSetting, IblSettings, IblSize, LoopPoint, LoopSetting, Loudness,
+    MinPsnr, NormalizeSetting, OpusBitrate, Pivot, PxPerEm, Rdo, SampleRate, Spread,
     TextureSettings, Toggle, TruePeak, UastcQuality, VorbisQuality, ZstdLevel,
 };
 use crate::format::hatlas::{ATLAS_NEAREST, write_hatlas};
@@ -269,9 +269,9 @@ pub struct IblArgs {
     /// Also write the irradiance cube (a third output).
     #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
     pub irradiance: bool,
-    /// The cubes' texel format.
-    #[arg(long, value_enum, default_value_t = IblSettings::default().format)]
-    pub format: IblFormat,
+    /// The cubes' texel format (`auto` is resolved by configure).
+    #[arg(long, value_enum, default_value_t = HdrFormat::Rgba16f)]
+    pub format: HdrFormat,
     /// Zstandard level of every level, 1 to 22; 0 stores them as is.
     #[arg(long, default_value_t = TextureSettings::default().zstd_level)]
     pub zstd_level: ZstdLevel,

@@ -171,3 +171,26 @@ fn bad_panoramas_fail_naming_the_file_and_leave_no_output() {
         }
     }
 }
+
+#[test]
+fn ibl_format_auto_ships_block_compressed_cubes_per_platform() {
+    let bc6h = texel::VK_FORMAT_BC6H_UFLOAT_BLOCK;
+    let astc_hdr_6x6 = texel::TexelFormat::AstcHdr {
+        block: texel::AstcBlock::B6x6,
+    }
+    .vk_format();
+    for (platform, vk_format) in [("desktop", bc6h), ("mobile", astc_hdr_6x6)] {
+        let p = Project::new(&format!(
+            "input: assets\noutput: runtime\ndefault:\n  texture: {{ platform: {platform} }}\n  ibl: {{ size: 16, irradiance: true, format: auto }}\n"
+        ));
+        p.write("assets/sky.ibl.hdr", &hdr_panorama(64, 32));
+        p.build(&[]);
+        for cube in ["radiance", "specular", "irradiance"] {
+            let header = header(&p, &format!("runtime/sky.{cube}.ktx2"));
+            assert_eq!(header.vk_format, vk_format, "{platform}: {cube}");
+            assert_eq!(header.face_count, 6, "{platform}: {cube}");
+        }
+        p.ninja(&["check"])
+            .expect_ok("check accepts the block cubes");
+    }
+}

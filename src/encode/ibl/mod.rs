@@ -33,18 +33,22 @@ use image::codecs::hdr::HdrDecoder;
 
 use self::cube::CubeLevel;
 use self::panorama::Panorama;
+use super::blocks::BlockError;
+use super::image::RgbaF32Image;
 use super::image::{ImageError, ImageFormat, SourceHints, SourceImage, decode_source};
 use super::limits::MAX_PANORAMA_WIDTH;
+use super::texture::hdr::{HdrFormat, encode_float_levels};
 use super::texture::write_supercompressed_with;
-use crate::config::IblFormat;
 use crate::format::ktx2::{IRRADIANCE_SH_KEY, Ktx2Image, TexelFormat};
-use crate::format::rgb9e5;
 
 /// Face size of the irradiance cube.
 pub const IRRADIANCE_SIZE: usize = 32;
 
 /// Face size of the smallest specular mip.
 pub const MIN_SPECULAR_SIZE: usize = 8;
+
+/// The encoder effort of BC6H and ASTC HDR cubes: the texture default.
+pub const CUBE_BLOCK_QUALITY: u8 = 2;
 
 /// Width and height of the BRDF lookup table.
 pub const BRDF_LUT_SIZE: usize = 128;
@@ -57,7 +61,7 @@ pub struct IblOptions {
     /// Whether to make the irradiance cube as well.
     pub irradiance: bool,
     /// The cubes' texel format.
-    pub format: IblFormat,
+    pub format: HdrFormat,
     /// Zstandard level of every level, 0 for none.
     pub zstd_level: i32,
 }
@@ -102,6 +106,9 @@ pub enum IblError {
         /// The offending channel value.
         value: f32,
     },
+    /// The block encoder refused the cube.
+    #[error("cannot encode the cube")]
+    Encode(#[source] BlockError),
     /// Zstandard refused a level.
     #[error("Zstandard compression of level {level} failed")]
     Compress {
@@ -268,31 +275,46 @@ pub fn encode_ibl(source: &[u8], options: &IblOptions) -> Result<IblFiles, IblEr
 }
 
 /// Writes cube levels (level 0 first, each six faces +X … −Z) as a KTX2 cube
-/// map in `format`, with `extra` key/value entries. Radiance past the half
-/// float range is clamped to its largest value.
+/// map in `format`, with `extra` key/value entries, through the float
+/// encoder textures use ([`encode_float_levels`]): half floats and RGB9E5
+/// saturate at their largest value, BC6H and ASTC HDR go through the block
+/// encoders at [`CUBE_BLOCK_QUALITY`].
 pub fn write_cube(
     levels: &[CubeLevel],
-    format: IblFormat,
+    format: HdrFormat,
     zstd_level: i32,
     extra: &[(&str, &[u8])],
 ) -> Result<Vec<u8>, IblError> {
     let size = levels[0][0].size as u32;
-    let (texel_format, data): (TexelFormat, Vec<Vec<u8>>) = match format {
-        IblFormat::Rgba16f => (
-            TexelFormat::Rgba16Float,
-            levels.iter().map(rgba16f_level).collect(),
-        ),
-        IblFormat::Rgb9e5 => (
-            TexelFormat::Rgb9e5,
-            levels.iter().map(rgb9e5_level).collect(),
-        ),
-    };
+    let chains: Vec<Vec<RgbaF32Image>> = (0..cube::FACES)
+        .map(|face| {
+            levels
+                .iter()
+                .map(|level| face_image(&level[face]))
+                .collect()
+        })
+        .collect();
+    let (texel_format, data) =
+        encode_float_levels(&chains, format, CUBE_BLOCK_QUALITY).map_err(IblError::Encode)?;
     write_levels(
         square_layout(texel_format, size, cube::FACES as u32),
         &data,
         zstd_level,
         extra,
     )
+}
+
+/// One cube face as a float image, alpha 1.
+fn face_image(face: &cube::Face) -> RgbaF32Image {
+    RgbaF32Image {
+        width: face.size as u32,
+        height: face.size as u32,
+        pixels: face
+            .texels
+            .iter()
+            .flat_map(|&[r, g, b]| [r, g, b, 1.0])
+            .collect(),
+    }
 }
 
 /// [`write_supercompressed_with`] with its error as an [`IblError`].
@@ -309,29 +331,6 @@ fn write_levels(
 /// The bytes of a half float, saturated at the largest finite one.
 fn half_bytes(value: f32) -> [u8; 2] {
     f16::from_f32(value.min(f16::MAX.to_f32())).to_le_bytes()
-}
-
-/// One cube level as RGBA16F bytes, faces in order, alpha 1.
-fn rgba16f_level(level: &CubeLevel) -> Vec<u8> {
-    let one = half_bytes(1.0);
-    level
-        .iter()
-        .flat_map(|face| &face.texels)
-        .flat_map(|texel| {
-            let [r, g, b] = texel.map(half_bytes);
-            [r, g, b, one]
-        })
-        .flatten()
-        .collect()
-}
-
-/// One cube level as `E5B9G9R9` words, faces in order.
-fn rgb9e5_level(level: &CubeLevel) -> Vec<u8> {
-    level
-        .iter()
-        .flat_map(|face| &face.texels)
-        .flat_map(|texel| rgb9e5::pack(*texel).to_le_bytes())
-        .collect()
 }
 
 /// The split-sum BRDF lookup table as a KTX2 file: [`BRDF_LUT_SIZE`]²
@@ -386,7 +385,7 @@ mod tests {
         let options = IblOptions {
             size: 16,
             irradiance: true,
-            format: IblFormat::Rgba16f,
+            format: HdrFormat::Rgba16f,
             zstd_level: 3,
         };
         let files = encode_ibl(&file, &options).unwrap();
@@ -413,6 +412,77 @@ mod tests {
             encode_ibl(&file, &options).unwrap().specular,
             files.specular
         );
+    }
+
+    #[test]
+    fn block_compressed_cubes_decode_close_to_the_float_cube() {
+        use crate::encode::texture::readback::{ImageIndex, Texels, decode_stored};
+        let file = hdr_file(64, 32, |x, y| {
+            let bright = if (30..34).contains(&x) && (8..10).contains(&y) {
+                40.0
+            } else {
+                1.0
+            };
+            [
+                bright * (0.2 + x as f32 / 64.0),
+                bright * (0.3 + y as f32 / 32.0),
+                bright * 0.5,
+            ]
+        });
+        let float = |format| {
+            let options = IblOptions {
+                size: 16,
+                irradiance: false,
+                format,
+                zstd_level: 3,
+            };
+            encode_ibl(&file, &options).unwrap().specular
+        };
+        let reference = float(HdrFormat::Rgba16f);
+        let reference_view = ktx2::parse(&reference).unwrap();
+        let astc_hdr_6x6 = TexelFormat::AstcHdr {
+            block: crate::format::ktx2::AstcBlock::B6x6,
+        };
+        for (format, vk_format) in [
+            (HdrFormat::Bc6h, TexelFormat::Bc6h.vk_format()),
+            (HdrFormat::AstcHdr6x6, astc_hdr_6x6.vk_format()),
+        ] {
+            let bytes = float(format);
+            let view = ktx2::parse(&bytes).unwrap();
+            assert_eq!(view.header().vk_format, vk_format, "{format:?}");
+            assert_eq!(view.header().face_count, 6);
+            assert!(
+                bytes.len() < reference.len() / 3,
+                "{format:?}: {} B",
+                bytes.len()
+            );
+            let (mut error, mut total) = (0.0f64, 0.0f64);
+            for face in 0..6 {
+                let at = ImageIndex {
+                    level: 0,
+                    layer: 0,
+                    face,
+                    slice: 0,
+                };
+                let decoded = decode_stored(&bytes, &view, at).unwrap();
+                let source = decode_stored(&reference, &reference_view, at).unwrap();
+                let (Texels::Hdr(decoded), Texels::Hdr(source)) = (decoded.texels, source.texels)
+                else {
+                    panic!("{format:?}: not float texels");
+                };
+                for (texel, wanted) in decoded.chunks_exact(4).zip(source.chunks_exact(4)) {
+                    for channel in 0..3 {
+                        error += f64::from((texel[channel] - wanted[channel]).abs());
+                        total += f64::from(wanted[channel]);
+                    }
+                }
+            }
+            assert!(
+                error / total < 0.05,
+                "{format:?}: mean error {:.3}",
+                error / total
+            );
+        }
     }
 
     #[test]

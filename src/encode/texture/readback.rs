@@ -244,8 +244,42 @@ fn decode_texels(format: TexelFormat, data: &[u8], width: u32, height: u32) -> T
                 .flat_map(|w| rgb9e5_to_rgba(u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
                 .collect(),
         ),
+        TexelFormat::AstcHdr { .. } => decode_astc_hdr(format, data, width, height)
+            .unwrap_or_else(|| decode_blocks(format, data, width, height)),
         _ => decode_blocks(format, data, width, height),
     }
+}
+
+/// ASTC HDR blocks decoded to linear floats by astcenc (texture2ddecoder
+/// gives 8-bit values, which would clip every texel above 1); `None` when
+/// astcenc refuses them, and the 8-bit decoder shows what it can.
+fn decode_astc_hdr(format: TexelFormat, data: &[u8], width: u32, height: u32) -> Option<Texels> {
+    let (block_width, block_height) = format.block_dimensions();
+    let padded = (
+        width.div_ceil(block_width) * block_width,
+        height.div_ceil(block_height) * block_height,
+    );
+    let config = astcenc_rs::ConfigBuilder::new()
+        .with_profile(astcenc_rs::Profile::HdrRgbLdrA)
+        .with_block_size(astcenc_rs::Extents::new(block_width, block_height))
+        .build()
+        .ok()?;
+    let mut decoder = astcenc_rs::Context::with_threads(1, config).ok()?;
+    let image = decoder
+        .decompress::<f32>(
+            data,
+            astcenc_rs::Extents::new(padded.0, padded.1),
+            astcenc_rs::Swizzle::rgba(),
+        )
+        .ok()?;
+    let layer = image.data.first()?;
+    let row = padded.0 as usize * 4;
+    let texels = (0..height as usize)
+        .flat_map(|y| layer.get(y * row..y * row + width as usize * 4))
+        .flatten()
+        .copied()
+        .collect();
+    Some(Texels::Hdr(texels))
 }
 
 /// One shared-exponent texel as linear RGBA: each 9-bit mantissa times
