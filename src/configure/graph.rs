@@ -602,11 +602,9 @@ impl Plan {
             implicit.extend(outs.iter().flatten().map(String::as_str));
             implicit.extend(&full);
             implicit.push(&self.tools[2]);
-            let mut vars = Vec::new();
-            if let Some(base) = &self.pack_bases.single {
-                implicit.push(base);
-                vars.push(("pack_base", self.pack_bases.edge_args(base)));
-            }
+            let vars = self
+                .pack_bases
+                .edge_vars(self.pack_bases.single.as_deref(), &mut implicit);
             w.build(&Build {
                 outputs: vec![pack],
                 rule: "link_pack",

@@ -86,8 +86,22 @@ pub fn resolve(
 }
 
 impl PackBases {
+    /// The variables of a pack edge whose base is `base`, if any, having
+    /// added the base to the edge's `implicit` inputs.
+    pub fn edge_vars<'a>(
+        &self,
+        base: Option<&'a str>,
+        implicit: &mut Vec<&'a str>,
+    ) -> Vec<(&'static str, String)> {
+        let Some(base) = base else {
+            return Vec::new();
+        };
+        implicit.push(base);
+        vec![("pack_base", self.edge_args(base))]
+    }
+
     /// The `pack_base` variable of an edge whose base is `base`.
-    pub fn edge_args(&self, base: &str) -> String {
+    fn edge_args(&self, base: &str) -> String {
         shell::shell_join(&[
             "--base".to_string(),
             base.to_string(),

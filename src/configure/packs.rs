@@ -155,11 +155,8 @@ pub fn write_edges(
             implicit.extend(outs.get(i).into_iter().flatten().map(String::as_str));
         }
         implicit.push(link);
-        let mut vars = Vec::new();
-        if let Some(base) = bases.named.get(index).and_then(Option::as_deref) {
-            implicit.push(base);
-            vars.push(("pack_base", bases.edge_args(base)));
-        }
+        let base = bases.named.get(index).and_then(Option::as_deref);
+        let vars = bases.edge_vars(base, &mut implicit);
         w.build(&Build {
             outputs: vec![&pack.file],
             rule: NAMED_PACK_RULE,

@@ -356,11 +356,15 @@ impl PackPlan {
 /// placed points at that payload, and every other one is placed after the
 /// last.
 pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
-    let sorted = sort_and_check(slots)?;
-    let mut cursor = (HEADER_BYTES + toc_bytes_of(&sorted)) as u64;
+    plan_sorted(&sort_and_check(slots)?)
+}
+
+/// [`plan_pack`] of slots already sorted and checked by [`sort_and_check`].
+pub(super) fn plan_sorted(sorted: &[(usize, &PackSlot<'_>)]) -> Result<PackPlan, PackError> {
+    let mut cursor = (HEADER_BYTES + toc_bytes_of(sorted)) as u64;
     let mut placed_contents: HashMap<(usize, u64), u64> = HashMap::new();
     let mut placed = Vec::with_capacity(sorted.len());
-    for &(index, slot) in &sorted {
+    for &(index, slot) in sorted {
         let earlier = slot
             .shared_key()
             .and_then(|key| placed_contents.get(&key).copied());
@@ -378,7 +382,7 @@ pub fn plan_pack(slots: &[PackSlot<'_>]) -> Result<PackPlan, PackError> {
         }
     }
     Ok(PackPlan {
-        prefix: prefix_of(&sorted, &placed)?,
+        prefix: prefix_of(sorted, &placed)?,
         placed,
         len: cursor,
     })

@@ -1,7 +1,7 @@
 //! Laying a pack out over the one already shipped, so that a chunk patcher
 //! ships little.
 //!
-//! A fresh pack ([`plan_pack`]) places payloads back to back in path order,
+//! A fresh pack ([`plan_pack`](super::hpack::plan_pack)) places payloads back to back in path order,
 //! so one changed size moves every payload after it. The TOC names each
 //! payload's offset, though, and readers (ours and the reference SDK's) only
 //! require ranges that lie in the file and do not overlap. So a pack built
@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use super::hpack::{
-    HEADER_BYTES, PackError, PackPlan, PackSlot, PlacedSlot, align_payload, plan_pack, prefix_of,
+    HEADER_BYTES, PackError, PackPlan, PackSlot, PlacedSlot, align_payload, plan_sorted, prefix_of,
     sort_and_check, toc_bytes_of,
 };
 
@@ -79,15 +79,15 @@ pub struct BaseOutcome {
 
 /// Lays out `slots` over a base: `base[i]` is what the base holds at slot
 /// `i`'s path, if anything. With `max_waste` (a fraction of the file) passed,
-/// the fresh layout of [`plan_pack`] is returned instead.
+/// the fresh layout of [`plan_pack`](super::hpack::plan_pack) is returned instead.
 pub fn plan_pack_over_base(
     slots: &[PackSlot<'_>],
     base: &[Option<BasePlace>],
     shape: BaseShape,
     max_waste: f64,
 ) -> Result<(PackPlan, BaseOutcome), PackError> {
-    let fresh = plan_pack(slots)?;
     let sorted = sort_and_check(slots)?;
+    let fresh = plan_sorted(&sorted)?;
     let toc_end = (HEADER_BYTES + toc_bytes_of(&sorted)) as u64;
     let region_end = toc_region_end(toc_end, shape.payload_start);
     let mut layout = Layout::new(region_end);
