@@ -10,6 +10,7 @@
 
 use std::time::Instant;
 
+use assetc::encode::ibl::environment::Environment;
 use assetc::encode::ibl::panorama::Panorama;
 use assetc::encode::ibl::{
     IblOptions, IblSet, compute, cube, decode_panorama, encode_ibl, prefilter, sh, specular_levels,
@@ -21,7 +22,7 @@ fn main() {
     let width: usize = args.next().map_or(8192, |a| a.parse().expect("width"));
     let size: usize = args.next().map_or(256, |a| a.parse().expect("face size"));
     let height = width / 2;
-    let file = synthetic_hdr(width, height);
+    let file = synthetic_hdr(width, height, 50_000.0);
     println!("panorama {width}x{height}, {} MB as .hdr", file.len() >> 20);
     let options = IblOptions {
         size,
@@ -42,13 +43,32 @@ fn main() {
     report_formats(&file, &files.specular, &options);
 
     let start = Instant::now();
-    let panorama = decode_panorama(&file).expect("decode");
+    let environment = Environment::from(decode_panorama(&file).expect("decode"));
     println!(
         "  of which decoding: {:.2} s",
         start.elapsed().as_secs_f64()
     );
-    let set = compute(&panorama, &options);
-    report_errors(&panorama, &set, size);
+    let sun = sun_direction(width, height);
+    println!("errors against brute force, with the sun:");
+    let set = compute(&environment, &options);
+    report_errors(&environment, &set, size, sun);
+    drop(environment);
+    let calm =
+        Environment::from(decode_panorama(&synthetic_hdr(width, height, 0.0)).expect("decode"));
+    println!("errors against brute force, without the sun:");
+    let set = compute(&calm, &options);
+    report_errors(&calm, &set, size, sun);
+}
+
+/// The direction of the synthetic panorama's sun.
+fn sun_direction(width: usize, height: usize) -> [f32; 3] {
+    let (x, y) = sun_texel(width, height);
+    assetc::encode::ibl::panorama::texel_direction(x, y, width, height)
+}
+
+/// The texel at the centre of the synthetic panorama's sun.
+fn sun_texel(width: usize, height: usize) -> (usize, usize) {
+    (width * 5 / 8, height / 5)
 }
 
 /// The user CPU time of this process so far, in seconds (the encoder runs
@@ -119,58 +139,89 @@ fn cpu_seconds() -> f64 {
     usage.ru_utime.tv_sec as f64 + usage.ru_utime.tv_usec as f64 / 1e6
 }
 
-/// The texels compared with brute force: (face, s, t), spread over the
-/// sphere (the sun is near the +Y/−Z/+X corner).
-const TEXELS: [(usize, f32, f32); 4] =
-    [(4, 0.3, 0.2), (2, -0.5, 0.1), (0, 0.0, 0.0), (5, 0.6, -0.7)];
+/// Angles from the sun (degrees) of texels compared with brute force, next
+/// to a grid over every face.
+const SUN_OFFSETS: [f32; 9] = [0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
 
-/// Sample counts tried for the error-against-samples table.
-const SAMPLE_COUNTS: [u32; 4] = [512, 2048, 8192, 32768];
+/// Face coordinates of the grid of texels compared on every face.
+const GRID: [f32; 3] = [-0.7, 0.05, 0.7];
 
-/// The relative errors of a few texels of each output against brute force,
-/// for the written files and for other sample counts.
-fn report_errors(panorama: &Panorama, set: &IblSet, size: usize) {
+/// The texels of a level `size` wide compared with brute force: the grid on
+/// every face, and texels at [`SUN_OFFSETS`] from `sun` (face, x, y,
+/// direction).
+fn judged_texels(size: usize, sun: [f32; 3]) -> Vec<(usize, usize, usize, [f32; 3])> {
+    let mut texels = Vec::new();
+    for face in 0..6 {
+        for t in GRID {
+            for s in GRID {
+                let (x, y) = cube::texel_of(s, t, size);
+                texels.push((face, x, y, cube::texel_direction(face, x, y, size)));
+            }
+        }
+    }
+    let side = cube::normalize(cube::cross(sun, [0.0, 0.0, 1.0]));
+    for degrees in SUN_OFFSETS {
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        let direction = cube::normalize([0, 1, 2].map(|c| sun[c] * cos + side[c] * sin));
+        let (face, s, t) = cube::face_of(direction);
+        let (x, y) = cube::texel_of(s, t, size);
+        texels.push((face, x, y, cube::texel_direction(face, x, y, size)));
+    }
+    texels
+}
+
+/// The brute-force `reference` of every texel, on two threads.
+fn references(
+    texels: &[(usize, usize, usize, [f32; 3])],
+    reference: impl Fn([f32; 3]) -> [f32; 3] + Sync,
+) -> Vec<[f32; 3]> {
+    let half = texels.len().div_ceil(2);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = texels
+            .chunks(half.max(1))
+            .map(|part| {
+                let reference = &reference;
+                scope.spawn(move || part.iter().map(|t| reference(t.3)).collect::<Vec<_>>())
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| part.join().expect("reference thread"))
+            .collect()
+    })
+}
+
+/// The worst relative error of the texels of each output against brute
+/// force over every source texel.
+fn report_errors(environment: &Environment, set: &IblSet, size: usize, sun: [f32; 3]) {
     let levels = specular_levels(size);
-    let directions = |face_size: usize| {
-        TEXELS.map(|(face, s, t)| {
-            let (x, y) = cube::texel_of(s, t, face_size);
-            (face, x, y, cube::texel_direction(face, x, y, face_size))
-        })
-    };
-    println!(
-        "  worst relative error over {} texels; written, then with {SAMPLE_COUNTS:?} samples:",
-        TEXELS.len()
-    );
     for level in 1..levels {
         let roughness = prefilter::level_roughness(level, levels);
         let alpha = roughness * roughness;
-        let texels = directions(size >> level);
-        let reference = texels.map(|(.., r)| prefilter::brute_force_specular(panorama, r, alpha));
-        let written = worst(
-            texels
-                .iter()
-                .zip(&reference)
-                .map(|(&(face, x, y, _), expected)| {
-                    relative_error(set.specular[level][face].at(x, y), *expected)
-                }),
-        );
-        let by_count = SAMPLE_COUNTS.map(|count| {
-            worst(texels.iter().zip(&reference).map(|(&(.., r), expected)| {
-                relative_error(
-                    prefilter::specular_at(&set.radiance, r, alpha, count),
-                    *expected,
-                )
-            }))
+        let texels = judged_texels(size >> level, sun);
+        let reference = references(&texels, |r| {
+            prefilter::brute_force_specular(environment, r, alpha)
         });
+        let errors: Vec<f32> = texels
+            .iter()
+            .zip(&reference)
+            .map(|(&(face, x, y, _), expected)| {
+                relative_error(set.specular[level][face].at(x, y), *expected)
+            })
+            .collect();
+        let near_sun = worst(errors[errors.len() - SUN_OFFSETS.len()..].iter().copied());
         println!(
-            "  specular level {level} (roughness {roughness:.2}): {} | {}",
-            percent(written),
-            percents(&by_count)
+            "  specular level {level} (roughness {roughness:.2}): worst {} of {} texels (near the sun {})",
+            percent(worst(errors.iter().copied())),
+            texels.len(),
+            percent(near_sun),
         );
     }
     let irradiance = set.irradiance.as_ref().expect("irradiance");
-    let texels = directions(irradiance[0].size);
-    let reference = texels.map(|(.., n)| prefilter::brute_force_irradiance(panorama, n));
+    let texels = judged_texels(irradiance[0].size, sun);
+    let reference = references(&texels, |n| {
+        prefilter::brute_force_irradiance(environment, n)
+    });
     let written = worst(
         texels
             .iter()
@@ -179,15 +230,10 @@ fn report_errors(panorama: &Panorama, set: &IblSet, size: usize) {
                 relative_error(irradiance[face].at(x, y), *expected)
             }),
     );
-    let by_count = SAMPLE_COUNTS.map(|count| {
-        worst(texels.iter().zip(&reference).map(|(&(.., n), expected)| {
-            relative_error(prefilter::irradiance_at(&set.radiance, n, count), *expected)
-        }))
-    });
     println!(
-        "  irradiance cube: {} | {}",
+        "  irradiance cube: worst {} of {} texels",
         percent(written),
-        percents(&by_count)
+        texels.len()
     );
     let sh = worst(
         texels
@@ -219,15 +265,6 @@ fn percent(error: f32) -> String {
     format!("{:.2}%", error * 100.0)
 }
 
-/// Errors as percentages, space-separated.
-fn percents(errors: &[f32]) -> String {
-    errors
-        .iter()
-        .map(|e| percent(*e))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The largest relative error over the three channels.
 fn relative_error(found: [f32; 3], expected: [f32; 3]) -> f32 {
     (0..3)
@@ -235,9 +272,10 @@ fn relative_error(found: [f32; 3], expected: [f32; 3]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// A Radiance HDR file of the synthetic panorama.
-fn synthetic_hdr(width: usize, height: usize) -> Vec<u8> {
-    let sun = (width * 5 / 8, height / 5);
+/// A Radiance HDR file of the synthetic panorama, its sun (0.7° in radius)
+/// `sun_radiance` (0: none).
+fn synthetic_hdr(width: usize, height: usize, sun_radiance: f32) -> Vec<u8> {
+    let sun = sun_texel(width, height);
     let radius = (width / 512).max(1) as f32;
     Panorama::from_xy(width, height, |x, y| {
         let elevation = 1.0 - 2.0 * y as f32 / height as f32;
@@ -248,7 +286,7 @@ fn synthetic_hdr(width: usize, height: usize) -> Vec<u8> {
         };
         let (dx, dy) = (x as f32 - sun.0 as f32, y as f32 - sun.1 as f32);
         let sun_light = if dx * dx + dy * dy < radius * radius {
-            50_000.0
+            sun_radiance
         } else {
             0.0
         };

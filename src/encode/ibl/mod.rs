@@ -20,7 +20,10 @@
 //! the one place another texel format plugs in.
 
 pub mod brdf;
+pub mod bright;
 pub mod cube;
+pub mod direct;
+pub mod environment;
 pub mod panorama;
 pub mod prefilter;
 pub mod sh;
@@ -32,6 +35,7 @@ use image::ImageDecoder;
 use image::codecs::hdr::HdrDecoder;
 
 use self::cube::CubeLevel;
+use self::environment::Environment;
 use self::panorama::Panorama;
 use super::blocks::BlockError;
 use super::image::RgbaF32Image;
@@ -239,26 +243,27 @@ pub fn specular_levels(size: usize) -> usize {
     levels
 }
 
-/// Computes the whole set from a panorama.
-pub fn compute(panorama: &Panorama, options: &IblOptions) -> IblSet {
-    let radiance = cube::mip_chain(panorama.to_cube(options.size));
-    let specular = prefilter::specular(&radiance, specular_levels(options.size));
+/// Computes the whole set from an environment.
+pub fn compute(environment: &Environment, options: &IblOptions) -> IblSet {
+    let radiance = cube::mip_chain(environment.to_cube(options.size));
+    let split = prefilter::Split::new(environment, options.size);
+    let specular = prefilter::specular(&radiance[0], &split, specular_levels(options.size));
     let irradiance = options
         .irradiance
-        .then(|| prefilter::irradiance(&radiance, IRRADIANCE_SIZE));
+        .then(|| prefilter::irradiance(&split, IRRADIANCE_SIZE));
     IblSet {
         specular,
         irradiance,
-        sh: sh::irradiance_sh(panorama),
+        sh: sh::irradiance_sh(environment),
         radiance,
     }
 }
 
 /// Encodes a panorama's bytes into its KTX2 files.
 pub fn encode_ibl(source: &[u8], options: &IblOptions) -> Result<IblFiles, IblError> {
-    let panorama = decode_panorama(source)?;
-    let set = compute(&panorama, options);
-    drop(panorama);
+    let environment = Environment::from(decode_panorama(source)?);
+    let set = compute(&environment, options);
+    drop(environment);
     let sh_bytes = sh::to_le_bytes(&set.sh);
     let sh_entry: [(&str, &[u8]); 1] = [(IRRADIANCE_SH_KEY, &sh_bytes)];
     let write = |levels: &[CubeLevel], extra: &[(&str, &[u8])]| {

@@ -64,6 +64,12 @@ impl Panorama {
     /// The radiance along a unit `direction`, bilinearly interpolated
     /// (wrapping around in longitude, clamped at the poles).
     pub fn sample(&self, direction: Vec3) -> Vec3 {
+        self.sample_mapped(direction, &|texel| texel)
+    }
+
+    /// [`Self::sample`] with each texel passed through `texel` before the
+    /// blend.
+    fn sample_mapped(&self, direction: Vec3, texel: &impl Fn(Vec3) -> Vec3) -> Vec3 {
         let (u, v) = direction_to_uv(direction);
         let fx = u * self.width as f32 - 0.5;
         let fy = (v * self.height as f32 - 0.5).clamp(0.0, (self.height - 1) as f32);
@@ -74,7 +80,7 @@ impl Panorama {
         let y0 = fy as usize;
         let y1 = (y0 + 1).min(self.height - 1);
         let wy = fy - y0 as f32;
-        bilinear_blend([x0, x1], [y0, y1], wx, wy, |x, y| self.at(x, y))
+        bilinear_blend([x0, x1], [y0, y1], wx, wy, |x, y| texel(self.at(x, y)))
     }
 
     /// The solid angle (steradians) of a texel of row `y`.
@@ -84,11 +90,36 @@ impl Panorama {
         2.0 * PI / self.width as f32 * (top.cos() - bottom.cos())
     }
 
+    /// The (sine, cosine) of the longitude of every column's centre: with
+    /// [`Self::row_ring`], the texel directions without a sine per texel.
+    pub fn column_directions(&self) -> Vec<(f32, f32)> {
+        (0..self.width)
+            .map(|x| {
+                let u = (x as f32 + 0.5) / self.width as f32;
+                ((u - 0.5) * 2.0 * PI).sin_cos()
+            })
+            .collect()
+    }
+
+    /// The radius of row `y`'s ring and its height (the `y` of its
+    /// directions): the direction of column `x` is
+    /// `(ring·sin, height, −ring·cos)` of that column's longitude.
+    pub fn row_ring(&self, y: usize) -> (f32, f32) {
+        let polar = (y as f32 + 0.5) / self.height as f32 * PI;
+        (polar.sin(), polar.cos())
+    }
+
     /// The base level of the cube of this panorama, `size × size` per face.
     /// Each cube texel averages `k × k` bilinear samples spread over its
     /// footprint, `k` being the panorama texels one cube texel spans
     /// (1 to 16), so a large panorama is filtered rather than aliased.
     pub fn to_cube(&self, size: usize) -> CubeLevel {
+        self.to_cube_mapped(size, |texel| texel)
+    }
+
+    /// [`Self::to_cube`] with every panorama texel passed through `texel`
+    /// before it is interpolated.
+    pub fn to_cube_mapped(&self, size: usize, texel: impl Fn(Vec3) -> Vec3 + Sync) -> CubeLevel {
         let span = (self.width as f32 / (4.0 * size as f32)).ceil();
         let taps = (span as usize).clamp(1, 16);
         let step = 2.0 / size as f32;
@@ -100,8 +131,8 @@ impl Panorama {
                     for i in 0..taps {
                         let s = -1.0 + step * (x as f32 + (i as f32 + 0.5) / taps as f32);
                         let t = -1.0 + step * (y as f32 + (j as f32 + 0.5) / taps as f32);
-                        let texel = self.sample(normalize(face_vector(face, s, t)));
-                        for (total, value) in sum.iter_mut().zip(texel) {
+                        let sample = self.sample_mapped(normalize(face_vector(face, s, t)), &texel);
+                        for (total, value) in sum.iter_mut().zip(sample) {
                             *total += value;
                         }
                     }

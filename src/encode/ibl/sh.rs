@@ -21,7 +21,7 @@
 use std::f32::consts::PI;
 
 use super::cube::Vec3;
-use super::panorama::{Panorama, texel_direction};
+use super::environment::Environment;
 
 /// Nine RGB coefficients.
 pub type Sh9 = [Vec3; 9];
@@ -51,28 +51,19 @@ fn cosine_factor(i: usize) -> f32 {
     }
 }
 
-/// The irradiance coefficients `Eᵢ` of a panorama (see the module notes).
-/// Sums run in `f64`, row by row, so they do not drift on 32 million texels.
-pub fn irradiance_sh(panorama: &Panorama) -> Sh9 {
+/// The irradiance coefficients `Eᵢ` of an environment (see the module
+/// notes), summed over every texel in `f64` so they do not drift on 32
+/// million texels.
+pub fn irradiance_sh(environment: &Environment) -> Sh9 {
     let mut sums = [[0.0f64; 3]; 9];
-    for y in 0..panorama.height {
-        let angle = panorama.row_solid_angle(y) as f64;
-        let mut row = [[0.0f64; 3]; 9];
-        for x in 0..panorama.width {
-            let weights = basis(texel_direction(x, y, panorama.width, panorama.height));
-            let radiance = panorama.at(x, y);
-            for (coefficient, weight) in row.iter_mut().zip(weights) {
-                for (channel, value) in coefficient.iter_mut().zip(radiance) {
-                    *channel += (weight * value) as f64;
-                }
+    environment.for_each_texel(|direction, angle, radiance| {
+        let weights = basis(direction);
+        for (coefficient, weight) in sums.iter_mut().zip(weights) {
+            for (channel, value) in coefficient.iter_mut().zip(radiance) {
+                *channel += f64::from(weight * value) * f64::from(angle);
             }
         }
-        for (sum, part) in sums.iter_mut().zip(row) {
-            for (channel, value) in sum.iter_mut().zip(part) {
-                *channel += value * angle;
-            }
-        }
-    }
+    });
     let mut out = [[0.0; 3]; 9];
     for (i, (coefficient, sum)) in out.iter_mut().zip(sums).enumerate() {
         *coefficient = sum.map(|value| (value * cosine_factor(i) as f64) as f32);
@@ -104,12 +95,22 @@ pub fn to_le_bytes(sh: &Sh9) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::super::cube::{dot, normalize};
+    use super::super::panorama::Panorama;
     use super::*;
+
+    /// A panorama environment of `width × height` texels of `field(direction)`.
+    fn environment_from_fn(
+        width: usize,
+        height: usize,
+        field: impl FnMut(Vec3) -> Vec3,
+    ) -> Environment {
+        Panorama::from_fn(width, height, field).into()
+    }
 
     #[test]
     fn a_uniform_environment_gives_pi_l_everywhere() {
         let value = [0.25, 1.0, 3.0];
-        let sh = irradiance_sh(&Panorama::from_fn(128, 64, |_| value));
+        let sh = irradiance_sh(&environment_from_fn(128, 64, |_| value));
         for n in [
             [1.0, 0.0, 0.0],
             [0.0, -1.0, 0.0],
@@ -127,7 +128,7 @@ mod tests {
     fn a_linear_gradient_is_reproduced_exactly() {
         // L = 1 + d·a lies in bands 0 and 1, so E = π + (2π/3) n·a exactly.
         let a = [0.3, -0.5, 0.2];
-        let sh = irradiance_sh(&Panorama::from_fn(256, 128, |d| [1.0 + dot(d, a); 3]));
+        let sh = irradiance_sh(&environment_from_fn(256, 128, |d| [1.0 + dot(d, a); 3]));
         for n in [[0.0, 1.0, 0.0], normalize([-1.0, 0.5, 2.0])] {
             let expected = PI + 2.0 * PI / 3.0 * dot(n, a);
             let e = evaluate(&sh, n)[0];
