@@ -97,7 +97,9 @@ fn report_formats(file: &[u8], reference: &[u8], options: &IblOptions) {
         let seconds = start.elapsed().as_secs_f64();
         let view = ktx2::parse(&files.specular).expect("specular");
         let (mut error, mut total) = (0.0f64, 0.0f64);
+        let mut by_level = Vec::new();
         for level in 0..levels {
+            let (error_before, total_before) = (error, total);
             for face in 0..6 {
                 let at = ImageIndex {
                     level,
@@ -117,13 +119,16 @@ fn report_formats(file: &[u8], reference: &[u8], options: &IblOptions) {
                     }
                 }
             }
+            let share = (error - error_before) / (total - total_before).max(f64::MIN_POSITIVE);
+            by_level.push(format!("{:.2}%", 100.0 * share));
         }
         println!(
-            "ibl.format {:>12}: radiance {:>6} KiB, specular {:>6} KiB, {seconds:.2} s, specular mean error against rgba16f {:.2}%",
+            "ibl.format {:>12}: radiance {:>6} KiB, specular {:>6} KiB, {seconds:.2} s, specular mean error against rgba16f {:.2}% (by level: {})",
             format!("{format:?}"),
             files.radiance.len() >> 10,
             files.specular.len() >> 10,
-            100.0 * error / total.max(f64::MIN_POSITIVE)
+            100.0 * error / total.max(f64::MIN_POSITIVE),
+            by_level.join(" ")
         );
     }
 }

@@ -1,5 +1,6 @@
-//! Threads inside one edge: every texture path, cube maps, arrays and fonts
-//! built through real Ninja at one and at four encoder threads
+//! Threads inside one edge: every texture path, cube maps, arrays, fonts
+//! and an IBL set (its faces and levels convolved on lent threads) built
+//! through real Ninja at one and at four encoder threads
 //! (`ASSETC_THREADS`) give the same bytes, and the four-thread build really
 //! lent threads (the token log shows them).
 
@@ -15,6 +16,7 @@ output: runtime
 default:
   texture: { quality: 0, zstd_level: 3 }
   font: { charset: ["0x20-0x7e"], px_per_em: 32 }
+  ibl: { size: 32, irradiance: true }
   rules:
     - match: "rdo/*"
       texture: { rdo: 1.0 }
@@ -54,6 +56,7 @@ fn project() -> Project {
             &rgba_png(600, 300, layer),
         );
     }
+    p.write("assets/sky.ibl.hdr", &crate::ibl::hdr_panorama(128, 64));
     let font =
         std::fs::read(DEJAVU).unwrap_or_else(|e| panic!("{DEJAVU}: {e} (run tools/ensure-deps)"));
     p.write("assets/ui/sans.ttf", &font);
@@ -71,7 +74,7 @@ fn build(p: &Project, threads: &str, log: &std::path::Path) -> BTreeMap<String, 
 }
 
 #[test]
-fn textures_cubes_arrays_and_fonts_are_the_same_at_one_and_four_threads() {
+fn textures_cubes_arrays_fonts_and_ibl_are_the_same_at_one_and_four_threads() {
     let logs = tempfile::tempdir().unwrap();
     let one = project();
     let four = project();
@@ -84,7 +87,7 @@ fn textures_cubes_arrays_and_fonts_are_the_same_at_one_and_four_threads() {
     for (path, bytes) in &single {
         assert!(multi[path] == *bytes, "{path} differs at four threads");
     }
-    // Eleven edges besides the link: at one thread none took a token, at
+    // Thirteen edges besides the link: at one thread none took a token, at
     // four several did.
     let count = |name: &str, event: &str| {
         std::fs::read_to_string(logs.path().join(name))

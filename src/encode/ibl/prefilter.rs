@@ -656,4 +656,80 @@ mod tests {
             );
         }
     }
+
+    /// The texel across the edge from border texel (`x`, `y`) of `face`
+    /// (`size` wide) in direction (`dx`, `dy`), found by stepping half a
+    /// texel past the edge.
+    fn across(
+        face: usize,
+        x: usize,
+        y: usize,
+        size: usize,
+        step: (i32, i32),
+    ) -> (usize, usize, usize) {
+        let coordinate = |i: usize, d: i32| (2.0 * (i as f32 + 0.5 + d as f32) / size as f32) - 1.0;
+        let direction = cube::face_vector(face, coordinate(x, step.0), coordinate(y, step.1));
+        let (other, s, t) = face_of(normalize(direction));
+        let (ox, oy) = texel_of(s, t, size);
+        (other, ox, oy)
+    }
+
+    #[test]
+    fn rough_levels_have_no_seams_between_faces() {
+        // Every texel along every face edge against its neighbour across
+        // the edge: the step there must be like the step between the same
+        // texel and its neighbour inside the face (a seam is a jump that
+        // the surface itself does not have).
+        let (direction, radius, brightness) = sun();
+        let environment = sunny_sky(256, direction, radius, brightness);
+        let levels = specular_of(&environment, 32, 4);
+        let mut worst = 0.0f32;
+        for faces in levels.iter().skip(1) {
+            let size = faces[0].size;
+            let value = |(face, x, y): (usize, usize, usize)| faces[face].at(x, y)[2];
+            // The largest step from a texel to its neighbours in its face.
+            let steepest = |(face, x, y): (usize, usize, usize)| {
+                let here = value((face, x, y));
+                [(-1, 0), (1, 0), (0, -1), (0, 1)]
+                    .into_iter()
+                    .filter_map(|(dx, dy)| {
+                        let nx = x.checked_add_signed(dx).filter(|&v| v < size)?;
+                        let ny = y.checked_add_signed(dy).filter(|&v| v < size)?;
+                        Some((value((face, nx, ny)) - here).abs())
+                    })
+                    .fold(0.0, f32::max)
+            };
+            for face in 0..FACES {
+                // Corner texels touch three faces; the texels between them
+                // have one neighbour across the edge.
+                for i in 1..size - 1 {
+                    let edges = [
+                        ((0, i), (-1, 0)),
+                        ((size - 1, i), (1, 0)),
+                        ((i, 0), (0, -1)),
+                        ((i, size - 1), (0, 1)),
+                    ];
+                    for ((x, y), step) in edges {
+                        let there = across(face, x, y, size, step);
+                        let here = value((face, x, y));
+                        let jump = (value(there) - here).abs();
+                        let inside = steepest((face, x, y)).max(steepest(there));
+                        let ratio = jump / (inside + 1e-4 * here);
+                        worst = worst.max(ratio);
+                        // Tolerance: the texels across an edge are about
+                        // one texel apart on the sphere, as neighbours in a
+                        // face are.
+                        assert!(
+                            ratio < 1.5,
+                            "level {size}, face {face} ({x}, {y}): step {jump} across the edge, {inside} inside"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            worst > 0.1,
+            "the comparison must see the surface change: {worst}"
+        );
+    }
 }
