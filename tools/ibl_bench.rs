@@ -5,8 +5,12 @@
 //! million panorama texels.
 //!
 //! ```text
-//! cargo run --release --example ibl_bench [width] [face size]
+//! cargo run --release --example ibl_bench [width] [face size] [--write DIR]
 //! ```
+//!
+//! `--write DIR` only writes the panorama, with and without its sun, as
+//! `DIR/sky-<width>.hdr` and `DIR/calm-<width>.hdr`, for running another
+//! prefilter on the same sky.
 
 use std::time::Instant;
 
@@ -23,6 +27,14 @@ fn main() {
     let size: usize = args.next().map_or(256, |a| a.parse().expect("face size"));
     let height = width / 2;
     let file = synthetic_hdr(width, height, 50_000.0);
+    if let (Some(flag), Some(dir)) = (args.next(), args.next()) {
+        assert_eq!(flag, "--write", "unknown argument {flag}");
+        let dir = std::path::Path::new(&dir);
+        std::fs::write(dir.join(format!("sky-{width}.hdr")), &file).expect("write");
+        let calm = synthetic_hdr(width, height, 0.0);
+        std::fs::write(dir.join(format!("calm-{width}.hdr")), calm).expect("write");
+        return;
+    }
     println!("panorama {width}x{height}, {} MB as .hdr", file.len() >> 20);
     let options = IblOptions {
         size,

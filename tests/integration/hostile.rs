@@ -881,6 +881,14 @@ fn hdr_header(width: u32, height: u32) -> Vec<u8> {
     format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {height} +X {width}\n").into_bytes()
 }
 
+/// A 64×32 OpenEXR panorama of radiance 1 with `value` in the red channel
+/// of texel `at`.
+fn float_panorama_with(at: (usize, usize), value: f32) -> Vec<u8> {
+    let mut rgba = vec![1.0f32; 64 * 32 * 4];
+    rgba[(at.1 * 64 + at.0) * 4] = value;
+    image_sources::exr(64, 32, &rgba)
+}
+
 #[test]
 fn broken_ibl_panoramas_are_refused_under_the_cap() {
     let whole = assetc::encode::ibl::panorama::Panorama {
@@ -907,6 +915,21 @@ fn broken_ibl_panoramas_are_refused_under_the_cap() {
         ),
         Case::file("cut.ibl.hdr", &whole[..whole.len() / 2], &["cannot decode"]),
         Case::file("text.ibl.hdr", "plain text", &["cannot decode"]),
+        Case::file(
+            "nan.ibl.exr",
+            float_panorama_with((5, 3), f32::NAN),
+            &["texel (5, 3)", "NaN", "finite radiance"],
+        ),
+        Case::file(
+            "negative.ibl.exr",
+            float_panorama_with((60, 30), -2.0),
+            &["texel (60, 30)", "-2", "finite radiance"],
+        ),
+        Case::file(
+            "infinite.ibl.exr",
+            float_panorama_with((0, 0), f32::INFINITY),
+            &["texel (0, 0)", "inf", "finite radiance"],
+        ),
     ];
     check_family(&cases);
 }

@@ -194,3 +194,44 @@ fn ibl_format_auto_ships_block_compressed_cubes_per_platform() {
             .expect_ok("check accepts the block cubes");
     }
 }
+
+/// The harshest finite sky: black but for one texel at nearly the largest
+/// `f32` (about 3·10³⁸, far past what half floats hold) and one at 50,000.
+/// The edge must neither overflow into NaN nor fail: the cubes saturate at
+/// the format's largest value, and `check` passes.
+#[test]
+fn a_sun_at_the_edge_of_float_range_builds_finite_cubes() {
+    use assetc::encode::texture::readback::{ImageIndex, Texels, decode_stored};
+    let p = Project::new(SMALL_IBL);
+    let (width, height) = (64, 32);
+    let mut rgba = vec![0.0f32; width * height * 4];
+    rgba[(10 * width + 20) * 4..][..3].fill(3.0e38);
+    rgba[(20 * width + 40) * 4..][..3].fill(50_000.0);
+    p.write(
+        "assets/blaze.ibl.exr",
+        &sources::exr(width as u32, height as u32, &rgba),
+    );
+    p.build(&[]);
+    for output in ["radiance", "specular", "irradiance"] {
+        let bytes = std::fs::read(p.path(&format!("runtime/blaze.{output}.ktx2"))).unwrap();
+        let view = ktx2::parse(&bytes).unwrap();
+        for level in 0..view.header().level_count {
+            for face in 0..6 {
+                let at = ImageIndex {
+                    level,
+                    layer: 0,
+                    face,
+                    slice: 0,
+                };
+                let image = decode_stored(&bytes, &view, at).unwrap();
+                let Texels::Hdr(texels) = image.texels else {
+                    panic!("{output}: not float texels");
+                };
+                assert!(
+                    texels.iter().all(|v| v.is_finite() && *v >= 0.0),
+                    "{output} level {level} face {face} holds a NaN, an infinity or a negative"
+                );
+            }
+        }
+    }
+}
