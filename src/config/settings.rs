@@ -628,8 +628,9 @@ settings_group! {
     /// Image-based-lighting settings as one layer of `assetc.yml` states them.
     layer IblLayer;
     {
-        /// `true` makes a matching `.hdr` or `.exr` an environment panorama
-        /// compiled to an IBL set (a `*.ibl.hdr` name always is one).
+        /// `true` makes a matching `.hdr` or `.exr` panorama, or `*.env/`
+        /// cube folder, an environment compiled to an IBL set (a
+        /// `*.ibl.hdr`, `*.ibl.exr` or `*.ibl.env/` name always is one).
         panorama: bool = false,
         /// Face size of the radiance and specular cubes, a power of two from
         /// 16 to 4096.

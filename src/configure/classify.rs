@@ -15,11 +15,12 @@
 //! | `*.png`, `*.jpg`, `*.jpeg`, `*.webp`, `*.tga`, `*.bmp`, `*.tif`, `*.tiff`, `*.svg` | colour | `*.ktx2` |
 //! | `*.hdr`, `*.exr`                 | colour, linear float | `*.ktx2`       |
 //! | `*.ibl.hdr`, `*.ibl.exr`         | not a texture ([`IBL_SUFFIXES`]) | — |
+//! | `*.ibl.env/` folder              | not a cube map texture | — |
 //! | `*.ktx2`                         | texture, passed through | `*.ktx2` (the same bytes) |
 //! | `*.lut.cube`                     | 3D LUT        | `*.lut.ktx2`          |
-//! | `*.ibl.hdr`, or a `.hdr` an `ibl.panorama` rule marks | image-based lighting | `*.radiance.ktx2`, `*.specular.ktx2` (+ `*.irradiance.ktx2`) |
+//! | `*.ibl.hdr`, `*.ibl.exr`, a `*.ibl.env/` folder, or a `.hdr`, `.exr` or `*.env/` an `ibl.panorama` rule marks | image-based lighting | `*.radiance.ktx2`, `*.specular.ktx2` (+ `*.irradiance.ktx2`) |
 //! | (any IBL source in the project)  | BRDF lookup table | `brdf_lut.ktx2`    |
-//! | `*.env/` folder                  | cubemap       | `*.env.ktx2`          |
+//! | `*.env/` folder (not `*.ibl.env/`) | cubemap     | `*.env.ktx2`          |
 //! | `*.array/` folder                | texture array | `*.arr.ktx2`          |
 //! | `*.n.array/`, `*.ao.array/` …    | texture array | `*.n.arr.ktx2` …      |
 //! | `*.atlas/` folder, or the images a rule sends to `atlas: NAME` | sprite atlas | `*.atlas.ktx2`, `*.hatlas` |
@@ -86,7 +87,8 @@ pub enum SourceKind {
     Shader,
     /// A file copied verbatim.
     Embed,
-    /// An equirectangular HDR panorama for image-based lighting.
+    /// An HDR environment for image-based lighting: an equirectangular
+    /// panorama, or a cube folder of six float faces.
     Ibl,
     /// The project's split-sum BRDF lookup table (no source file).
     BrdfLut,
@@ -121,9 +123,18 @@ impl SourceKind {
 /// Folder suffixes that make a whole folder one asset (texture arrays are
 /// matched separately, since their stem picks a mode).
 const FOLDER_ASSETS: &[(&str, SourceKind)] = &[
-    (".env", SourceKind::Cubemap),
+    (IBL_FOLDER_SUFFIX, SourceKind::Ibl),
+    (CUBE_FOLDER_SUFFIX, SourceKind::Cubemap),
     (".shader", SourceKind::Shader),
 ];
+
+/// The folder suffix of cube maps: a cube texture, or an IBL source when an
+/// `ibl.panorama` rule marks it.
+const CUBE_FOLDER_SUFFIX: &str = ".env";
+
+/// The folder suffix of cube folders that are always IBL sources (checked
+/// before [`CUBE_FOLDER_SUFFIX`], which it ends with).
+const IBL_FOLDER_SUFFIX: &str = ".ibl.env";
 
 /// The folder suffix of texture arrays.
 const ARRAY_SUFFIX: &str = ".array";
@@ -224,10 +235,22 @@ const PANORAMA_EXTENSIONS: &[&str] = &[".hdr", ".exr"];
 /// The runtime path of the project's BRDF lookup table.
 pub const BRDF_LUT_OUTPUT: &str = "brdf_lut.ktx2";
 
-/// Whether `rel` is a panorama an `ibl.panorama: true` rule makes an IBL
-/// source (named `*.hdr`).
-pub fn is_panorama_file(rel: &str) -> bool {
-    strip_suffix_any(rel, PANORAMA_EXTENSIONS).is_some()
+/// Whether a scanned source of `kind` at `rel` becomes an IBL source when
+/// an `ibl.panorama: true` rule matches it: a `.hdr` or `.exr` image, or a
+/// `*.env/` cube folder.
+pub fn is_ibl_markable(kind: SourceKind, rel: &str) -> bool {
+    match kind {
+        SourceKind::Cubemap => true,
+        SourceKind::Texture(_) => strip_suffix_any(rel, PANORAMA_EXTENSIONS).is_some(),
+        _ => false,
+    }
+}
+
+/// Whether the IBL source `rel` is a cube folder (`*.env/`) rather than a
+/// panorama file: its encoder then reads six face files, which its
+/// depfile names.
+pub fn is_cube_folder(rel: &str) -> bool {
+    ends_with_ignore_case(rel, CUBE_FOLDER_SUFFIX)
 }
 
 /// Classifies a file by name; `None` means assetc does not compile it.
@@ -493,11 +516,12 @@ pub fn irradiance_output(rel: &str) -> String {
     ibl_output(rel, "irradiance")
 }
 
-/// `<stem>.<part>.ktx2` for an IBL source (`sky.ibl.hdr` and `sky.hdr`
-/// both have the stem `sky`).
+/// `<stem>.<part>.ktx2` for an IBL source (`sky.ibl.hdr`, `sky.hdr`,
+/// `sky.ibl.env/` and `sky.env/` all have the stem `sky`).
 fn ibl_output(rel: &str, part: &str) -> String {
     let stem = strip_suffix_any(rel, IBL_SUFFIXES)
         .or_else(|| strip_suffix_any(rel, PANORAMA_EXTENSIONS))
+        .or_else(|| strip_suffix_any(rel, &[IBL_FOLDER_SUFFIX, CUBE_FOLDER_SUFFIX]))
         .unwrap_or(rel);
     format!("{stem}.{part}.ktx2")
 }
@@ -843,7 +867,7 @@ mod tests {
     }
 
     #[test]
-    fn ibl_panoramas_are_named_or_marked_and_write_their_cubes() {
+    fn ibl_sources_are_named_or_marked_and_write_their_cubes() {
         assert_eq!(
             classify_file("env/sky.ibl.hdr", false),
             Some(SourceKind::Ibl)
@@ -853,7 +877,11 @@ mod tests {
             Some(SourceKind::Ibl)
         );
         assert_ne!(classify_file("env/sky.hdr", false), Some(SourceKind::Ibl));
-        assert!(is_panorama_file("env/sky.hdr") && !is_panorama_file("sky.png"));
+        let colour = SourceKind::Texture(TextureMode::Color);
+        assert!(is_ibl_markable(colour, "env/sky.hdr") && is_ibl_markable(colour, "a.EXR"));
+        assert!(!is_ibl_markable(colour, "sky.png"));
+        assert!(is_ibl_markable(SourceKind::Cubemap, "env/hall.env"));
+        assert!(!is_ibl_markable(SourceKind::Mesh, "env/hall.glb"));
         assert_eq!(
             outputs(SourceKind::Ibl, "env/sky.ibl.hdr"),
             ["env/sky.radiance.ktx2", "env/sky.specular.ktx2"]
@@ -863,6 +891,21 @@ mod tests {
             ["env/hall.radiance.ktx2", "env/hall.specular.ktx2"]
         );
         assert_eq!(irradiance_output("sky.ibl.hdr"), "sky.irradiance.ktx2");
+        // Cube folders: `*.ibl.env/` always, a marked `*.env/` like a
+        // marked `.hdr`.
+        assert_eq!(classify_folder("env/sky.ibl.env"), Some(SourceKind::Ibl));
+        assert_eq!(classify_folder("env/Sky.IBL.ENV"), Some(SourceKind::Ibl));
+        assert_eq!(classify_folder("env/hall.env"), Some(SourceKind::Cubemap));
+        assert_eq!(
+            outputs(SourceKind::Ibl, "env/sky.ibl.env"),
+            ["env/sky.radiance.ktx2", "env/sky.specular.ktx2"]
+        );
+        assert_eq!(
+            irradiance_output("env/hall.env"),
+            "env/hall.irradiance.ktx2"
+        );
+        assert!(is_cube_folder("env/sky.ibl.env") && is_cube_folder("hall.ENV"));
+        assert!(!is_cube_folder("env/sky.ibl.hdr"));
         assert_eq!(outputs(SourceKind::BrdfLut, "x"), [BRDF_LUT_OUTPUT]);
     }
 

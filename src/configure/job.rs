@@ -1,7 +1,7 @@
 //! One encode edge of the build plan, [`Job`], and how its depfile reaches
 //! Ninja ([`Deps`]).
 
-use super::classify::SourceKind;
+use super::classify::{self, SourceKind};
 
 /// One encode edge.
 #[derive(Debug, Clone)]
@@ -56,12 +56,14 @@ pub enum Deps {
 impl Job {
     /// Whether this edge needs a depfile, and where `deps = gcc` comes from.
     /// Single-file kinds (a plain image, a LUT, a font, a material, an
-    /// embedded file) read only their input; a texture that a glTF embeds
-    /// also reads the glTF's buffers; every other kind may read more files
-    /// (a bitmap font reads its pages).
+    /// embedded file, an IBL panorama) read only their input; a texture
+    /// that a glTF embeds also reads the glTF's buffers, and an IBL cube
+    /// folder its faces; every other kind may read more files (a bitmap font
+    /// reads its pages).
     pub fn deps(&self) -> Deps {
         match self.kind {
             SourceKind::Texture(_) if self.flags.iter().any(|f| f == "--gltf-image") => Deps::Edge,
+            SourceKind::Ibl if classify::is_cube_folder(&self.input) => Deps::Edge,
             SourceKind::Texture(_)
             | SourceKind::Lut
             | SourceKind::Font

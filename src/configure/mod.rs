@@ -238,12 +238,16 @@ pub fn run(given: &ConfigureOptions) -> Result<ConfigureReport, ConfigureError> 
     let mut skip = vec![selection.output.as_path(), build_dir.as_path()];
     skip.extend(sharing.cache.as_deref());
     let excluded = |rel: &str| selection.is_excluded(rel);
-    let scanned = scan::scan(&config.input, &skip, excluded, |rel| {
-        processors::claim(&config, &selection, rel).or_else(|| {
-            (classify::is_panorama_file(rel) && selection.settings_for(rel).ibl.panorama)
-                .then_some(classify::SourceKind::Ibl)
-        })
+    let mut scanned = scan::scan(&config.input, &skip, excluded, |rel| {
+        processors::claim(&config, &selection, rel)
     })?;
+    for source in &mut scanned.sources {
+        if classify::is_ibl_markable(source.kind, &source.rel)
+            && selection.settings_for(&source.rel).ibl.panorama
+        {
+            source.kind = classify::SourceKind::Ibl;
+        }
+    }
     let plan = graph::Plan::new(&config, &selection, &build_dir, options, &scanned, &sharing)?;
 
     let ninja_file = config.root.join(NINJA_FILE);

@@ -15,7 +15,8 @@ use super::audio::{self, AudioOptions, LoopChoice, encode_audio};
 use super::blocks::target::{self, Unsuitable};
 use super::font::bmfont::compile_bitmap_font;
 use super::font::{FontOptions, compile_font};
-use super::ibl::{IblOptions, brdf_lut_ktx2, encode_ibl};
+use super::ibl::cube_folder::read_cube_folder;
+use super::ibl::{IblError, IblOptions, brdf_lut_ktx2, encode_environment, encode_ibl};
 use super::image::{SourceHints, decode_source};
 use super::job::{self, EncodeError, Encoded, JobArgs, OutputFile};
 use super::lut::encode_lut;
@@ -72,8 +73,9 @@ pub enum Command {
     Shader(JobArgs),
     /// Any file, copied verbatim.
     Embed(JobArgs),
-    /// An equirectangular HDR panorama to the cube maps of image-based
-    /// lighting (`docs/ibl.md`).
+    /// An HDR environment (an equirectangular panorama, or a cube folder of
+    /// six float faces) to the cube maps of image-based lighting
+    /// (`docs/ibl.md`).
     Ibl(IblArgs),
     /// The project's split-sum BRDF lookup table (the input is not read).
     BrdfLut(JobArgs),
@@ -727,16 +729,31 @@ fn audio(job: &JobArgs, args: &AudioArgs) -> Result<Encoded, EncodeError> {
     Ok(encoded)
 }
 
+/// An IBL source: a panorama file, or a cube folder whose face files
+/// become depfile inputs.
 fn ibl(job: &JobArgs, args: &IblArgs) -> Result<Encoded, EncodeError> {
-    let source = job::read_source(&job.input)?;
-    let files = encode_ibl(&source, &args.options()).map_err(|e| EncodeError::Invalid {
+    let options = args.options();
+    let cannot = |source: &str, error: IblError| EncodeError::Invalid {
         path: job.input.clone(),
-        what: "cannot make image-based lighting from this panorama".into(),
-        source: Some(Box::new(e)),
-    })?;
+        what: format!("cannot make image-based lighting from this {source}"),
+        source: Some(Box::new(error)),
+    };
+    let (files, inputs) = if job.input.is_dir() {
+        let cube = read_cube_folder(&job.input)?;
+        let files =
+            encode_environment(cube.environment, &options).map_err(|e| cannot("cube folder", e))?;
+        (files, cube.inputs)
+    } else {
+        let source = job::read_source(&job.input)?;
+        let files = encode_ibl(&source, &options).map_err(|e| cannot("panorama", e))?;
+        (files, Vec::new())
+    };
     let mut outputs = vec![files.radiance, files.specular];
     outputs.extend(files.irradiance);
-    Ok(linear_textures(outputs))
+    Ok(Encoded {
+        extra_inputs: inputs,
+        ..linear_textures(outputs)
+    })
 }
 
 /// Files registered as linear textures, in output order.

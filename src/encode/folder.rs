@@ -52,6 +52,19 @@ pub struct FolderImages {
 /// rasterised with their larger side `svg_size` pixels (`None`: their own
 /// size).
 pub fn cube_faces(folder: &Path, svg_size: Option<u32>) -> Result<FolderImages, EncodeError> {
+    let paths = cube_face_paths(folder)?;
+    let images = decode_all(&paths, MAX_TOTAL_PIXELS, svg_size)?;
+    check_square(&paths[0], images[0].size())?;
+    check_same_size(&paths, &images)?;
+    Ok(FolderImages {
+        images: one_precision(&paths, images)?,
+        inputs: paths,
+    })
+}
+
+/// The six face files of a cube map folder, in [`FACE_NAMES`] order,
+/// refusing a folder that misses or repeats a face or holds anything else.
+pub fn cube_face_paths(folder: &Path) -> Result<Vec<PathBuf>, EncodeError> {
     let files = image_files(folder)?;
     let mut faces: [Option<PathBuf>; 6] = Default::default();
     for file in files {
@@ -73,23 +86,18 @@ pub fn cube_faces(folder: &Path, svg_size: Option<u32>) -> Result<FolderImages, 
             ));
         }
     }
-    let mut paths = Vec::with_capacity(6);
-    for (face, path) in FACE_NAMES.iter().zip(faces) {
-        let path = path.ok_or_else(|| {
-            invalid(
-                folder,
-                format!("face {face} is missing: a cube map needs {}", face_list()),
-            )
-        })?;
-        paths.push(path);
-    }
-    let images = decode_all(&paths, MAX_TOTAL_PIXELS, svg_size)?;
-    check_square(&paths[0], &images[0])?;
-    check_same_size(&paths, &images)?;
-    Ok(FolderImages {
-        images: one_precision(&paths, images)?,
-        inputs: paths,
-    })
+    FACE_NAMES
+        .iter()
+        .zip(faces)
+        .map(|(face, path)| {
+            path.ok_or_else(|| {
+                invalid(
+                    folder,
+                    format!("face {face} is missing: a cube map needs {}", face_list()),
+                )
+            })
+        })
+        .collect()
 }
 
 /// Reads the layers of a `*.array/` texture array folder, in natural order
@@ -253,9 +261,8 @@ pub fn decode_image_file(path: &Path, svg_size: Option<u32>) -> Result<SourceIma
     })
 }
 
-/// Refuses a cube face that is not square.
-fn check_square(path: &Path, image: &SourceImage) -> Result<(), EncodeError> {
-    let (width, height) = image.size();
+/// Refuses a cube face of `(width, height)` that is not square.
+pub fn check_square(path: &Path, (width, height): (u32, u32)) -> Result<(), EncodeError> {
     if width == height {
         return Ok(());
     }
@@ -267,21 +274,32 @@ fn check_square(path: &Path, image: &SourceImage) -> Result<(), EncodeError> {
 
 /// Refuses images whose size differs from the first one's.
 fn check_same_size(paths: &[PathBuf], images: &[SourceImage]) -> Result<(), EncodeError> {
-    let (first_width, first_height) = images[0].size();
     for (path, image) in paths.iter().zip(images).skip(1) {
-        let (width, height) = image.size();
-        if (width, height) != (first_width, first_height) {
-            return Err(invalid(
-                path,
-                format!(
-                    "is {width}x{height} but {} is {first_width}x{first_height}; \
-                     every image of a folder asset must be the same size",
-                    display_name(&paths[0]),
-                ),
-            ));
-        }
+        check_size_matches(path, image.size(), &paths[0], images[0].size())?;
     }
     Ok(())
+}
+
+/// Refuses the image at `path` of `size` unless it is the size of the
+/// folder's first image, `first` at `first_path`.
+pub fn check_size_matches(
+    path: &Path,
+    (width, height): (u32, u32),
+    first_path: &Path,
+    first: (u32, u32),
+) -> Result<(), EncodeError> {
+    if (width, height) == first {
+        return Ok(());
+    }
+    let (first_width, first_height) = first;
+    Err(invalid(
+        path,
+        format!(
+            "is {width}x{height} but {} is {first_width}x{first_height}; \
+             every image of a folder asset must be the same size",
+            display_name(first_path),
+        ),
+    ))
 }
 
 /// Compares file names the way people count: runs of digits by value, the

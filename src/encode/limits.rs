@@ -77,3 +77,10 @@ pub const MAX_GPU_INSTANCES: usize = 1 << 16;
 /// (4096) need a panorama only 16384 wide to keep one texel per cube texel;
 /// the default 256 needs 1024.
 pub const MAX_PANORAMA_WIDTH: u32 = 8192;
+
+/// The largest face of an IBL cube-folder source (`*.ibl.env/`), in
+/// texels. A 2048² face holds a quarter turn of the sky in as many texels
+/// as the widest panorama accepted ([`MAX_PANORAMA_WIDTH`] / 4), and six of
+/// them are 302 MB of float RGB, less than the panorama limit's decode. Each
+/// face's size is read from its header before its texels are allocated.
+pub const MAX_IBL_FACE_SIZE: u32 = 2048;

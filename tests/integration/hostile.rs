@@ -1,7 +1,8 @@
 //! Hostile inputs through the real pipeline: truncated and corrupt images,
 //! decompression bombs, absurd declared sizes, broken glTF/GLB and OBJ
 //! files, URIs that try to leave the assets folder, broken LUTs, fonts
-//! (TrueType and BMFont) and sounds, incomplete folder assets and symbolic-link traps
+//! (TrueType and BMFont) and sounds, broken IBL panoramas and cube folders,
+//! incomplete folder assets and symbolic-link traps
 //! (docs/limits.md).
 //!
 //! Each family of cases is one project holding every malformed source of the
@@ -930,6 +931,35 @@ fn broken_ibl_panoramas_are_refused_under_the_cap() {
             float_panorama_with((0, 0), f32::INFINITY),
             &["texel (0, 0)", "inf", "finite radiance"],
         ),
+    ];
+    check_family(&cases);
+}
+
+/// An IBL cube folder `name` whose `px` face is `px`, its other faces
+/// small good ones.
+fn ibl_cube_case(name: &str, px: Vec<u8>, expect: &[&str]) -> Case {
+    let good = image_sources::radiance(4, 4, &[1.0; 4 * 4 * 3]);
+    let mut case = Case::file(&format!("{name}/px.hdr"), px, expect);
+    case.source = name.to_owned();
+    for face in ["nx", "py", "ny", "pz", "nz"] {
+        case = case.with(&format!("{name}/{face}.hdr"), good.clone());
+    }
+    case
+}
+
+#[test]
+fn broken_ibl_cube_folders_are_refused_under_the_cap() {
+    // The largest accepted face's header over four texels: its 50 MB of
+    // texels fit under the cap, and the missing rows are found.
+    let mut starved = hdr_header(2048, 2048);
+    starved.extend_from_slice(&[128; 16]);
+    let cases = [
+        ibl_cube_case(
+            "huge.ibl.env",
+            hdr_header(16384, 16384),
+            &["px.hdr", "16384×16384", "at most 2048"],
+        ),
+        ibl_cube_case("starved.ibl.env", starved, &["px.hdr", "cannot decode"]),
     ];
     check_family(&cases);
 }

@@ -1,7 +1,8 @@
-//! Image-based lighting: an equirectangular HDR panorama in, the cube maps
-//! a PBR renderer binds out (`docs/ibl.md`).
+//! Image-based lighting: an HDR environment in (an equirectangular
+//! panorama, or a cube folder's six faces), the cube maps a PBR renderer
+//! binds out (`docs/ibl.md`).
 //!
-//! From one panorama the `ibl` edge writes
+//! From one environment the `ibl` edge writes
 //!
 //! * `<name>.radiance.ktx2`: the environment as a cube map with a full,
 //!   box-filtered mip chain (skyboxes, and the source of everything below);
@@ -14,7 +15,8 @@
 //!
 //! and one project-wide `brdf-lut` edge writes `brdf_lut.ktx2`, the split-sum
 //! lookup table ([`brdf`]). The work is split into small pure steps:
-//! [`panorama`] (decoding and projection), [`cube`] (geometry and mips),
+//! [`panorama`] (projection), [`cube_folder`] (reading a `*.env/` folder's
+//! faces), [`environment`] (either shape), [`cube`] (geometry and mips),
 //! [`prefilter`] (the convolutions, one face at a time), [`sh`] and
 //! [`brdf`]; [`write_cube`] turns float face levels into a KTX2 file and is
 //! the one place another texel format plugs in.
@@ -22,6 +24,7 @@
 pub mod brdf;
 pub mod bright;
 pub mod cube;
+pub mod cube_folder;
 pub mod direct;
 pub mod environment;
 pub mod panorama;
@@ -34,13 +37,14 @@ use half::f16;
 use image::ImageDecoder;
 use image::codecs::hdr::HdrDecoder;
 
-use self::cube::CubeLevel;
+use self::cube::{CubeLevel, Vec3};
 use self::environment::Environment;
 use self::panorama::Panorama;
 use super::blocks::BlockError;
 use super::image::RgbaF32Image;
-use super::image::{ImageError, ImageFormat, SourceHints, SourceImage, decode_source};
-use super::limits::MAX_PANORAMA_WIDTH;
+use super::image::codecs::declared_exr_size;
+use super::image::{ImageError, ImageFormat, SourceHints, SourceImage, decode_source_raw};
+use super::limits::{MAX_IBL_FACE_SIZE, MAX_PANORAMA_WIDTH};
 use super::texture::hdr::{HdrFormat, encode_float_levels};
 use super::texture::write_supercompressed_with;
 use crate::format::ktx2::{IRRADIANCE_SH_KEY, Ktx2Image, TexelFormat};
@@ -70,8 +74,8 @@ pub struct IblOptions {
     pub zstd_level: i32,
 }
 
-/// Why a panorama could not become an IBL set. None names the file; the
-/// caller adds the path.
+/// Why an environment (a panorama, or a face of a cube folder) could not
+/// become an IBL set. None names the file; the caller adds the path.
 #[derive(Debug, thiserror::Error)]
 pub enum IblError {
     /// The Radiance HDR decoder refused the bytes.
@@ -80,6 +84,22 @@ pub enum IblError {
     /// The OpenEXR source could not be decoded.
     #[error(transparent)]
     Source(#[from] ImageError),
+    /// The file is an image of a format without float samples.
+    #[error(
+        "the file is a {format} image; image-based lighting needs linear HDR radiance, from a Radiance HDR (.hdr) or OpenEXR (.exr) file"
+    )]
+    NotFloat {
+        /// The format its signature (or extension) names.
+        format: ImageFormat,
+    },
+    /// A cube folder's face is larger than the limit.
+    #[error(
+        "the face is {size}×{size}; a cube folder's faces may be at most {MAX_IBL_FACE_SIZE} (as much detail as the widest panorama accepted)"
+    )]
+    FaceTooLarge {
+        /// Its width and height.
+        size: u32,
+    },
     /// The panorama is not twice as wide as it is high.
     #[error(
         "the panorama is {width}×{height}; an equirectangular panorama is exactly twice as wide as it is high"
@@ -124,7 +144,7 @@ pub enum IblError {
     },
 }
 
-/// The KTX2 files of one panorama, in output order.
+/// The KTX2 files of one environment, in output order.
 #[derive(Debug)]
 pub struct IblFiles {
     /// `<name>.radiance.ktx2`.
@@ -148,38 +168,88 @@ pub struct IblSet {
     pub sh: sh::Sh9,
 }
 
-/// Decodes a `.hdr` panorama into linear RGB, refusing it (before its
-/// texels are allocated) unless it is 2:1 and at most
-/// [`MAX_PANORAMA_WIDTH`] wide. This is the one function that reads source bytes: an OpenEXR
-/// source plugs in here once the EXR decoder lands.
+/// Decodes a `.hdr` or `.exr` panorama into linear RGB, refusing it
+/// (before its texels are allocated) unless it is 2:1 and at most
+/// [`MAX_PANORAMA_WIDTH`] wide, and refusing a texel that is not a finite
+/// radiance of 0 or more.
 pub fn decode_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
-    if ImageFormat::sniff(bytes) == Some(ImageFormat::Exr) {
-        return decode_exr_panorama(bytes);
+    let format = float_format(bytes, None)?;
+    let (width, height) = declared_size(format, bytes)?;
+    check_shape(width, height)?;
+    let image = decode_float(format, bytes)?;
+    check_shape(image.width as u32, image.height as u32)?;
+    check_texels(&image.texels, image.width)?;
+    Ok(Panorama {
+        width: image.width,
+        height: image.height,
+        texels: image.texels,
+    })
+}
+
+/// A decoded float image without its alpha.
+struct FloatImage {
+    /// Texels per row.
+    width: usize,
+    /// Rows.
+    height: usize,
+    /// The RGB texels, row 0 first.
+    texels: Vec<Vec3>,
+}
+
+/// The format of an environment file: Radiance HDR or OpenEXR by its
+/// signature (else by `extension`, for formats without one); any other
+/// image is refused. Bytes nothing recognises are left to the Radiance
+/// decoder, which says why it cannot read them.
+fn float_format(bytes: &[u8], extension: Option<&str>) -> Result<ImageFormat, IblError> {
+    let format =
+        ImageFormat::sniff(bytes).or_else(|| extension.and_then(ImageFormat::from_extension));
+    match format {
+        None | Some(ImageFormat::Hdr) => Ok(ImageFormat::Hdr),
+        Some(ImageFormat::Exr) => Ok(ImageFormat::Exr),
+        Some(format) => Err(IblError::NotFloat { format }),
+    }
+}
+
+/// The width and height a file's header declares, read before any texel
+/// is allocated.
+fn declared_size(format: ImageFormat, bytes: &[u8]) -> Result<(u32, u32), IblError> {
+    if format == ImageFormat::Exr {
+        return Ok(declared_exr_size(bytes)?);
+    }
+    let decoder = HdrDecoder::new(Cursor::new(bytes)).map_err(IblError::Decode)?;
+    Ok(decoder.dimensions())
+}
+
+/// Decodes a file of `format` ([`float_format`]): Radiance HDR straight
+/// into RGB, OpenEXR through the texture sources' decoder (the first RGB
+/// layer, or a one-channel layer as gray) without its alpha. Samples stay
+/// as the file holds them (NaN and infinities included) for
+/// [`check_texels`] to judge.
+fn decode_float(format: ImageFormat, bytes: &[u8]) -> Result<FloatImage, IblError> {
+    if format == ImageFormat::Exr {
+        return decode_exr(bytes);
     }
     let decoder = HdrDecoder::new(Cursor::new(bytes)).map_err(IblError::Decode)?;
     let (width, height) = decoder.dimensions();
-    check_shape(width, height)?;
     let mut texels = vec![[0.0f32; 3]; width as usize * height as usize];
     decoder
         .read_image(bytemuck::cast_slice_mut(&mut texels))
         .map_err(IblError::Decode)?;
-    let panorama = Panorama {
+    Ok(FloatImage {
         width: width as usize,
         height: height as usize,
         texels,
-    };
-    check_texels(&panorama)?;
-    Ok(panorama)
+    })
 }
 
-/// Decodes an OpenEXR panorama through the texture sources' decoder (the
-/// first RGB layer, [`decode_source`]), dropping its alpha.
-fn decode_exr_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
+/// Decodes an OpenEXR file through the texture sources' decoder
+/// ([`decode_source_raw`]), dropping its alpha.
+fn decode_exr(bytes: &[u8]) -> Result<FloatImage, IblError> {
     let hints = SourceHints {
         extension: Some("exr"),
         svg_size: None,
     };
-    let SourceImage::Hdr(image) = decode_source(bytes, &hints)? else {
+    let SourceImage::Hdr(image) = decode_source_raw(bytes, &hints)? else {
         let layout = "integer".to_owned();
         return Err(ImageError::UnsupportedLayout {
             format: ImageFormat::Exr,
@@ -187,19 +257,15 @@ fn decode_exr_panorama(bytes: &[u8]) -> Result<Panorama, IblError> {
         }
         .into());
     };
-    check_shape(image.width, image.height)?;
-    let texels = image
-        .pixels
-        .chunks_exact(4)
-        .map(|texel| [texel[0], texel[1], texel[2]])
-        .collect();
-    let panorama = Panorama {
+    Ok(FloatImage {
         width: image.width as usize,
         height: image.height as usize,
-        texels,
-    };
-    check_texels(&panorama)?;
-    Ok(panorama)
+        texels: image
+            .pixels
+            .chunks_exact(4)
+            .map(|texel| [texel[0], texel[1], texel[2]])
+            .collect(),
+    })
 }
 
 /// Refuses a panorama that is not 2:1 or is too large.
@@ -213,20 +279,17 @@ fn check_shape(width: u32, height: u32) -> Result<(), IblError> {
     Ok(())
 }
 
-/// Refuses NaN, infinite or negative radiance.
-fn check_texels(panorama: &Panorama) -> Result<(), IblError> {
-    let bad = panorama
-        .texels
-        .iter()
-        .enumerate()
-        .find_map(|(index, texel)| {
-            let value = *texel.iter().find(|v| !(v.is_finite() && **v >= 0.0))?;
-            Some((index, value))
-        });
+/// Refuses NaN, infinite or negative radiance among `texels`, rows of
+/// `width`, naming the first such texel.
+fn check_texels(texels: &[Vec3], width: usize) -> Result<(), IblError> {
+    let bad = texels.iter().enumerate().find_map(|(index, texel)| {
+        let value = *texel.iter().find(|v| !(v.is_finite() && **v >= 0.0))?;
+        Some((index, value))
+    });
     match bad {
         Some((index, value)) => Err(IblError::BadTexel {
-            x: index % panorama.width,
-            y: index / panorama.width,
+            x: index % width,
+            y: index / width,
             value,
         }),
         None => Ok(()),
@@ -261,7 +324,15 @@ pub fn compute(environment: &Environment, options: &IblOptions) -> IblSet {
 
 /// Encodes a panorama's bytes into its KTX2 files.
 pub fn encode_ibl(source: &[u8], options: &IblOptions) -> Result<IblFiles, IblError> {
-    let environment = Environment::from(decode_panorama(source)?);
+    encode_environment(Environment::from(decode_panorama(source)?), options)
+}
+
+/// Encodes an environment into its KTX2 files, letting go of it once the
+/// cubes are computed.
+pub fn encode_environment(
+    environment: Environment,
+    options: &IblOptions,
+) -> Result<IblFiles, IblError> {
     let set = compute(&environment, options);
     drop(environment);
     let sh_bytes = sh::to_le_bytes(&set.sh);
@@ -514,6 +585,30 @@ mod tests {
             decode_panorama(b"not an image"),
             Err(IblError::Decode(_))
         ));
+    }
+
+    #[test]
+    fn an_exr_panorama_keeps_its_nan_for_the_texel_check_and_a_png_is_not_float() {
+        let mut samples = vec![1.0f32; 4 * 2 * 4];
+        // Texel (1, 1), green.
+        samples[(2 * 2 + 1) * 4 + 1] = f32::NAN;
+        let exr = crate::encode::image::test_sources::exr(4, 2, &samples);
+        let error = decode_panorama(&exr).unwrap_err();
+        assert!(
+            matches!(error, IblError::BadTexel { x: 1, y: 1, value } if value.is_nan()),
+            "{error}"
+        );
+        let png = crate::encode::image::test_images::solid_png(4, 2, [1, 2, 3, 255]);
+        let error = decode_panorama(&png).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                IblError::NotFloat {
+                    format: ImageFormat::Png
+                }
+            ),
+            "{error}"
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@
 //! * The sky is convolved **directly** wherever that is affordable: the sum
 //!   over every texel of the sky's mip level that resolves the lobe
 //!   ([`direct_source_size`]), each weighted by its exact solid angle
-//!   ([`direct`]). That is the integral up to the level's
+//!   ([`direct`](super::direct)). That is the integral up to the level's
 //!   resolution, with no noise, and it depends on nothing but the
 //!   direction, so texels on either side of a face edge agree.
 //! * Where the lobe is too narrow for a direct sum to be cheap (the first

@@ -9,9 +9,10 @@
 //! TIFF) [`SourceImage::Hdr`]. Gray is copied into R, G and B and missing
 //! alpha is opaque, as for PNG.
 //!
-//! Float samples are cleaned on the way in: NaN becomes 0 and infinities
-//! the largest finite half float (±65504), since every float output assetc
-//! writes stores half floats or less.
+//! Float samples arrive as the file holds them; [`super::decode_source`]
+//! then cleans them ([`sanitised`]: NaN becomes 0 and infinities the largest
+//! finite half float, ±65504, since every float texture assetc writes stores
+//! half floats or less), while image-based lighting refuses them instead.
 
 use std::io::Cursor;
 
@@ -52,6 +53,28 @@ pub(super) fn decode(format: ImageFormat, bytes: &[u8]) -> Result<SourceImage, I
             })
         }
     }
+}
+
+/// The width and height an OpenEXR file's header declares for its first
+/// layer, read without decoding any pixel, so a caller with a tighter limit
+/// than [`MAX_DECODED_BYTES`] can refuse the file before its pixels are
+/// allocated.
+pub fn declared_exr_size(bytes: &[u8]) -> Result<(u32, u32), ImageError> {
+    let format = ImageFormat::Exr;
+    let meta =
+        exr::meta::MetaData::read_from_buffered(Cursor::new(bytes), false).map_err(|error| {
+            ImageError::Corrupt {
+                format,
+                message: error.to_string(),
+                offset: None,
+            }
+        })?;
+    let side = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
+    let (width, height) = meta.headers.first().map_or((0, 0), |header| {
+        (side(header.layer_size.0), side(header.layer_size.1))
+    });
+    check_dimensions(format, width, height)?;
+    Ok((width, height))
 }
 
 /// An OpenEXR file whose first layer has no R, G and B channels (a height
@@ -118,7 +141,7 @@ fn read_first_exr_channel(
         height,
         pixels,
     };
-    Ok(SourceImage::Hdr(sanitised(image)))
+    Ok(SourceImage::Hdr(image))
 }
 
 /// Checks the size `decoder` read from the header, then decodes the pixels.
@@ -158,9 +181,7 @@ fn to_source(format: ImageFormat, image: DynamicImage) -> Result<SourceImage, Im
         D::ImageLuma16(_) | D::ImageLumaA16(_) | D::ImageRgb16(_) | D::ImageRgba16(_) => {
             SourceImage::Deep(owned(image.into_rgba16()))
         }
-        D::ImageRgb32F(_) | D::ImageRgba32F(_) => {
-            SourceImage::Hdr(sanitised(owned(image.into_rgba32f())))
-        }
+        D::ImageRgb32F(_) | D::ImageRgba32F(_) => SourceImage::Hdr(owned(image.into_rgba32f())),
         other => {
             return Err(ImageError::UnsupportedLayout {
                 format,

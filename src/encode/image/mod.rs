@@ -303,8 +303,19 @@ pub fn decode_image(bytes: &[u8]) -> Result<Rgba8Image, ImageError> {
 }
 
 /// Decodes a source image at its own precision. The format comes from the
-/// signature, else from `hints.extension` (TGA, SVG).
+/// signature, else from `hints.extension` (TGA, SVG). Float samples are
+/// cleaned ([`codecs::sanitised`]: NaN to 0, infinities to ±65504).
 pub fn decode_source(bytes: &[u8], hints: &SourceHints) -> Result<SourceImage, ImageError> {
+    Ok(match decode_source_raw(bytes, hints)? {
+        SourceImage::Hdr(image) => SourceImage::Hdr(codecs::sanitised(image)),
+        other => other,
+    })
+}
+
+/// [`decode_source`] without cleaning float samples: NaN and infinities
+/// arrive as the file holds them, for a caller that refuses them (an
+/// image-based-lighting source).
+pub fn decode_source_raw(bytes: &[u8], hints: &SourceHints) -> Result<SourceImage, ImageError> {
     let format = ImageFormat::sniff(bytes)
         .or_else(|| hints.extension.and_then(ImageFormat::from_extension))
         .ok_or_else(|| ImageError::UnknownFormat {
