@@ -5,12 +5,17 @@
 //! million panorama texels.
 //!
 //! ```text
-//! cargo run --release --example ibl_bench [width] [face size] [--write DIR]
+//! cargo run --release --example ibl_bench [width] [face size] [--write DIR | --judge DIR]
 //! ```
 //!
 //! `--write DIR` only writes the panorama, with and without its sun, as
 //! `DIR/sky-<width>.hdr` and `DIR/calm-<width>.hdr`, for running another
-//! prefilter on the same sky.
+//! prefilter on the same sky. `--judge DIR` then judges that prefilter's
+//! cubes against brute force, next to ours at the same roughness: it reads
+//! `DIR/sky-<width>/levels.txt` (and `calm-…`), whose lines are
+//! `level FILE SIZE ALPHA` (a specular level: six faces of `SIZE²` RGB
+//! little-endian `f32` texels in our face order and orientation, at GGX
+//! `ALPHA`) and `irradiance FILE SIZE` (the irradiance `E`, likewise).
 
 use std::time::Instant;
 
@@ -28,11 +33,16 @@ fn main() {
     let height = width / 2;
     let file = synthetic_hdr(width, height, 50_000.0);
     if let (Some(flag), Some(dir)) = (args.next(), args.next()) {
-        assert_eq!(flag, "--write", "unknown argument {flag}");
         let dir = std::path::Path::new(&dir);
-        std::fs::write(dir.join(format!("sky-{width}.hdr")), &file).expect("write");
-        let calm = synthetic_hdr(width, height, 0.0);
-        std::fs::write(dir.join(format!("calm-{width}.hdr")), calm).expect("write");
+        match flag.as_str() {
+            "--write" => {
+                std::fs::write(dir.join(format!("sky-{width}.hdr")), &file).expect("write");
+                let calm = synthetic_hdr(width, height, 0.0);
+                std::fs::write(dir.join(format!("calm-{width}.hdr")), calm).expect("write");
+            }
+            "--judge" => judge_other_tool(dir, width, size),
+            _ => panic!("unknown argument {flag}"),
+        }
         return;
     }
     println!("panorama {width}x{height}, {} MB as .hdr", file.len() >> 20);
@@ -208,45 +218,98 @@ fn references(
     })
 }
 
-/// The worst relative error of the texels of each output against brute
-/// force over every source texel.
-fn report_errors(environment: &Environment, set: &IblSet, size: usize, sun: [f32; 3]) {
-    let levels = specular_levels(size);
-    for level in 1..levels {
-        let roughness = prefilter::level_roughness(level, levels);
-        let alpha = roughness * roughness;
-        let texels = judged_texels(size >> level, sun);
+/// One cube level to judge: its name, GGX `alpha`, face size, and how to
+/// read its texel (face, x, y).
+struct JudgedLevel<'a> {
+    /// What the report calls it.
+    name: String,
+    /// Its GGX `α`.
+    alpha: f32,
+    /// Its face size.
+    size: usize,
+    /// Its texel values.
+    texel: Box<dyn Fn(usize, usize, usize) -> [f32; 3] + 'a>,
+}
+
+/// The worst relative error over the judged texels of a level whose
+/// reference is `reference(direction)`.
+fn worst_error(
+    texels: &[(usize, usize, usize, [f32; 3])],
+    reference: &[[f32; 3]],
+    value: &dyn Fn(usize, usize, usize, [f32; 3]) -> [f32; 3],
+) -> (f32, f32) {
+    let errors: Vec<f32> = texels
+        .iter()
+        .zip(reference)
+        .map(|(&(face, x, y, d), expected)| relative_error(value(face, x, y, d), *expected))
+        .collect();
+    let near_sun = worst(errors[errors.len() - SUN_OFFSETS.len()..].iter().copied());
+    (worst(errors.iter().copied()), near_sun)
+}
+
+/// Reports each level's worst error against brute force, and, when
+/// `split` is given, that of our method at the same roughness and size.
+fn report_levels(
+    environment: &Environment,
+    levels: &[JudgedLevel],
+    split: Option<&prefilter::Split>,
+    sun: [f32; 3],
+) {
+    for level in levels {
+        let texels = judged_texels(level.size, sun);
+        let alpha = level.alpha;
         let reference = references(&texels, |r| {
             prefilter::brute_force_specular(environment, r, alpha)
         });
-        let errors: Vec<f32> = texels
-            .iter()
-            .zip(&reference)
-            .map(|(&(face, x, y, _), expected)| {
-                relative_error(set.specular[level][face].at(x, y), *expected)
-            })
-            .collect();
-        let near_sun = worst(errors[errors.len() - SUN_OFFSETS.len()..].iter().copied());
+        let (all, near_sun) =
+            worst_error(&texels, &reference, &|f, x, y, _| (level.texel)(f, x, y));
+        let ours = split.map_or(String::new(), |split| {
+            let (all, near_sun) = worst_error(&texels, &reference, &|_, _, _, r| {
+                prefilter::specular_at(split, r, level.alpha, level.size)
+            });
+            format!(
+                " | assetc at the same α: {} (near the sun {})",
+                percent(all),
+                percent(near_sun)
+            )
+        });
         println!(
-            "  specular level {level} (roughness {roughness:.2}): worst {} of {} texels (near the sun {})",
-            percent(worst(errors.iter().copied())),
+            "  {} (α {:.4}, {}²): worst {} of {} texels (near the sun {}){ours}",
+            level.name,
+            level.alpha,
+            level.size,
+            percent(all),
             texels.len(),
             percent(near_sun),
         );
     }
+}
+
+/// The worst relative error of the texels of each output against brute
+/// force over every source texel.
+fn report_errors(environment: &Environment, set: &IblSet, size: usize, sun: [f32; 3]) {
+    let levels = specular_levels(size);
+    let judged: Vec<JudgedLevel> = (1..levels)
+        .map(|level| {
+            let roughness = prefilter::level_roughness(level, levels);
+            let faces = &set.specular[level];
+            JudgedLevel {
+                name: format!("specular level {level} (roughness {roughness:.2})"),
+                alpha: roughness * roughness,
+                size: faces[0].size,
+                texel: Box::new(move |face, x, y| faces[face].at(x, y)),
+            }
+        })
+        .collect();
+    report_levels(environment, &judged, None, sun);
     let irradiance = set.irradiance.as_ref().expect("irradiance");
     let texels = judged_texels(irradiance[0].size, sun);
     let reference = references(&texels, |n| {
         prefilter::brute_force_irradiance(environment, n)
     });
-    let written = worst(
-        texels
-            .iter()
-            .zip(&reference)
-            .map(|(&(face, x, y, _), expected)| {
-                relative_error(irradiance[face].at(x, y), *expected)
-            }),
-    );
+    let (written, _) = worst_error(&texels, &reference, &|face, x, y, _| {
+        irradiance[face].at(x, y)
+    });
     println!(
         "  irradiance cube: worst {} of {} texels",
         percent(written),
@@ -270,6 +333,76 @@ fn report_errors(environment: &Environment, set: &IblSet, size: usize, sun: [f32
         percent(sh),
         percent(worst(sh_of_peak))
     );
+}
+
+/// Six faces of `size²` RGB little-endian `f32` texels, from a file.
+fn read_faces(path: &std::path::Path, size: usize) -> Vec<cube::Face> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let values: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(values.len(), 6 * size * size * 3, "{}", path.display());
+    values
+        .chunks_exact(size * size * 3)
+        .map(|face| cube::Face {
+            size,
+            texels: face.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+        })
+        .collect()
+}
+
+/// Judges another tool's cubes of the synthetic sky, with and without its
+/// sun, next to ours at the same roughness (see the module notes).
+fn judge_other_tool(dir: &std::path::Path, width: usize, size: usize) {
+    let height = width / 2;
+    let sun = sun_direction(width, height);
+    for (name, sun_radiance) in [("sky", 50_000.0), ("calm", 0.0)] {
+        let folder = dir.join(format!("{name}-{width}"));
+        let listing = std::fs::read_to_string(folder.join("levels.txt")).expect("levels.txt");
+        let hdr = synthetic_hdr(width, height, sun_radiance);
+        let environment = Environment::from(decode_panorama(&hdr).expect("decode"));
+        let split = prefilter::Split::new(&environment, size);
+        println!("{name} ({width}×{height}), against brute force:");
+        let mut levels = Vec::new();
+        let mut irradiance = None;
+        for line in listing.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let face_size: usize = fields[2].parse().expect("size");
+            let faces = read_faces(&folder.join(fields[1]), face_size);
+            match fields[0] {
+                "level" => {
+                    let alpha: f32 = fields[3].parse().expect("alpha");
+                    levels.push(JudgedLevel {
+                        name: format!("{name} {}", fields[1]),
+                        alpha,
+                        size: face_size,
+                        texel: Box::new(move |face, x, y| faces[face].at(x, y)),
+                    });
+                }
+                _ => irradiance = Some(faces),
+            }
+        }
+        report_levels(&environment, &levels, Some(&split), sun);
+        if let Some(faces) = irradiance {
+            let size = faces[0].size;
+            let texels = judged_texels(size, sun);
+            let reference = references(&texels, |n| {
+                prefilter::brute_force_irradiance(&environment, n)
+            });
+            let (theirs, _) =
+                worst_error(&texels, &reference, &|face, x, y, _| faces[face].at(x, y));
+            let (ours, _) = worst_error(&texels, &reference, &|_, _, _, n| {
+                prefilter::irradiance_at(&split, n)
+            });
+            println!(
+                "  irradiance ({size}²): worst {} of {} texels | assetc: {}",
+                percent(theirs),
+                texels.len(),
+                percent(ours)
+            );
+        }
+    }
 }
 
 /// The largest of some errors.
