@@ -21,6 +21,8 @@
 //! if need be so that at most [`MAX_SOURCES`] cells stay bright, which keeps
 //! the cost of the exact sums bounded on skies with large bright areas.
 
+use std::collections::BTreeMap;
+
 use super::cube::{FACES, Vec3, face_of, normalize, texel_of};
 use super::environment::Environment;
 
@@ -151,14 +153,15 @@ struct CellSum {
 }
 
 /// The point sources above `threshold`, one per occupied cell, in cell
-/// order.
+/// order (at most about [`MAX_SOURCES`] cells are occupied, so they are kept
+/// in a map rather than one slot per cell).
 fn gather(environment: &Environment, threshold: f32) -> Vec<PointSource> {
-    let mut cells: Vec<Option<CellSum>> = vec![None; FACES * CELL_SIZE * CELL_SIZE];
+    let mut cells: BTreeMap<usize, CellSum> = BTreeMap::new();
     environment.for_each_texel_where(
         |radiance| largest(radiance) > threshold,
         |direction, angle, radiance| {
             let sky = scaled_to(radiance, threshold);
-            let cell = cells[cell_of(direction)].get_or_insert_with(CellSum::default);
+            let cell = cells.entry(cell_of(direction)).or_default();
             let weight = f64::from(largest(radiance) - threshold) * f64::from(angle);
             for c in 0..3 {
                 cell.energy[c] += f64::from(radiance[c] - sky[c]) * f64::from(angle);
@@ -167,8 +170,7 @@ fn gather(environment: &Environment, threshold: f32) -> Vec<PointSource> {
         },
     );
     cells
-        .into_iter()
-        .flatten()
+        .into_values()
         .map(|cell| PointSource {
             direction: normalize(cell.moment.map(|c| c as f32)),
             energy: cell.energy.map(|c| c as f32),
