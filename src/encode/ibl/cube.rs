@@ -132,6 +132,27 @@ impl Face {
         Self { size, texels }
     }
 
+    /// A face of `size × size` texels, each the mean of `taps × taps`
+    /// samples spread evenly over its footprint, read by `sample(s, t)` at
+    /// face coordinates (−1..1): how a source finer than the face is
+    /// filtered rather than aliased.
+    pub fn supersampled(size: usize, taps: usize, sample: impl Fn(f32, f32) -> Vec3) -> Self {
+        let step = 2.0 / size as f32;
+        Self::from_fn(size, |x, y| {
+            let mut sum = [0.0; 3];
+            for j in 0..taps {
+                for i in 0..taps {
+                    let s = -1.0 + step * (x as f32 + (i as f32 + 0.5) / taps as f32);
+                    let t = -1.0 + step * (y as f32 + (j as f32 + 0.5) / taps as f32);
+                    for (total, value) in sum.iter_mut().zip(sample(s, t)) {
+                        *total += value;
+                    }
+                }
+            }
+            sum.map(|total| total / (taps * taps) as f32)
+        })
+    }
+
     /// The texel at (`x`, `y`).
     pub fn at(&self, x: usize, y: usize) -> Vec3 {
         self.texels[y * self.size + x]

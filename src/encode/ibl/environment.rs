@@ -171,21 +171,7 @@ fn block_mean(level: &Face, k: usize) -> Face {
 /// texel's footprint.
 fn supersampled(level: &Face, size: usize) -> Face {
     let taps = level.size.div_ceil(size).clamp(1, 16);
-    let step = 2.0 / size as f32;
-    let weight = 1.0 / (taps * taps) as f32;
-    Face::from_fn(size, |x, y| {
-        let mut sum = [0.0; 3];
-        for j in 0..taps {
-            for i in 0..taps {
-                let s = -1.0 + step * (x as f32 + (i as f32 + 0.5) / taps as f32);
-                let t = -1.0 + step * (y as f32 + (j as f32 + 0.5) / taps as f32);
-                for (total, value) in sum.iter_mut().zip(level.bilinear(s, t)) {
-                    *total += value * weight;
-                }
-            }
-        }
-        sum
-    })
+    Face::supersampled(size, taps, |s, t| level.bilinear(s, t))
 }
 
 #[cfg(test)]

@@ -122,22 +122,10 @@ impl Panorama {
     pub fn to_cube_mapped(&self, size: usize, texel: impl Fn(Vec3) -> Vec3 + Sync) -> CubeLevel {
         let span = (self.width as f32 / (4.0 * size as f32)).ceil();
         let taps = (span as usize).clamp(1, 16);
-        let step = 2.0 / size as f32;
         let faces: Vec<usize> = (0..FACES).collect();
         crate::jobserver::map(&faces, |&face| {
-            Face::from_fn(size, |x, y| {
-                let mut sum = [0.0; 3];
-                for j in 0..taps {
-                    for i in 0..taps {
-                        let s = -1.0 + step * (x as f32 + (i as f32 + 0.5) / taps as f32);
-                        let t = -1.0 + step * (y as f32 + (j as f32 + 0.5) / taps as f32);
-                        let sample = self.sample_mapped(normalize(face_vector(face, s, t)), &texel);
-                        for (total, value) in sum.iter_mut().zip(sample) {
-                            *total += value;
-                        }
-                    }
-                }
-                sum.map(|total| total / (taps * taps) as f32)
+            Face::supersampled(size, taps, |s, t| {
+                self.sample_mapped(normalize(face_vector(face, s, t)), &texel)
             })
         })
     }
