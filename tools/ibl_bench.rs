@@ -264,9 +264,9 @@ fn report_levels(
         let (all, near_sun) =
             worst_error(&texels, &reference, &|f, x, y, _| (level.texel)(f, x, y));
         let ours = split.map_or(String::new(), |split| {
-            let (all, near_sun) = worst_error(&texels, &reference, &|_, _, _, r| {
-                prefilter::specular_at(split, r, level.alpha, level.size)
-            });
+            let filter = prefilter::LevelFilter::new(split, level.alpha, level.size);
+            let (all, near_sun) =
+                worst_error(&texels, &reference, &|_, _, _, r| filter.texel(split, r));
             format!(
                 " | assetc at the same α: {} (near the sun {})",
                 percent(all),
@@ -362,7 +362,8 @@ fn judge_other_tool(dir: &std::path::Path, width: usize, size: usize) {
         let listing = std::fs::read_to_string(folder.join("levels.txt")).expect("levels.txt");
         let hdr = synthetic_hdr(width, height, sun_radiance);
         let environment = Environment::from(decode_panorama(&hdr).expect("decode"));
-        let split = prefilter::Split::new(&environment, size);
+        let radiance = cube::mip_chain(environment.to_cube(size));
+        let split = prefilter::Split::new(&environment, &radiance);
         println!("{name} ({width}×{height}), against brute force:");
         let mut levels = Vec::new();
         let mut irradiance = None;

@@ -309,7 +309,7 @@ pub fn specular_levels(size: usize) -> usize {
 /// Computes the whole set from an environment.
 pub fn compute(environment: &Environment, options: &IblOptions) -> IblSet {
     let radiance = cube::mip_chain(environment.to_cube(options.size));
-    let split = prefilter::Split::new(environment, options.size);
+    let split = prefilter::Split::new(environment, &radiance);
     let specular = prefilter::specular(&radiance[0], &split, specular_levels(options.size));
     let irradiance = options
         .irradiance

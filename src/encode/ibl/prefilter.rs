@@ -228,10 +228,18 @@ pub struct Split {
 }
 
 impl Split {
-    /// Splits `environment`, its sky projected onto `size × size` faces.
-    pub fn new(environment: &Environment, size: usize) -> Self {
+    /// Splits `environment`, whose projection onto the cube is the mip
+    /// chain `radiance`; the sky is projected at the same size. Without
+    /// bright sources no texel is scaled, so the sky is the radiance, and
+    /// the projection is not done twice.
+    pub fn new(environment: &Environment, radiance: &[CubeLevel]) -> Self {
         let bright = bright::extract(environment);
-        let sky = mip_chain(environment.to_cube_mapped(size, |texel| bright.sky(texel)));
+        let sky = if bright.sources.is_empty() {
+            radiance.to_vec()
+        } else {
+            let size = radiance[0][0].size;
+            mip_chain(environment.to_cube_mapped(size, |texel| bright.sky(texel)))
+        };
         Self {
             sky,
             bright: Texels::of_sources(&bright.sources),
@@ -291,41 +299,50 @@ fn sky_method(sky: &[CubeLevel], alpha: f32, size: usize) -> SkyMethod {
     SkyMethod::Sampled(specular_taps(alpha, SPECULAR_SAMPLES, sky_size))
 }
 
-/// One specular texel along unit `r` at GGX `alpha`: the sky read by
-/// `method` plus the bright sources over `bright_weight` (`W(α)`).
-fn specular_texel(
-    split: &Split,
-    method: &SkyMethod,
-    r: Vec3,
+/// One specular level's filter, planned once and applied to every texel:
+/// its GGX `α`, the bright sources' normaliser `W(α)`, and how it reads the
+/// sky.
+#[derive(Debug, Clone)]
+pub struct LevelFilter {
+    /// GGX `α`.
     alpha: f32,
+    /// `W(α)`, the integral of the weight over the sphere.
     bright_weight: f32,
-) -> Vec3 {
-    let kernel = |t: f32| specular_weight(t, alpha);
-    let sky = match method {
-        SkyMethod::Direct(texels) => {
-            let (sum, weight) = texels.convolve(r, kernel);
-            sum.map(|c| c / weight)
-        }
-        SkyMethod::NearFar(near_far) => {
-            let (sum, weight) = near_far.convolve(r, kernel);
-            sum.map(|c| c / weight)
-        }
-        SkyMethod::Sampled(taps) => gather(&split.sky, r, taps),
-    };
-    if split.bright.is_empty() {
-        return sky;
-    }
-    let (bright, _) = split.bright.convolve(r, kernel);
-    [0, 1, 2].map(|c| sky[c] + bright[c] / bright_weight)
+    /// How the sky is read.
+    method: SkyMethod,
 }
 
-/// One specular value along unit `direction` at GGX `alpha`: what
-/// [`specular`] computes for a texel of a level `size` wide
-/// (`tools/ibl_bench.rs` measures it against brute force).
-pub fn specular_at(split: &Split, direction: Vec3, alpha: f32, size: usize) -> Vec3 {
-    let method = sky_method(&split.sky, alpha, size);
-    let weight = specular_weight_integral(alpha) as f32;
-    specular_texel(split, &method, direction, alpha, weight)
+impl LevelFilter {
+    /// The filter of a level `size` wide at GGX `alpha` over `split`.
+    pub fn new(split: &Split, alpha: f32, size: usize) -> Self {
+        Self {
+            alpha,
+            bright_weight: specular_weight_integral(alpha) as f32,
+            method: sky_method(&split.sky, alpha, size),
+        }
+    }
+
+    /// The texel looking along unit `r`: the sky plus the bright sources
+    /// (`tools/ibl_bench.rs` measures it against brute force).
+    pub fn texel(&self, split: &Split, r: Vec3) -> Vec3 {
+        let kernel = |t: f32| specular_weight(t, self.alpha);
+        let sky = match &self.method {
+            SkyMethod::Direct(texels) => {
+                let (sum, weight) = texels.convolve(r, kernel);
+                sum.map(|c| c / weight)
+            }
+            SkyMethod::NearFar(near_far) => {
+                let (sum, weight) = near_far.convolve(r, kernel);
+                sum.map(|c| c / weight)
+            }
+            SkyMethod::Sampled(taps) => gather(&split.sky, r, taps),
+        };
+        if split.bright.is_empty() {
+            return sky;
+        }
+        let (bright, _) = split.bright.convolve(r, kernel);
+        [0, 1, 2].map(|c| sky[c] + bright[c] / self.bright_weight)
+    }
 }
 
 /// The specular cube: `levels` levels, level 0 `radiance` (the mirror
@@ -333,13 +350,11 @@ pub fn specular_at(split: &Split, direction: Vec3, alpha: f32, size: usize) -> V
 /// roughness [`level_roughness`], from `split`.
 pub fn specular(radiance: &CubeLevel, split: &Split, levels: usize) -> Vec<CubeLevel> {
     let base_size = radiance[0].size;
-    let plans: Vec<(f32, f32, SkyMethod)> = (1..levels)
+    let size_of = |level: usize| (base_size >> level).max(1);
+    let filters: Vec<LevelFilter> = (1..levels)
         .map(|level| {
             let roughness = level_roughness(level, levels);
-            let alpha = roughness * roughness;
-            let size = (base_size >> level).max(1);
-            let weight = specular_weight_integral(alpha) as f32;
-            (alpha, weight, sky_method(&split.sky, alpha, size))
+            LevelFilter::new(split, roughness * roughness, size_of(level))
         })
         .collect();
     // Every face of every convolved level is one job, largest level first.
@@ -347,11 +362,9 @@ pub fn specular(radiance: &CubeLevel, split: &Split, levels: usize) -> Vec<CubeL
         .flat_map(|level| (0..FACES).map(move |face| (level, face)))
         .collect();
     let mut faces = crate::jobserver::map(&jobs, |&(level, face)| {
-        let (alpha, weight, method) = &plans[level - 1];
-        let size = (base_size >> level).max(1);
+        let size = size_of(level);
         Face::from_fn(size, |x, y| {
-            let r = texel_direction(face, x, y, size);
-            specular_texel(split, method, r, *alpha, *weight)
+            filters[level - 1].texel(split, texel_direction(face, x, y, size))
         })
     })
     .into_iter();
@@ -439,8 +452,8 @@ mod tests {
 
     /// The specular cube of `environment` at `size`, with `levels` levels.
     fn specular_of(environment: &Environment, size: usize, levels: usize) -> Vec<CubeLevel> {
-        let split = Split::new(environment, size);
-        specular(&environment.to_cube(size), &split, levels)
+        let radiance = mip_chain(environment.to_cube(size));
+        specular(&radiance[0], &Split::new(environment, &radiance), levels)
     }
 
     /// A uniform environment of radiance `value`.
@@ -465,7 +478,9 @@ mod tests {
     #[test]
     fn a_uniform_environment_gives_irradiance_pi_l() {
         let value = [0.5, 1.0, 2.0];
-        let cube = irradiance(&Split::new(&uniform(value), 32), 8);
+        let environment = uniform(value);
+        let radiance = mip_chain(environment.to_cube(32));
+        let cube = irradiance(&Split::new(&environment, &radiance), 8);
         for texel in cube.iter().flat_map(|f| &f.texels) {
             for c in 0..3 {
                 // Tolerance: the 32² level's solid angles sum to 4π within
@@ -644,7 +659,8 @@ mod tests {
     fn irradiance_texels_are_within_one_percent_of_brute_force_under_a_sun() {
         let (direction, radius, brightness) = sun();
         let environment = sunny_sky(512, direction, radius, brightness);
-        let cube = irradiance(&Split::new(&environment, 32), 8);
+        let radiance = mip_chain(environment.to_cube(32));
+        let cube = irradiance(&Split::new(&environment, &radiance), 8);
         for (face, x, y) in judged(8, direction) {
             let n = texel_direction(face, x, y, 8);
             let expected = brute_force_irradiance(&environment, n);
